@@ -1,0 +1,168 @@
+"""Loaders: files (JSONL, JSON, CSV, Parquet), pandas, lists of dicts, HF datasets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import DataError, Problem
+from ragmeter.sample import LIST_FIELDS, Sample, validate_records
+
+# CSV cells of these columns (ours and the aliases) hold JSON arrays.
+_CSV_LIST_COLUMNS = set(LIST_FIELDS) | {
+    "retrieved_contexts", "contexts_id", "context_id", "retrieved_context_ids", "ground_truths",
+}
+_CSV_JSON_COLUMNS = {"metadata", "metadata_field"}
+
+
+def load(data: Any, *, source: str | None = None) -> list[Sample]:
+    """Turn any supported input into validated samples, or raise DataError with every problem."""
+    if isinstance(data, (str, Path)):
+        return load_file(data)
+    if _is_dataframe(data):
+        return _load_dataframe(data, source or "DataFrame")
+    if _is_hf_dataset(data):
+        return validate_records(list(data), source or "datasets.Dataset")
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        items = list(data)
+        if items and all(isinstance(x, Sample) for x in items):
+            return items
+        return validate_records(items, source or "list of records")
+    raise DataError([Problem(None, None, f"unsupported input type {type(data).__name__}: give a "
+                             "file path, a list of dicts, a pandas DataFrame or a "
+                             "datasets.Dataset")])
+
+
+def load_file(path: str | Path) -> list[Sample]:
+    path = Path(path)
+    src = str(path)
+    if not path.exists():
+        raise DataError([Problem(None, None, f"file not found: {path}")], src)
+    if path.is_dir():
+        raise DataError([Problem(None, None, f"is a directory, not a data file: {path}")], src)
+    suffix = "".join(path.suffixes[-1:]).lower()
+    try:
+        if suffix in (".jsonl", ".ndjson"):
+            records, lines = _read_jsonl(path)
+            return validate_records(records, src, lines)
+        if suffix == ".json":
+            return validate_records(_read_json(path), src)
+        if suffix in (".csv", ".tsv"):
+            return _load_csv(path, sep="\t" if suffix == ".tsv" else ",")
+        if suffix in (".parquet", ".pq"):
+            import pandas as pd
+
+            try:
+                frame = pd.read_parquet(path)
+            except Exception as exc:  # pyarrow raises several types for corrupt files
+                raise DataError([Problem(None, None, f"unreadable Parquet file: {exc}")],
+                                src) from None
+            return _load_dataframe(frame, src)
+    except UnicodeDecodeError as exc:
+        raise DataError([Problem(None, None, f"not UTF-8 text: {exc.reason} at byte "
+                                 f"{exc.start}")], src) from None
+    except OSError as exc:
+        raise DataError([Problem(None, None, f"cannot read file: {exc.strerror or exc}")],
+                        src) from None
+    raise DataError([Problem(None, None, f"unsupported file type '{suffix or path.name}': use "
+                             ".jsonl, .json, .csv, .tsv or .parquet")], src)
+
+
+def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
+    records: list[Any] = []
+    lines: list[int] = []
+    problems: list[Problem] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            try:
+                records.append(json.loads(text))
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(len(records) + len(problems) + 1, None,
+                                        f"invalid JSON: {exc.msg} (column {exc.colno})", lineno))
+                continue
+            lines.append(lineno)
+    if problems:
+        raise DataError(problems, str(path))
+    return records, lines
+
+
+def _read_json(path: Path) -> list[Any]:
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        raise DataError([Problem(None, None, "no rows: the file is empty")], str(path))
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError([Problem(None, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, "
+                                 f"column {exc.colno})")], str(path)) from None
+    if isinstance(data, Mapping):
+        # {"samples": [...]} / {"data": [...]}, or columnar {"question": [...], ...}
+        for key in ("samples", "data", "rows", "records"):
+            if isinstance(data.get(key), list):
+                return data[key]
+        if data and all(isinstance(v, list) for v in data.values()):
+            lengths = {len(v) for v in data.values()}
+            if len(lengths) == 1:
+                n = lengths.pop()
+                return [{k: v[i] for k, v in data.items()} for i in range(n)]
+        raise DataError([Problem(None, None, "a JSON object must hold a list under 'samples' "
+                                 "(or be a list of objects)")], str(path))
+    if not isinstance(data, list):
+        raise DataError([Problem(None, None, f"expected a JSON list of objects, got "
+                                 f"{type(data).__name__}")], str(path))
+    return data
+
+
+def _load_csv(path: Path, sep: str) -> list[Sample]:
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:
+        raise DataError([Problem(None, None, "no rows: the file is empty")], str(path)) from None
+    except pd.errors.ParserError as exc:
+        raise DataError([Problem(None, None, f"malformed CSV: {exc}")], str(path)) from None
+    problems: list[Problem] = []
+    records = frame.to_dict(orient="records")
+    for i, record in enumerate(records):
+        for key, value in list(record.items()):
+            if not isinstance(value, str):
+                continue
+            if key in _CSV_LIST_COLUMNS or key in _CSV_JSON_COLUMNS:
+                try:
+                    record[key] = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    kind = "a JSON array" if key in _CSV_LIST_COLUMNS else "a JSON object"
+                    problems.append(Problem(i + 1, key, f"must be {kind} in CSV: {exc.msg} "
+                                            f"(got {value[:40]!r})", i + 2))
+            elif key in ("is_answerable", "is_answerable_label"):
+                low = value.strip().lower()
+                if low in ("true", "1", "yes"):
+                    record[key] = True
+                elif low in ("false", "0", "no"):
+                    record[key] = False
+    if problems:
+        raise DataError(problems, str(path))
+    return validate_records(records, str(path), [i + 2 for i in range(len(records))])
+
+
+def _load_dataframe(frame: Any, source: str) -> list[Sample]:
+    return validate_records(frame.to_dict(orient="records"), source)
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict")
+
+
+def _is_hf_dataset(obj: Any) -> bool:
+    return type(obj).__module__.startswith("datasets") and hasattr(obj, "features")
+
+
+def write_jsonl(rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")

@@ -1,0 +1,81 @@
+"""What every metric returns and declares.
+
+A Score is never a bare NaN: a value that cannot be computed carries a status and a reason,
+so failures are counted and shown instead of silently dropping out of averages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ragmeter.sample import Sample
+
+Status = Literal["ok", "undefined", "skipped", "failed"]
+
+
+@dataclass
+class Score:
+    value: float | None
+    status: Status = "ok"
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def ok(cls, value: float, **details: Any) -> Score:
+        return cls(float(value), "ok", None, details)
+
+    @classmethod
+    def undefined(cls, reason: str, **details: Any) -> Score:
+        """The metric has no value for this sample by definition (e.g. no statements)."""
+        return cls(None, "undefined", reason, details)
+
+    @classmethod
+    def skipped(cls, reason: str) -> Score:
+        """The inputs the metric needs are absent from this sample."""
+        return cls(None, "skipped", reason)
+
+    @classmethod
+    def failed(cls, reason: str, **details: Any) -> Score:
+        """Something went wrong computing it (judge error, model error, internal error)."""
+        return cls(None, "failed", reason, details)
+
+
+SyncFn = Callable[[Sample], Score]
+AsyncFn = Callable[[Sample, Any], Awaitable[Score]]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named metric: what it needs, what it means, and how to compute it.
+
+    ``requires`` lists alternatives: the metric applies to a sample when every field of at
+    least one group is present. Exactly one of ``compute`` (pure arithmetic) or ``acompute``
+    (needs a judge, embedder or model, given as ``resources``) is set.
+    """
+
+    name: str
+    description: str
+    requires: tuple[tuple[str, ...], ...]
+    compute: SyncFn | None = None
+    acompute: AsyncFn | None = None
+    needs: frozenset[str] = frozenset()
+    reference_based: bool = False
+    default: bool = True
+    formula: str = ""
+
+    def missing(self, sample: Sample) -> str | None:
+        """Why this metric cannot score the sample, or None when it can."""
+        for group in self.requires:
+            if all(getattr(sample, f) is not None for f in group):
+                return None
+        alts = " or ".join("+".join(g) for g in self.requires)
+        return f"needs {alts}"
+
+    def required_text(self) -> str:
+        return " | ".join("+".join(g) for g in self.requires)
+
+    @property
+    def is_async(self) -> bool:
+        return self.acompute is not None

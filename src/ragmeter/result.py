@@ -1,0 +1,169 @@
+"""The evaluation result: per-sample scores, aggregates with bootstrap CIs, failures, exports."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragmeter.metrics.base import Score
+from ragmeter.sample import Sample
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    metric: str
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_ok: int
+    n_undefined: int
+    n_skipped: int
+    n_failed: int
+
+    @property
+    def n(self) -> int:
+        return self.n_ok + self.n_undefined + self.n_skipped + self.n_failed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric, "mean": self.mean, "ci_low": self.ci_low,
+            "ci_high": self.ci_high, "n_ok": self.n_ok, "n_undefined": self.n_undefined,
+            "n_skipped": self.n_skipped, "n_failed": self.n_failed,
+        }
+
+
+def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 1000, confidence: float = 0.95,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean; resampled in blocks so memory stays bounded."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("no values")
+    if n == 1 or n_resamples <= 0:
+        v = float(values.mean())
+        return v, v
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_resamples)
+    block = max(1, min(n_resamples, 2_000_000 // n))
+    for start in range(0, n_resamples, block):
+        stop = min(n_resamples, start + block)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = values[idx].mean(axis=1)
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def aggregate(name: str, scores: list[Score], *, n_resamples: int = 1000,
+              confidence: float = 0.95, seed: int = 0) -> Aggregate:
+    counts = {"ok": 0, "undefined": 0, "skipped": 0, "failed": 0}
+    values = []
+    for s in scores:
+        counts[s.status] += 1
+        if s.status == "ok" and s.value is not None:
+            values.append(s.value)
+    if not values:
+        return Aggregate(name, None, None, None, counts["ok"], counts["undefined"],
+                         counts["skipped"], counts["failed"])
+    arr = np.asarray(values, dtype=float)
+    # One seed per metric so adding a metric never changes another metric's interval.
+    low, high = bootstrap_ci(arr, n_resamples=n_resamples, confidence=confidence,
+                             seed=seed ^ zlib.crc32(name.encode()))
+    return Aggregate(name, float(arr.mean()), low, high, counts["ok"], counts["undefined"],
+                     counts["skipped"], counts["failed"])
+
+
+@dataclass
+class EvaluationResult:
+    """Scores of every (sample, metric), their aggregates, and everything that went wrong."""
+
+    samples: list[Sample]
+    metrics: list[str]
+    scores: dict[str, list[Score]]  # metric -> one Score per sample, in sample order
+    aggregates: dict[str, Aggregate]
+    notes: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def score(self, metric: str, question_id: str) -> Score:
+        for sample, sc in zip(self.samples, self.scores[metric]):
+            if sample.question_id == question_id:
+                return sc
+        raise KeyError(question_id)
+
+    def failures(self) -> list[dict[str, Any]]:
+        """Every (sample, metric) without a value: status and reason."""
+        rows = []
+        for metric in self.metrics:
+            for sample, sc in zip(self.samples, self.scores[metric]):
+                if sc.status != "ok":
+                    rows.append({"question_id": sample.question_id, "metric": metric,
+                                 "status": sc.status, "reason": sc.reason})
+        return rows
+
+    @property
+    def n_failed(self) -> int:
+        return sum(a.n_failed for a in self.aggregates.values())
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready object per sample: question_id, one key per metric, then why/how."""
+        rows = []
+        for i, sample in enumerate(self.samples):
+            row: dict[str, Any] = {"question_id": sample.question_id}
+            reasons: dict[str, str] = {}
+            status: dict[str, str] = {}
+            details: dict[str, Any] = {}
+            for metric in self.metrics:
+                sc = self.scores[metric][i]
+                row[metric] = sc.value
+                if sc.status != "ok":
+                    status[metric] = sc.status
+                    reasons[metric] = sc.reason or ""
+                if sc.details:
+                    details[metric] = sc.details
+            if status:
+                row["status"] = status
+                row["reasons"] = reasons
+            if details:
+                row["details"] = details
+            rows.append(row)
+        return rows
+
+    def to_pandas(self) -> Any:
+        """A DataFrame: one row per sample, one column per metric (None where undefined)."""
+        import pandas as pd
+
+        frame = pd.DataFrame([{"question_id": s.question_id} for s in self.samples])
+        for metric in self.metrics:
+            frame[metric] = [sc.value for sc in self.scores[metric]]
+        return frame
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "n_samples": len(self.samples),
+            "metrics": {m: self.aggregates[m].to_dict() for m in self.metrics},
+            "n_failures": len(self.failures()),
+            "failures": self.failures(),
+            "notes": self.notes,
+            "usage": self.usage,
+            "config": self.config,
+        }
+
+    def to_jsonl(self, path: str | Path) -> None:
+        from ragmeter.io import write_jsonl
+
+        write_jsonl(self.records(), path)
+
+    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
+        """Write scores.jsonl and summary.json into out_dir; returns both paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
+        self.to_jsonl(scores_path)
+        summary_path.write_text(json.dumps(self.summary(), indent=2, ensure_ascii=False,
+                                           default=str), encoding="utf-8")
+        return scores_path, summary_path

@@ -1,0 +1,84 @@
+"""Text normalisation, tokenisation and sentence splitting, in one place.
+
+The lexical metrics use the SQuAD normalisation that Unitxt and Adlakha et al. use:
+lowercase, drop ASCII punctuation, drop the articles a/an/the, split on whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from functools import lru_cache
+
+_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+_ARTICLES = frozenset({"a", "an", "the"})
+_ARTICLE_RE = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD's normalize_answer, exactly: lower, strip punctuation, articles, extra spaces."""
+    text = text.lower().translate(_PUNCT_TABLE)
+    text = _ARTICLE_RE.sub(" ", text)
+    return " ".join(text.split())
+
+
+def tokens(text: str) -> list[str]:
+    """normalize_answer(text).split(), computed faster.
+
+    After punctuation removal, a whitespace token differs from the regex result only when
+    it holds a non-word character (e.g. a typographic apostrophe); those few tokens take the
+    regex path, so the output is identical to SQuAD's.
+    """
+    out: list[str] = []
+    append = out.append
+    for tok in text.lower().translate(_PUNCT_TABLE).split():
+        if tok in _ARTICLES:
+            continue
+        if tok.isalnum():
+            append(tok)
+        else:
+            out.extend(_ARTICLE_RE.sub(" ", tok).split())
+    return out
+
+
+@lru_cache(maxsize=65536)
+def cached_tokens(text: str) -> tuple[str, ...]:
+    """Tokens of texts that recur across samples (contexts retrieved for many questions)."""
+    return tuple(tokens(text))
+
+
+def normalize_text_key(text: str) -> str:
+    """Key for matching a retrieved context to a reference context by content."""
+    return normalize_answer(text)
+
+
+# Sentence splitting: end punctuation followed by space and an upper-case letter, digit or
+# quote, or a newline; guarded against common abbreviations and decimals.
+_ABBREV = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "no", "fig",
+    "al", "inc", "ltd", "co", "corp", "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul",
+    "aug", "sep", "sept", "oct", "nov", "dec", "approx", "est", "ca", "cf", "vol", "pp",
+}
+_SPLIT_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences; keeps each sentence's text exactly as written."""
+    text = text.strip()
+    if not text:
+        return []
+    pieces: list[str] = []
+    start = 0
+    for match in _SPLIT_RE.finditer(text):
+        candidate = text[start : match.start()].strip()
+        if match.group(0).strip() == "" and "\n" not in match.group(0):
+            last = candidate.rsplit(None, 1)[-1].rstrip(".!?\"')]").lower() if candidate else ""
+            if last in _ABBREV or (len(last) == 1 and last.isalpha()):
+                continue
+        if candidate:
+            pieces.append(candidate)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        pieces.append(tail)
+    return [p for p in (s.strip() for s in pieces) if p]
