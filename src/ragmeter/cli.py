@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ragmeter.errors import DataError, RagmeterError
@@ -27,13 +28,13 @@ def _fmt(x: float | None) -> str:
 
 def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
     table = Table(title=f"{title}: {len(result.samples)} samples")
-    table.add_column("metric")
-    table.add_column("mean", justify="right")
-    table.add_column("95% CI", justify="right")
-    table.add_column("n ok", justify="right")
-    table.add_column("undefined", justify="right")
-    table.add_column("skipped", justify="right")
-    table.add_column("failed", justify="right")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("mean", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    table.add_column("ok", justify="right")
+    table.add_column("undef", justify="right")
+    table.add_column("skip", justify="right")
+    table.add_column("fail", justify="right")
     for name in result.metrics:
         agg = result.aggregates[name]
         ci = "—" if agg.ci_low is None else f"[{agg.ci_low:.3f}, {agg.ci_high:.3f}]"
@@ -42,25 +43,47 @@ def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
                       else "0")
     console.print(table)
     failures = result.failures()
-    n_failed = sum(1 for f in failures if f["status"] == "failed")
-    console.print(f"failures: {n_failed} failed, "
-                  f"{sum(1 for f in failures if f['status'] == 'undefined')} undefined, "
-                  f"{sum(1 for f in failures if f['status'] == 'skipped')} skipped")
-    for f in [f for f in failures if f["status"] != "skipped"][:10]:
-        console.print(f"  {f['question_id']} · {f['metric']} · {f['status']}: {f['reason']}")
-    for note in result.notes:
-        console.print(f"[dim]note: {note}[/dim]")
+    counts = {s: sum(1 for f in failures if f["status"] == s)
+              for s in ("failed", "undefined", "skipped")}
+    console.print(f"failures: {counts['failed']} failed, {counts['undefined']} undefined, "
+                  f"{counts['skipped']} skipped")
+    # One line per (sample, status, reason), naming every metric it hit.
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for f in failures:
+        if f["status"] != "skipped":
+            grouped.setdefault((f["question_id"], f["status"], f["reason"] or ""),
+                               []).append(f["metric"])
+    for (qid, status, reason), names in list(grouped.items())[:10]:
+        console.print(f"  {qid} · {', '.join(names)} · {status}: {reason}", markup=False,
+                      highlight=False)
+    if len(grouped) > 10:
+        console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
+    for note in _group_notes(result.notes, result.metrics):
+        console.print(f"note: {note}", style="dim", markup=False, highlight=False)
     usage = result.usage
     if usage.get("judge_tokens"):
         console.print(f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
                       f"cached: {usage.get('cache_hits', 0)}")
 
 
+def _group_notes(notes: list[str], metrics: list[str]) -> list[str]:
+    """Merge notes 'metric: text' that repeat the same text for several metrics."""
+    known = set(metrics)
+    grouped: dict[str, list[str]] = {}
+    for note in notes:
+        name, sep, text = note.partition(": ")
+        key = text if sep and name in known else note
+        grouped.setdefault(key, [])
+        if sep and name in known:
+            grouped[key].append(name)
+    return [f"{', '.join(names)}: {text}" if names else text for text, names in grouped.items()]
+
+
 def report_data_error(exc: DataError) -> None:
     err_console.print(f"[bold red]error:[/bold red] {len(exc.problems)} problem(s) in "
-                      f"{exc.source or 'the input'}")
+                      f"{escape(str(exc.source or 'the input'))}", soft_wrap=True)
     for p in exc.problems[:200]:
-        err_console.print(f"  - {p}", markup=False, highlight=False)
+        err_console.print(f"  - {p}", markup=False, highlight=False, soft_wrap=True)
     if len(exc.problems) > 200:
         err_console.print(f"  ... and {len(exc.problems) - 200} more")
 
@@ -73,7 +96,7 @@ def run_guarded(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
         report_data_error(exc)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except RagmeterError as exc:
-        err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
@@ -86,16 +109,63 @@ def evaluate(
         "--out", "-o", help="Directory for scores.jsonl and summary.json.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap CIs.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    judge: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none")] = None,
+    base_url: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM).")] = None,
+    api_key_env: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="Environment variable holding the API key (default OPENAI_API_KEY).")] = None,
+    embedder: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="local (default) | st:PATH | openai:MODEL | none")] = None,
+    concurrency: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        help="Judge calls in flight (default 8).")] = None,
+    timeout: Annotated[Optional[float], typer.Option(  # noqa: UP045
+        help="Seconds per HTTP call before a retry (default 120).")] = None,
+    cache: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="Cache directory for judge/embedding calls, or 'off'.")] = None,
+    config: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        help="TOML or JSON settings file; options given here override it.")] = None,
+    mode: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+        help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable).")] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Estimate judge calls and tokens; send nothing.")] = False,
 ) -> None:
     """Score a dataset and print aggregates with 95% CIs."""
+    from ragmeter.config import settings_from_options
     from ragmeter.runner import evaluate as run_evaluate
 
+    settings = run_guarded(settings_from_options, config, judge=judge, base_url=base_url,
+                           api_key_env=api_key_env, embedder=embedder,
+                           concurrency=concurrency, timeout=timeout, cache=cache, modes=mode)
+    if dry_run:
+        from ragmeter.model_runner import dry_run as run_dry
+
+        print_estimate(run_guarded(run_dry, data, metrics, settings))
+        return
     result = run_guarded(run_evaluate, data, metrics, seed=seed, n_resamples=n_resamples,
-                         progress=True)
+                         settings=settings, progress=True)
     print_result(result, title=str(data))
     if out is not None:
         scores_path, summary_path = result.write(out)
         console.print(f"wrote {scores_path} and {summary_path}")
+
+
+def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
+    table = Table(title="dry run: estimated judge work (nothing was sent)")
+    for col in ("metric", "new calls", "cached", "prompt tokens", "completion tokens"):
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for name, t in est["per_metric"].items():
+        table.add_row(name, str(t["calls"]), str(t["cache_hits"]), str(t["prompt_tokens"]),
+                      str(t["completion_tokens"]))
+    table.add_row("total", str(est["calls"]), str(est["cache_hits"]), str(est["prompt_tokens"]),
+                  str(est["completion_tokens"]), style="bold")
+    console.print(table)
+    cost = est.get("cost_usd")
+    cost_text = "unknown (no price configured)" if cost is None else f"${cost:.4f}"
+    console.print(f"estimated cost: {cost_text}; lists assumed to hold "
+                  f"{est['list_items_assumed']} items", highlight=False)
+    for need, why in est.get("unavailable", {}).items():
+        console.print(f"note: no {need}: {why}", style="dim", markup=False, highlight=False)
 
 
 @app.command("metrics")
@@ -127,6 +197,10 @@ def main() -> None:
                           highlight=False)
         sys.exit(EXIT_INTERNAL)
 
+
+from ragmeter.cli_models import models_app  # noqa: E402  (sub-app: ragmeter models ...)
+
+app.add_typer(models_app, name="models")
 
 if __name__ == "__main__":
     main()

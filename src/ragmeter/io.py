@@ -12,7 +12,7 @@ from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
 # CSV cells of these columns (ours and the aliases) hold JSON arrays.
 _CSV_LIST_COLUMNS = set(LIST_FIELDS) | {
-    "retrieved_contexts", "contexts_id", "context_id", "retrieved_context_ids", "ground_truths",
+    "retrieved_contexts", "contexts_id", "contexts_ids", "context_id", "retrieved_context_ids", "ground_truths",
 }
 _CSV_JSON_COLUMNS = {"metadata", "metadata_field"}
 
@@ -74,8 +74,15 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
     records: list[Any] = []
     lines: list[int] = []
     problems: list[Problem] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")  # BOM allowed
+            except UnicodeDecodeError as exc:
+                problems.append(Problem(len(records) + len(problems) + 1, None,
+                                        f"not UTF-8 text: {exc.reason} at byte {exc.start} of "
+                                        "the line", lineno))
+                continue
             if not text.strip():
                 continue
             try:
@@ -91,7 +98,7 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
 
 
 def _read_json(path: Path) -> list[Any]:
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")
     if not text.strip():
         raise DataError([Problem(None, None, "no rows: the file is empty")], str(path))
     try:

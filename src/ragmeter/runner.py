@@ -78,8 +78,18 @@ def evaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
     comma-separated string; by default every metric whose inputs are present in some row.
     ``settings`` configures judges and embedders for the model-based metrics.
     """
-    return asyncio.run(aevaluate(data, metrics, n_resamples=n_resamples, confidence=confidence,
-                                 seed=seed, settings=settings, progress=progress))
+    holder: list[EvaluationResult] = []
+
+    async def run() -> None:
+        # The result is handed back through a list, not as the coroutine's return value:
+        # Python 3.11's asyncio.Runner can repr() the finished main task, result included,
+        # which costs seconds on a large result.
+        holder.append(await aevaluate(data, metrics, n_resamples=n_resamples,
+                                      confidence=confidence, seed=seed, settings=settings,
+                                      progress=progress))
+
+    asyncio.run(run())
+    return holder[0]
 
 
 async def aevaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
@@ -93,9 +103,13 @@ async def aevaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
     chosen = plan_metrics(samples, metrics, notes, available)
 
     scores: dict[str, list[Score]] = {}
-    for metric in chosen:
-        if not metric.is_async:
-            scores[metric.name] = [_compute_sync(metric, s) for s in samples]
+    sync = [m for m in chosen if not m.is_async]
+    columns: list[list[Score]] = [[] for _ in sync]
+    # Sample by sample, so the metrics of one sample share their cached intermediate results.
+    for sample in samples:
+        for metric, column in zip(sync, columns):
+            column.append(_compute_sync(metric, sample))
+    scores.update((m.name, column) for m, column in zip(sync, columns))
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
     if model_metrics:

@@ -29,7 +29,8 @@ ALIASES: dict[str, str] = {
     "response": "answer",
     "prediction": "answer",
     "retrieved_contexts": "contexts",
-    "contexts_id": "context_ids",
+    "contexts_id": "context_ids",  # Unitxt's spelling
+    "contexts_ids": "context_ids",
     "context_id": "context_ids",
     "retrieved_context_ids": "context_ids",
     "reference": "reference_answers",
@@ -150,6 +151,8 @@ def canonical_columns(record: Mapping[str, Any], row: int, problems: list[Proble
             continue
         if key in SCALAR_TO_LIST and isinstance(value, str):
             value = [value]
+        elif key == "metadata_field" and isinstance(value, str):
+            value = {"metadata_field": value}  # Unitxt's metadata is one string
         if target in out and out[target] != value:
             problems.append(Problem(row, key, f"both '{origin[target]}' and '{key}' are given "
                                     f"and differ; they mean the same field '{target}'", line))

@@ -22,6 +22,15 @@ def normalize_answer(text: str) -> str:
     return " ".join(text.split())
 
 
+def raw_tokens(text: str) -> list[str]:
+    """Lower-cased, punctuation-free whitespace tokens: ``tokens`` before article removal.
+
+    A raw token that is alphanumeric and not an article is a SQuAD token as it stands; a raw
+    token holding any other character can only ever yield non-alphanumeric SQuAD tokens.
+    """
+    return text.lower().translate(_PUNCT_TABLE).split()
+
+
 def tokens(text: str) -> list[str]:
     """normalize_answer(text).split(), computed faster.
 
@@ -31,7 +40,7 @@ def tokens(text: str) -> list[str]:
     """
     out: list[str] = []
     append = out.append
-    for tok in text.lower().translate(_PUNCT_TABLE).split():
+    for tok in raw_tokens(text):
         if tok in _ARTICLES:
             continue
         if tok.isalnum():
@@ -43,7 +52,7 @@ def tokens(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def cached_tokens(text: str) -> tuple[str, ...]:
-    """Tokens of texts that recur across samples (contexts retrieved for many questions)."""
+    """Tokens of short texts that recur across metrics and samples (answers, references)."""
     return tuple(tokens(text))
 
 

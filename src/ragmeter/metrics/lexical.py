@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.registry import register
 from ragmeter.sample import Sample
-from ragmeter.text import cached_tokens, normalize_answer
+from ragmeter.text import cached_tokens, raw_tokens, tokens
 
 
 def _overlap(pred: Sequence[str], ref: Sequence[str]) -> int:
@@ -29,6 +30,25 @@ def _overlap(pred: Sequence[str], ref: Sequence[str]) -> int:
     return sum(min(c, big.get(t, 0)) for t, c in small.items())
 
 
+@lru_cache(maxsize=1024)
+def _answer_bag(answer: str) -> tuple[int, dict[str, int], bool]:
+    """Token count, token multiset, and whether every token is alphanumeric (fast path)."""
+    toks = cached_tokens(answer)
+    return len(toks), dict(Counter(toks)), all(t.isalnum() for t in toks)
+
+
+def _supported(bag: dict[str, int], simple: bool, text: str) -> int:
+    """|bag ∩ T(text)| without materialising T(text) for long texts.
+
+    When every answer token is alphanumeric (``simple``), the raw tokens of the text can be
+    matched as they stand: articles never equal an answer token, and a raw token with any
+    other character yields only non-alphanumeric tokens. Otherwise the exact tokens are used.
+    """
+    source = raw_tokens(text) if simple else tokens(text)
+    found = Counter(filter(bag.__contains__, source))
+    return sum(min(c, found[t]) for t, c in bag.items() if t in found)
+
+
 def k_precision(answer: str, contexts: Sequence[str], *, per_context: bool = False) -> Score:
     """K-Precision: share of answer tokens found in the contexts.
 
@@ -37,56 +57,67 @@ def k_precision(answer: str, contexts: Sequence[str], *, per_context: bool = Fal
     two contexts together is supported. ``per_context=True`` gives Unitxt's variant,
     ``max_i |T(answer) ∩ T(c_i)| / |T(answer)|``.
     """
-    ans = cached_tokens(answer)
-    if not ans:
+    n_ans, bag, simple = _answer_bag(answer)
+    if not n_ans:
         return Score.undefined("answer has no tokens after normalisation")
     if not contexts:
-        return Score.ok(0.0, answer_tokens=len(ans), supported_tokens=0, note="no contexts")
+        return Score.ok(0.0, answer_tokens=n_ans, supported_tokens=0, note="no contexts")
     if per_context:
         best, best_i = -1, 0
         for i, ctx in enumerate(contexts):
-            n = _overlap(ans, cached_tokens(ctx))
+            n = _supported(bag, simple, ctx)
             if n > best:
                 best, best_i = n, i
-        return Score.ok(best / len(ans), answer_tokens=len(ans), supported_tokens=best,
+        return Score.ok(best / n_ans, answer_tokens=n_ans, supported_tokens=best,
                         best_context=best_i)
-    joined: list[str] = []
-    for ctx in contexts:
-        joined.extend(cached_tokens(ctx))
-    n = _overlap(ans, joined)
-    return Score.ok(n / len(ans), answer_tokens=len(ans), supported_tokens=n)
+    # Joining with a space concatenates the token lists: the union of the contexts.
+    n = _supported(bag, simple, " ".join(contexts))
+    return Score.ok(n / n_ans, answer_tokens=n_ans, supported_tokens=n)
+
+
+@lru_cache(maxsize=256)
+def _reference_overlaps(answer: str, references: tuple[str, ...]) -> tuple[int, tuple[
+        tuple[int, int], ...]]:
+    """Answer token count and (common tokens, reference tokens) per reference.
+
+    Cached because token recall, precision and F1 of one sample all need the same counts.
+    """
+    ans = cached_tokens(answer)
+    out = []
+    for ref in references:
+        ref_toks = cached_tokens(ref)
+        out.append((_overlap(ans, ref_toks), len(ref_toks)))
+    return len(ans), tuple(out)
 
 
 def _best_over_references(answer: str, references: Sequence[str], kind: str) -> Score:
-    ans = cached_tokens(answer)
+    n_ans, overlaps = _reference_overlaps(answer, tuple(references))
     best: float | None = None
     best_i = -1
-    best_detail: tuple[int, int, int] = (0, 0, 0)
+    best_detail: tuple[int, int] = (0, 0)
     empty_refs = 0
-    for i, ref in enumerate(references):
-        ref_toks = cached_tokens(ref)
-        if not ref_toks:
+    for i, (common, n_ref) in enumerate(overlaps):
+        if not n_ref:
             empty_refs += 1
             continue
-        common = _overlap(ans, ref_toks)
         if kind == "recall":
-            value = common / len(ref_toks)
+            value = common / n_ref
         elif kind == "precision":
-            if not ans:
+            if not n_ans:
                 return Score.undefined("answer has no tokens after normalisation")
-            value = common / len(ans)
+            value = common / n_ans
         else:  # f1
             if common == 0:
                 value = 0.0
             else:
-                p, r = common / len(ans), common / len(ref_toks)
+                p, r = common / n_ans, common / n_ref
                 value = 2 * p * r / (p + r)
         if best is None or value > best:
-            best, best_i, best_detail = value, i, (common, len(ans), len(ref_toks))
+            best, best_i, best_detail = value, i, (common, n_ref)
     if best is None:
         return Score.undefined(f"all {empty_refs} reference answer(s) have no tokens after "
                                "normalisation")
-    common, n_ans, n_ref = best_detail
+    common, n_ref = best_detail
     return Score.ok(best, best_reference=best_i, common_tokens=common, answer_tokens=n_ans,
                     reference_tokens=n_ref)
 
@@ -107,10 +138,14 @@ def token_f1(answer: str, references: Sequence[str]) -> Score:
 
 
 def exact_match(answer: str, references: Sequence[str]) -> Score:
-    """1 if the normalised answer equals any normalised reference, else 0."""
-    norm = normalize_answer(answer)
+    """1 if the normalised answer equals any normalised reference, else 0.
+
+    ``normalize_answer(x) == " ".join(tokens(x))``, so equal token tuples mean equal
+    normalised strings.
+    """
+    norm = cached_tokens(answer)
     for i, ref in enumerate(references):
-        if norm == normalize_answer(ref):
+        if norm == cached_tokens(ref):
             return Score.ok(1.0, matched_reference=i)
     return Score.ok(0.0)
 

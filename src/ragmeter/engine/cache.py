@@ -1,0 +1,157 @@
+"""A persistent SQLite cache of judge and embedding calls.
+
+Every finished call is committed on its own (WAL journal), so a run killed at any moment
+keeps all the work done before it, and a re-run repeats none of it. Keys hash everything
+that determines an answer: backend, model, the full messages, the decoding parameters
+(temperature, seed, max_tokens, schema, options) and the prompt version. Values hold model
+output only: no headers, no keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CACHE_FORMAT = 1  # bump to invalidate every stored entry after a change in what we store
+DB_NAME = "ragmeter-cache.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    prompt_version TEXT,
+    ok INTEGER NOT NULL,
+    value TEXT,
+    error TEXT,
+    raw TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS embeddings (
+    key TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str)
+
+
+def call_key(*, backend: str, kind: str, messages: Any, params: Mapping[str, Any],
+             prompt_version: str | None) -> str:
+    """The cache key of one judge call: a sha256 over everything that decides the answer."""
+    payload = {"format": CACHE_FORMAT, "backend": backend, "kind": kind, "messages": messages,
+               "params": dict(params), "prompt_version": prompt_version}
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()
+
+
+def embedding_key(backend: str, text: str) -> str:
+    payload = {"format": CACHE_FORMAT, "backend": backend, "text": text}
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()
+
+
+@dataclass
+class CachedCall:
+    ok: bool
+    value: Any  # the JSON-decoded value when ok
+    error: str | None
+    raw: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int
+
+
+class CallCache:
+    """SQLite-backed store; safe to share between threads and processes."""
+
+    def __init__(self, path: str | Path) -> None:
+        path = Path(path)
+        if path.suffix not in (".sqlite", ".db"):
+            path = path / DB_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False,
+                                   isolation_level=None)  # autocommit: one commit per write
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode survives a killed process (only power loss can drop the tail).
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    # -- judge calls ---------------------------------------------------------------------
+    def get(self, key: str) -> CachedCall | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT ok, value, error, raw, prompt_tokens, completion_tokens, attempts "
+                "FROM calls WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        ok, value, error, raw, pt, ct, attempts = row
+        return CachedCall(bool(ok), json.loads(value) if value is not None else None, error,
+                          raw, pt, ct, attempts)
+
+    def put(self, key: str, *, kind: str, backend: str, prompt_version: str | None, ok: bool,
+            value: Any = None, error: str | None = None, raw: str | None = None,
+            prompt_tokens: int = 0, completion_tokens: int = 0, attempts: int = 1) -> None:
+        encoded = _canonical(value) if value is not None else None
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO calls (key, kind, backend, prompt_version, ok, value, "
+                "error, raw, prompt_tokens, completion_tokens, attempts, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, kind, backend, prompt_version, int(ok), encoded, error, raw,
+                 prompt_tokens, completion_tokens, attempts, time.time()))
+
+    # -- embeddings ----------------------------------------------------------------------
+    def get_vectors(self, keys: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                for key, dim, blob in self._db.execute(
+                        f"SELECT key, dim, vector FROM embeddings WHERE key IN ({marks})", chunk):
+                    found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
+        return found
+
+    def put_vectors(self, backend: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        now = time.time()
+        rows = [(k, backend, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes(), now)
+                for k, v in items]
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO embeddings (key, backend, dim, vector, created) "
+                    "VALUES (?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def count(self) -> dict[str, int]:
+        with self._lock:
+            calls = self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+            vecs = self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        return {"calls": calls, "embeddings": vecs}
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

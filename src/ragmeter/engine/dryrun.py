@@ -1,0 +1,155 @@
+"""Stand-ins for judge, embedder and scorer that count calls instead of making them.
+
+A dry run executes the metrics' own code against these, so the estimate follows each
+metric's real call pattern. A call whose key is already in the cache returns the cached
+answer (and costs nothing); any other call is counted with estimated tokens and answered
+with a placeholder built from the schema, lists holding ``list_items`` entries (a typical
+number of statements per answer), so downstream calls are counted too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from ragmeter.engine.accounting import Accountant
+from ragmeter.engine.engine import CachedEmbedder, CachedJudge, CachedScorer, parse_structured
+from ragmeter.judges.base import JudgeReply, Message, TokenLogprobs, Usage
+
+M = TypeVar("M", bound=BaseModel)
+CHARS_PER_TOKEN = 4.0
+PLACEHOLDER = "placeholder text of about ten words for the estimate only"
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, int(len(text) / CHARS_PER_TOKEN + 0.5))
+
+
+def messages_tokens(messages: Sequence[Message]) -> int:
+    return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in messages) + 3
+
+
+def placeholder(schema: dict[str, Any], defs: dict[str, Any] | None = None,
+                list_items: int = 3) -> Any:
+    """A plausible instance of a JSON schema: first enum value, mid-range numbers, lists."""
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return placeholder(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, list_items)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            subs = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
+            return placeholder(subs[0], defs, list_items)
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object":
+        return {k: placeholder(v, defs, list_items)
+                for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        n = max(int(schema.get("minItems", 0)), min(list_items, schema.get("maxItems", 99)))
+        return [placeholder(schema.get("items", {"type": "string"}), defs, list_items)
+                for _ in range(n)]
+    if kind == "string":
+        return PLACEHOLDER
+    if kind in ("integer", "number"):
+        lo = schema.get("minimum", 0)
+        hi = schema.get("maximum", lo + 1)
+        return int(hi) if kind == "integer" else (lo + hi) / 2
+    if kind == "boolean":
+        return True
+    return None
+
+
+class DryRunJudge:
+    def __init__(self, real: CachedJudge, accountant: Accountant, list_items: int = 3) -> None:
+        self.real = real
+        self.name = real.name
+        self.accountant = accountant
+        self.list_items = list_items
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.real, attr)  # n_ctx and friends, as the real judge offers them
+
+    def _cached(self, key: str) -> Any:
+        cache = self.real.core.cache
+        return cache.get(key) if cache is not None else None
+
+    async def structured(self, messages: Sequence[Message], schema: type[M], *,
+                         prompt_version: str, max_tokens: int = 512) -> JudgeReply[M]:
+        key = self.real.structured_key(messages, schema, prompt_version=prompt_version,
+                                       max_tokens=max_tokens)
+        hit = self._cached(key)
+        if hit is not None:
+            self.accountant.record(self.name, cached=True)
+            if hit.ok:
+                value, error = parse_structured(json.dumps(hit.value), schema)
+                return JudgeReply(value, error, hit.raw, cached=True)
+            return JudgeReply(None, hit.error, hit.raw, cached=True)
+        text = json.dumps(placeholder(schema.model_json_schema(), list_items=self.list_items))
+        value, error = parse_structured(text, schema)  # error: a schema we cannot satisfy
+        usage = Usage(messages_tokens(messages), min(max_tokens, estimate_tokens(text)))
+        self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens,
+                               completion_tokens=usage.completion_tokens)
+        return JudgeReply(value, error, text, usage)
+
+    async def option_probs(self, messages: Sequence[Message], options: Sequence[str], *,
+                           prompt_version: str) -> JudgeReply[dict[str, float]]:
+        key = self.real.option_probs_key(messages, options, prompt_version=prompt_version)
+        hit = self._cached(key)
+        if hit is not None:
+            self.accountant.record(self.name, cached=True)
+            return JudgeReply(hit.value if hit.ok else None, hit.error, hit.raw, cached=True)
+        usage = Usage(messages_tokens(messages), 1)
+        self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=1)
+        return JudgeReply({o: 1.0 / len(options) for o in options}, usage=usage)
+
+
+class DryRunEmbedder:
+    def __init__(self, real: CachedEmbedder, accountant: Accountant, dim: int = 8) -> None:
+        self.real = real
+        self.name = real.name
+        self.accountant = accountant
+        self.dim = dim
+
+    async def embed(self, texts: Sequence[str]) -> JudgeReply[np.ndarray]:
+        from ragmeter.engine.cache import embedding_key
+
+        cache = self.real.core.cache
+        keys = [embedding_key(self.name, t) for t in texts]
+        found = cache.get_vectors(keys) if cache is not None else {}
+        missing = [t for k, t in zip(keys, texts, strict=True) if k not in found]
+        if missing:
+            tokens = sum(estimate_tokens(t) for t in missing)
+            self.accountant.record(self.name, prompt_tokens=tokens)
+        else:
+            self.accountant.record(self.name, cached=True)
+        rng = np.random.default_rng(len(texts))
+        matrix = rng.normal(size=(len(texts), self.dim)).astype(np.float32)
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        return JudgeReply(matrix)
+
+
+class DryRunScorer:
+    def __init__(self, real: CachedScorer, accountant: Accountant) -> None:
+        self.real = real
+        self.name = real.name
+        self.accountant = accountant
+
+    async def target_logprobs(self, prompt: str, target: str, *,
+                              prompt_version: str) -> JudgeReply[TokenLogprobs]:
+        cache = self.real.core.cache
+        key = self.real.key(prompt, target, prompt_version=prompt_version)
+        if cache is not None and cache.get(key) is not None:
+            self.accountant.record(self.name, cached=True)
+        else:
+            self.accountant.record(self.name, prompt_tokens=estimate_tokens(prompt + target))
+        n = estimate_tokens(target)
+        return JudgeReply(TokenLogprobs(["x"] * n, [-1.0] * n))

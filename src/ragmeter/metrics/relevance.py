@@ -1,0 +1,208 @@
+"""RAGAS answer relevance and context relevance.
+
+answer_relevance ``generate`` (paper): the judge writes n questions the answer would answer
+and flags noncommittal answers; AR = mean cos(E(question), E(q_i)), 0 when noncommittal.
+``fast``: one yes/no forward pass, "does the answer directly and completely answer the
+question?", AR = P(yes). No embedder needed.
+
+context_relevance ``generate`` (paper): the judge copies the needed sentences; each is matched
+back to a real context sentence (paraphrases that match nothing are not counted);
+CR = |matched sentences| / |context sentences|. ``fast``: the context is shown with numbered
+sentences and the judge answers only the numbers (a few generated tokens instead of copied
+text), with the same context-first prompt prefix as faithfulness.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ragmeter.judges.base import Resources
+from ragmeter.metrics._judging import (
+    Calls,
+    ContextSentences,
+    JudgeFailed,
+    Unavailable,
+    chat,
+    context_chunks,
+    context_first,
+    guarded,
+    judge_of,
+    mode_of,
+    options_of,
+    version,
+)
+from ragmeter.metrics.base import Metric, Score
+from ragmeter.prompts import load_prompts
+from ragmeter.sample import Sample
+from ragmeter.text import split_sentences, tokens
+
+DEFAULT_AR_MODE = "fast"
+DEFAULT_CR_MODE = "fast"
+MATCH_F1 = 0.8  # token F1 above which an extracted sentence is taken as a real one
+
+
+class GeneratedQuestions(BaseModel):
+    questions: list[str] = Field(max_length=10)
+    noncommittal: bool
+
+
+class SentenceNumbers(BaseModel):
+    sentences: list[int] = Field(max_length=200)
+
+
+class ExtractedSentences(BaseModel):
+    sentences: list[str] = Field(max_length=100)
+
+
+# ---- answer relevance ------------------------------------------------------------------------
+
+
+@guarded
+async def answer_relevance(sample: Sample, resources: Resources) -> Score:
+    mode = mode_of(resources, "answer_relevance", DEFAULT_AR_MODE)
+    judge = judge_of(resources)
+    answer = (sample.answer or "").strip()
+    if not answer:
+        return Score.undefined("empty answer: nothing to relate to the question")
+    calls = Calls(judge)
+    prompts = load_prompts("relevance")
+    if mode == "fast":
+        common = load_prompts("common")
+        user = prompts["answer_fast"]["user"].format(question=sample.question, answer=answer)
+        p = await calls.p_yes([{"role": "system", "content": common["system"]},
+                               {"role": "user", "content": user}],
+                              version=version("common", "relevance"))
+        return Score.ok(p, mode=mode, p_yes=round(p, 4), judge=calls.details())
+    embedder = getattr(resources, "embedder", None)
+    if embedder is None:
+        raise Unavailable("answer_relevance (generate) needs an embedder: install "
+                          "ragmeter[embed] or configure Settings(embedder=...)")
+    n = int(options_of(resources).get("answer_relevance_n", 3))
+    g = prompts["answer_generate"]
+    got = await calls.structured(
+        chat(g["system"].format(n=n), g["user"].format(answer=answer), g["examples"]),
+        GeneratedQuestions, version=version("relevance"), max_tokens=60 + 50 * n)
+    questions = [q.strip() for q in got.questions if q.strip()][:n]
+    if got.noncommittal:
+        return Score.ok(0.0, mode=mode, questions=questions, noncommittal=True,
+                        judge=calls.details())
+    if not questions:
+        raise JudgeFailed("the judge generated no question")
+    reply = await embedder.embed([sample.question, *questions])
+    if not reply.ok or reply.value is None:
+        raise JudgeFailed(f"embedder error: {reply.error}")
+    vecs = np.asarray(reply.value, dtype=np.float64)
+    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    sims = [float(vecs[0] @ v) for v in vecs[1:]]
+    return Score.ok(float(np.mean(sims)), mode=mode, questions=questions,
+                    similarities=[round(s, 4) for s in sims], noncommittal=False,
+                    judge=calls.details())
+
+
+# ---- context relevance -----------------------------------------------------------------------
+
+
+def _f1(a: list[str], b: list[str]) -> float:
+    if not a or not b:
+        return 0.0
+    from collections import Counter
+
+    common = sum((Counter(a) & Counter(b)).values())
+    if common == 0:
+        return 0.0
+    p, r = common / len(a), common / len(b)
+    return 2 * p * r / (p + r)
+
+
+def match_sentences(extracted: list[str], real: list[str], candidates: list[int]
+                    ) -> tuple[set[int], list[str]]:
+    """Indices of the real sentences the extracted texts match; the texts that match none.
+
+    An extracted text may join several real sentences: it is split first. A piece matches the
+    candidate with the best token F1 when that F1 reaches MATCH_F1.
+    """
+    real_toks = {i: tokens(real[i]) for i in candidates}
+    matched: set[int] = set()
+    unmatched: list[str] = []
+    for text in extracted:
+        for piece in split_sentences(text) or [text]:
+            toks = tokens(piece)
+            if not toks:
+                continue
+            best_i, best = -1, 0.0
+            for i in candidates:
+                f = _f1(toks, real_toks[i])
+                if f > best:
+                    best_i, best = i, f
+            if best >= MATCH_F1:
+                matched.add(best_i)
+            else:
+                unmatched.append(piece)
+    return matched, unmatched
+
+
+@guarded
+async def context_relevance(sample: Sample, resources: Resources) -> Score:
+    mode = mode_of(resources, "context_relevance", DEFAULT_CR_MODE)
+    judge = judge_of(resources)
+    if not any((c or "").strip() for c in sample.contexts or []):
+        return Score.undefined("no contexts: nothing to judge")
+    ctx = ContextSentences.of(sample.contexts or [])
+    if not ctx.sentences:
+        return Score.undefined("the contexts have no sentences")
+    calls = Calls(judge)
+    chunks = context_chunks(ctx, judge, resources)
+    prompts = load_prompts("relevance")
+    kept: set[int] = set()
+    extra: dict[str, list] = {}
+    if mode == "fast":
+        ver = version("common", "relevance")
+        invalid: list[int] = []
+        for chunk in chunks:
+            got = await calls.structured(
+                context_first(ctx.render(chunk), sample.question,
+                              prompts["context_fast"]["task"]),
+                SentenceNumbers, version=ver, max_tokens=16 + 4 * len(chunk))
+            allowed = set(chunk)
+            for n in got.sentences:
+                (kept.add(n - 1) if n - 1 in allowed else invalid.append(n))
+        extra["invalid_numbers"] = invalid
+    else:
+        g = prompts["context_generate"]
+        unmatched: list[str] = []
+        for chunk in chunks:
+            text = " ".join(ctx.sentences[i] for i in chunk)
+            got = await calls.structured(
+                chat(g["system"], g["user"].format(question=sample.question, context=text),
+                     g["examples"]), ExtractedSentences, version=version("relevance"),
+                max_tokens=64 + int(len(text) / 3))
+            m, u = match_sentences(got.sentences, ctx.sentences, chunk)
+            kept |= m
+            unmatched.extend(u)
+        extra["unmatched"] = unmatched
+    order = sorted(kept)
+    return Score.ok(len(order) / len(ctx.sentences), mode=mode,
+                    kept_sentences=[ctx.sentences[i] for i in order],
+                    kept_numbers=[i + 1 for i in order], total_sentences=len(ctx.sentences),
+                    chunks=len(chunks), judge=calls.details(), **extra)
+
+
+AR_METRIC = Metric(
+    name="answer_relevance",
+    description="RAGAS answer relevance: does the answer address the question (fast = judge "
+                "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
+    requires=(("question", "answer"),),
+    acompute=answer_relevance,
+    needs=frozenset({"judge", "embedder"}),
+    formula="generate: mean_i cos(E(q), E(q_i)); fast: P(yes | answers directly, completely)",
+)
+CR_METRIC = Metric(
+    name="context_relevance",
+    description="RAGAS context relevance: share of context sentences needed to answer the "
+                "question (LLM judge; fast = numbers of sentences, generate = copied text).",
+    requires=(("question", "contexts"),),
+    acompute=context_relevance,
+    needs=frozenset({"judge"}),
+    formula="|needed sentences| / |context sentences|",
+)

@@ -1,0 +1,22 @@
+"""Versioned prompt files, one per metric family (JSON, shipped as package data).
+
+Every prompt file has a ``version``; it is part of every judge call (and so of every cache
+key), so editing a prompt without bumping its version is a bug.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def load_prompts(family: str) -> dict[str, Any]:
+    """The prompt file ``<family>.json`` of this package, parsed."""
+    text = resources.files(__package__).joinpath(f"{family}.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    if "version" not in data:
+        raise ValueError(f"prompt file {family}.json has no version")
+    return data

@@ -1,0 +1,44 @@
+"""Shared fixtures: a few valid rows and the bundled example files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def make_row(i: int = 1, **overrides: Any) -> dict[str, Any]:
+    """A complete, valid sample as a plain dict; keyword arguments replace fields."""
+    row: dict[str, Any] = {
+        "question_id": f"q{i}",
+        "question": f"What is fact number {i}?",
+        "contexts": [f"Fact {i} is that the sky is blue.", "Grass is green."],
+        "context_ids": [f"d{i}", "d-grass"],
+        "answer": f"Fact {i} is that the sky is blue.",
+        "reference_answers": ["The sky is blue."],
+        "reference_contexts": [f"Fact {i} is that the sky is blue."],
+        "reference_context_ids": [f"d{i}"],
+        "is_answerable": True,
+        "metadata": {"category": "test"},
+    }
+    row.update(overrides)
+    return {k: v for k, v in row.items() if v is not None}
+
+
+@pytest.fixture
+def rows() -> list[dict[str, Any]]:
+    return [make_row(i) for i in range(1, 4)]
+
+
+@pytest.fixture
+def example_jsonl() -> Path:
+    return EXAMPLES / "rag_turns.jsonl"
+
+
+@pytest.fixture
+def example_csv() -> Path:
+    return EXAMPLES / "ragas_columns.csv"

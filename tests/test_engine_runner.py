@@ -1,0 +1,104 @@
+"""The runner's model path end to end, over the fake server: a test-only judged metric."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from engine_helpers import Support, ensure_registered, rows
+from fake_server import FakeOpenAIServer
+from ragmeter import runner
+from ragmeter.config import Settings
+from ragmeter.model_runner import available_needs
+
+
+def settings_for(url: str, cache: Path | str, **kw: Any) -> Settings:
+    return Settings(judge="openai:m", base_url=url, cache=str(cache),
+                    api_key_env="RAGMETER_TEST_UNSET", max_retries=1, **kw)
+
+
+def test_evaluate_runs_a_judged_metric_and_accounts_for_it(tmp_path: Path) -> None:
+    name = ensure_registered()
+    with FakeOpenAIServer(script=lambda b: json.dumps({"supported": True,
+                                                      "confidence": 0.9})) as srv:
+        settings = settings_for(srv.url, tmp_path, prices={"m": {"input": 1.0, "output": 2.0}})
+        result = runner.evaluate(rows(12), [name], settings=settings)
+        scores = result.scores[name]
+        assert [s.status for s in scores] == ["ok"] * 12 and all(s.value == 1.0 for s in scores)
+        usage = result.usage
+        assert usage["calls"] == 12 and usage["cache_hits"] == 0 and srv.calls == 12
+        assert usage["per_metric"][name]["calls"] == 12
+        assert usage["judge_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"] > 0
+        expected = (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1e6
+        assert abs(usage["cost_usd"] - expected) < 1e-9
+        per_sample = scores[0].details["judge_usage"]
+        assert per_sample["calls"] == 1 and per_sample["prompt_tokens"] > 0
+        # the request was what the metric asked for
+        body = srv.bodies[0]
+        assert body["response_format"]["json_schema"]["schema"] == Support.model_json_schema()
+        assert body["temperature"] == 0 and body["seed"] == 0 and body["max_tokens"] == 64
+
+        again = runner.evaluate(rows(12), [name], settings=settings)
+        assert srv.calls == 12 and again.usage["cache_hits"] == 12 and again.usage["calls"] == 0
+        assert [s.value for s in again.scores[name]] == [s.value for s in scores]
+
+
+def test_judge_failures_become_failed_scores_not_exceptions(tmp_path: Path) -> None:
+    name = ensure_registered()
+    with FakeOpenAIServer(fault_fn=lambda b, n: "500") as srv:
+        result = runner.evaluate(rows(3), [name], settings=settings_for(srv.url, tmp_path))
+        assert [s.status for s in result.scores[name]] == ["failed"] * 3
+        assert all("500" in (s.reason or "") for s in result.scores[name])
+        assert result.usage["failures"] == 3
+
+
+def test_missing_judge_is_a_failed_score_with_how_to_fix(tmp_path: Path) -> None:
+    name = ensure_registered()
+    settings = Settings(judge="openai:m", api_key_env="RAGMETER_TEST_UNSET", cache="off")
+    result = runner.evaluate(rows(2), [name], settings=settings)
+    reasons = {s.reason for s in result.scores[name]}
+    assert len(reasons) == 1 and "RAGMETER_TEST_UNSET" in reasons.pop()
+    assert "judge" not in available_needs(settings)
+
+
+def test_dry_run_counts_calls_without_sending_any(tmp_path: Path) -> None:
+    from ragmeter.model_runner import dry_run
+
+    name = ensure_registered()
+    with FakeOpenAIServer() as srv:
+        settings = settings_for(srv.url, tmp_path)
+        est = dry_run(rows(10), [name], settings)
+        assert srv.calls == 0
+        assert est["calls"] == 10 and est["cache_hits"] == 0 and est["prompt_tokens"] > 0
+        runner.evaluate(rows(4), [name], settings=settings)  # 4 of the 10 now cached
+        est = dry_run(rows(10), [name], settings)
+        assert srv.calls == 4 and est["calls"] == 6 and est["cache_hits"] == 4
+
+
+def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:
+    from ragmeter.cli import app
+
+    name = ensure_registered()
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows(5)) + "\n")
+    with FakeOpenAIServer() as srv:
+        common = ["evaluate", str(data), "-m", name, "--judge", "openai:m", "--base-url",
+                  srv.url, "--api-key-env", "RAGMETER_TEST_UNSET", "--cache",
+                  str(tmp_path / "c"), "--concurrency", "3", "--timeout", "5"]
+        out = CliRunner().invoke(app, [*common, "--dry-run"])
+        assert out.exit_code == 0, out.output
+        assert "dry run" in out.output and srv.calls == 0
+        out = CliRunner().invoke(app, [*common, "--mode", f"{name}=fast", "-o",
+                                       str(tmp_path / "out")])
+        assert out.exit_code == 0, out.output
+        assert srv.calls == 5
+        summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+        recorded = json.dumps(summary)
+        assert '"concurrency": 3' in recorded and f'"{name}": "fast"' in recorded
+        bad = CliRunner().invoke(app, [*common, "--mode", "nonsense"])
+        assert bad.exit_code == 2 and "METRIC=MODE" in bad.output
+        bad = CliRunner().invoke(app, [*common[:4], "--judge", "claude"])
+        assert bad.exit_code == 2 and "judge must be" in bad.output

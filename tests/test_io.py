@@ -1,0 +1,106 @@
+"""Every loader gives the same samples: JSONL, JSON, CSV, TSV, Parquet, pandas, dicts, HF."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import ragmeter
+from ragmeter.io import write_jsonl
+from ragmeter.sample import LIST_FIELDS
+
+
+def _core(samples):
+    return [s.model_dump() for s in samples]
+
+
+@pytest.fixture
+def expected(rows):
+    return _core(ragmeter.load(rows))
+
+
+def _csv_frame(rows):
+    frame = pd.DataFrame(rows)
+    for col in [*LIST_FIELDS, "metadata"]:
+        frame[col] = frame[col].map(lambda v: json.dumps(v))
+    return frame
+
+
+def test_list_of_dicts(rows, expected):
+    assert len(expected) == 3 and expected[0]["question_id"] == "q1"
+    assert ragmeter.load(ragmeter.load(rows)) == ragmeter.load(rows)  # samples pass through
+
+
+def test_jsonl(tmp_path, rows, expected):
+    path = tmp_path / "data.jsonl"
+    write_jsonl(rows, path)
+    path.write_text("\n" + path.read_text() + "\n\n")  # blank lines are ignored
+    assert _core(ragmeter.load(path)) == expected
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + (tmp_path / "data.jsonl").read_bytes())
+    assert _core(ragmeter.load(str(bom))) == expected
+
+
+def test_json_list_samples_key_and_columnar(tmp_path, rows, expected):
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(rows))
+    assert _core(ragmeter.load(path)) == expected
+    path.write_text(json.dumps({"samples": rows}))
+    assert _core(ragmeter.load(path)) == expected
+    columnar = {k: [r[k] for r in rows] for k in rows[0]}
+    path.write_text(json.dumps(columnar))
+    assert _core(ragmeter.load(path)) == expected
+
+
+def test_csv_with_json_array_columns(tmp_path, rows, expected):
+    path = tmp_path / "data.csv"
+    frame = _csv_frame(rows)
+    frame["is_answerable"] = ["true", "false", "yes"]
+    frame.to_csv(path, index=False)
+    loaded = _core(ragmeter.load(path))
+    assert [s["is_answerable"] for s in loaded] == [True, False, True]
+    for s, e in zip(loaded, expected):
+        assert {**s, "is_answerable": True} == e
+
+
+def test_tsv(tmp_path, rows, expected):
+    path = tmp_path / "data.tsv"
+    frame = _csv_frame(rows)
+    frame["is_answerable"] = "true"
+    frame.to_csv(path, index=False, sep="\t")
+    assert _core(ragmeter.load(path)) == expected
+
+
+def test_parquet(tmp_path, rows, expected):
+    path = tmp_path / "data.parquet"
+    pd.DataFrame(rows).to_parquet(path)  # list columns come back as numpy arrays
+    assert _core(ragmeter.load(path)) == expected
+
+
+def test_pandas_dataframe(rows, expected):
+    assert _core(ragmeter.load(pd.DataFrame(rows))) == expected
+
+
+def test_pandas_dataframe_with_missing_cells(rows):
+    rows[1].pop("reference_answers")
+    samples = ragmeter.load(pd.DataFrame(rows))  # the hole becomes NaN, read as missing
+    assert samples[1].reference_answers is None and samples[0].reference_answers
+
+
+def test_hf_datasets(rows, expected):
+    datasets = pytest.importorskip("datasets")
+    assert _core(ragmeter.load(datasets.Dataset.from_list(rows))) == expected
+
+
+def test_bundled_examples(example_jsonl, example_csv):
+    samples = ragmeter.load(example_jsonl)
+    assert 20 <= len(samples) <= 30
+    assert {s.metadata["category"] for s in samples} >= {"hr_policy", "product_docs",
+                                                          "science", "history"}
+    assert any(s.is_answerable is False for s in samples)
+    assert any(s.context_ids is None and s.reference_contexts for s in samples)
+    ragas = ragmeter.load(example_csv)
+    assert len(ragas) >= 3
+    assert all(s.contexts and s.context_ids and s.reference_answers for s in ragas)

@@ -1,0 +1,156 @@
+"""Lexical metrics and the text normalisation under them: hand-computed values."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragmeter.metrics.lexical import (
+    exact_match,
+    k_precision,
+    token_f1,
+    token_precision,
+    token_recall,
+)
+from ragmeter.text import normalize_answer, split_sentences, tokens
+
+# --- text ------------------------------------------------------------------------------
+
+
+def test_normalize_answer_is_squad():
+    # lower, strip ASCII punctuation, drop a/an/the, collapse whitespace
+    assert normalize_answer("  The Cat's  hat, an apple!\n") == "cats hat apple"
+    assert tokens("The Cat's  hat, an apple!") == ["cats", "hat", "apple"]
+    # typographic apostrophe is not ASCII punctuation: kept, and "the" before it is a word
+    assert tokens("the’s") == normalize_answer("the’s").split() == ["’s"]
+
+
+# Text with articles, ASCII punctuation, unicode letters, marks, digits and odd whitespace.
+_pieces = st.sampled_from(["the", "The", "a", "An", "an", "A.", "'s", "’", "-", "_", "é", "İ",
+                           "ß", "Σ", "ς", "ǅ", "١", "x", "\u00a0", "\u2003", "\x1c", "\n", " ",
+                           "theé", "a’b", "·", "don't", "e-mail", "ﬁ"])
+_texts = st.one_of(st.text(), st.lists(st.one_of(_pieces, st.text(max_size=3))).map("".join))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts)
+def test_tokens_equal_normalize_answer_split(text):
+    assert tokens(text) == normalize_answer(text).split()
+
+
+def _reference_k_precision(answer: str, contexts: list[str], per_context: bool) -> float | None:
+    """Straight from the definition, with SQuAD's normalize_answer and Counter."""
+    ans = Counter(normalize_answer(answer).split())
+    if not ans:
+        return None
+    if per_context:
+        best = max(sum((ans & Counter(normalize_answer(c).split())).values()) for c in contexts)
+    else:
+        union = Counter()
+        for c in contexts:
+            union += Counter(normalize_answer(c).split())
+        best = sum((ans & union).values())
+    return best / sum(ans.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts, st.lists(_texts, min_size=1, max_size=4), st.booleans())
+def test_k_precision_matches_definition(answer, contexts, per_context):
+    expected = _reference_k_precision(answer, contexts, per_context)
+    score = k_precision(answer, contexts, per_context=per_context)
+    if expected is None:
+        assert score.status == "undefined"
+    else:
+        assert score.status == "ok"
+        assert score.value == pytest.approx(expected, abs=1e-12)
+
+
+def test_split_sentences_keeps_abbreviations_and_decimals():
+    text = "Dr. Smith measured 3.14 units. He was pleased! Was it e.g. luck?\nNo."
+    assert split_sentences(text) == [
+        "Dr. Smith measured 3.14 units.", "He was pleased!", "Was it e.g. luck?", "No."]
+    assert split_sentences("   ") == []
+
+
+# --- K-Precision ---------------------------------------------------------------------
+
+
+def test_k_precision_union_versus_best_context():
+    # T(answer) = [cat, sat, on, mat] (articles and punctuation dropped), |T| = 4.
+    # Union of contexts: [cat, sat, on, mat] covers all 4 -> 4/4 = 1.0.
+    # Per context (Unitxt): "A cat sat." covers cat, sat -> 2/4; "On a mat!" covers 2/4.
+    answer, contexts = "The cat sat on the mat.", ["A cat sat.", "On a mat!"]
+    union = k_precision(answer, contexts)
+    assert union.value == 1.0
+    assert union.details == {"answer_tokens": 4, "supported_tokens": 4}
+    best = k_precision(answer, contexts, per_context=True)
+    assert best.value == 0.5
+    assert best.details["best_context"] == 0
+
+
+def test_k_precision_counts_multisets():
+    # T(answer) = [yes, yes, no]; context has one "yes": min(2, 1) = 1 supported -> 1/3.
+    assert k_precision("Yes, yes, no.", ["yes maybe"]).value == pytest.approx(1 / 3)
+    # Two "yes" across two contexts: the union supports both -> 2/3.
+    assert k_precision("Yes, yes, no.", ["yes", "Yes!"]).value == pytest.approx(2 / 3)
+
+
+def test_k_precision_edge_cases():
+    empty = k_precision("The!", ["anything"])
+    assert empty.status == "undefined" and empty.value is None
+    assert "no tokens" in empty.reason
+    none = k_precision("Paris", [])
+    assert none.status == "ok" and none.value == 0.0 and none.details["note"] == "no contexts"
+    # Non-alphanumeric answer token (typographic apostrophe) takes the exact path.
+    assert k_precision("l’eau claire", ["de l’eau"]).value == 0.5
+
+
+# --- answer vs reference answers ------------------------------------------------------
+
+ANSWER = "Paris is the capital of France"  # T = [paris, is, capital, of, france], 5 tokens
+REFS = ["Capital is Paris", "The French capital is Paris, France"]
+# ref 0: T = [capital, is, paris] (3), common 3
+# ref 1: T = [french, capital, is, paris, france] (5), common 4
+
+
+def test_token_recall_is_best_over_references():
+    # recall = common / |T(ref)|: ref 0 -> 3/3 = 1.0, ref 1 -> 4/5 = 0.8; max = 1.0
+    score = token_recall(ANSWER, REFS)
+    assert score.value == 1.0
+    assert score.details == {"best_reference": 0, "common_tokens": 3, "answer_tokens": 5,
+                             "reference_tokens": 3}
+
+
+def test_token_precision_is_best_over_references():
+    # precision = common / |T(answer)|: ref 0 -> 3/5 = 0.6, ref 1 -> 4/5 = 0.8; max = 0.8
+    score = token_precision(ANSWER, REFS)
+    assert score.value == pytest.approx(0.8)
+    assert score.details["best_reference"] == 1
+
+
+def test_token_f1_is_best_over_references():
+    # ref 0: P = 0.6, R = 1.0 -> 2*0.6*1/1.6 = 0.75; ref 1: P = R = 0.8 -> 0.8; max = 0.8
+    assert token_f1(ANSWER, REFS).value == pytest.approx(0.8)
+    assert token_f1(ANSWER, REFS[:1]).value == pytest.approx(0.75)
+    assert token_f1("Berlin", REFS).value == 0.0  # no common token -> 0, not a division
+
+
+def test_token_metrics_with_empty_inputs():
+    # an answer with no tokens: recall 0 (it says nothing), precision undefined
+    assert token_recall("", ["Paris"]).value == 0.0
+    undefined = token_precision("The.", ["Paris"])
+    assert undefined.status == "undefined" and "answer has no tokens" in undefined.reason
+    # references with no tokens are ignored; when all are empty the score is undefined
+    assert token_recall("Paris", ["the", "Paris"]).value == 1.0
+    all_empty = token_f1("Paris", ["the", "!!"])
+    assert all_empty.status == "undefined" and "2 reference answer(s)" in all_empty.reason
+
+
+def test_exact_match_after_normalisation():
+    assert exact_match(ANSWER, REFS).value == 0.0
+    hit = exact_match(ANSWER, ["nope", "paris is capital of FRANCE!"])
+    assert hit.value == 1.0 and hit.details == {"matched_reference": 1}
+    assert exact_match("The answer.", ["answer"]).value == 1.0
