@@ -20,18 +20,26 @@ class Support(BaseModel):
 
 
 async def _judged(sample: Any, resources: Any) -> Score:
-    messages = [{"role": "system", "content": "Does the context support the answer?"},
-                {"role": "user", "content": f"Q: {sample.question}\nA: {sample.answer}"}]
-    reply = await resources.judge.structured(messages, Support, prompt_version="test-1",
-                                             max_tokens=64)
+    messages = [
+        {"role": "system", "content": "Does the context support the answer?"},
+        {"role": "user", "content": f"Q: {sample.question}\nA: {sample.answer}"},
+    ]
+    reply = await resources.judge.structured(
+        messages, Support, prompt_version="test-1", max_tokens=64
+    )
     if not reply.ok:
         return Score.failed(f"judge error: {reply.error}", raw=reply.raw)
     return Score.ok(1.0 if reply.value.supported else 0.0)
 
 
-TEST_METRIC = Metric(name="test_judged_support", description="test-only judged metric",
-                     requires=(("question", "answer"),), acompute=_judged,
-                     needs=frozenset({"judge"}), default=False)
+TEST_METRIC = Metric(
+    name="test_judged_support",
+    description="test-only judged metric",
+    requires=(("question", "answer"),),
+    acompute=_judged,
+    needs=frozenset({"judge"}),
+    default=False,
+)
 
 
 def ensure_registered() -> str:
@@ -42,5 +50,12 @@ def ensure_registered() -> str:
 
 
 def rows(n: int, prefix: str = "q") -> list[dict[str, Any]]:
-    return [{"question_id": f"{prefix}{i}", "question": f"question number {i}?",
-             "answer": f"answer {i}", "contexts": [f"context {i}"]} for i in range(n)]
+    return [
+        {
+            "question_id": f"{prefix}{i}",
+            "question": f"question number {i}?",
+            "answer": f"answer {i}",
+            "contexts": [f"context {i}"],
+        }
+        for i in range(n)
+    ]

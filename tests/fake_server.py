@@ -74,9 +74,16 @@ def fake_vector(text: str, dim: int = 8) -> list[float]:
 class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer() as srv:``; point clients at ``srv.url``."""
 
-    def __init__(self, *, latency: float = 0.0, fault_fn: FaultFn | None = None,
-                 script: ScriptFn | None = None, slow_seconds: float = 2.0,
-                 retry_after: str = "0", yes_logprob: float = -0.2) -> None:
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        fault_fn: FaultFn | None = None,
+        script: ScriptFn | None = None,
+        slow_seconds: float = 2.0,
+        retry_after: str = "0",
+        yes_logprob: float = -0.2,
+    ) -> None:
         self.latency = latency
         self.fault_fn = fault_fn
         self.script = script
@@ -109,8 +116,9 @@ class FakeOpenAIServer:
         httpd.server_bind()
         httpd.server_activate()
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -150,12 +158,22 @@ class FakeOpenAIServer:
         if body.get("logprobs") and body.get("top_logprobs"):
             yes = self.yes_logprob
             no = math.log(max(1e-9, 1 - math.exp(yes)))
-            top = [{"token": "Yes", "logprob": yes, "bytes": None},
-                   {"token": "No", "logprob": no, "bytes": None},
-                   {"token": "The", "logprob": -9.0, "bytes": None}]
+            top = [
+                {"token": "Yes", "logprob": yes, "bytes": None},
+                {"token": "No", "logprob": no, "bytes": None},
+                {"token": "The", "logprob": -9.0, "bytes": None},
+            ]
             content = "Yes"
-            logprobs = {"content": [{"token": "Yes", "logprob": yes, "bytes": None,
-                                     "top_logprobs": top[: body["top_logprobs"]]}]}
+            logprobs = {
+                "content": [
+                    {
+                        "token": "Yes",
+                        "logprob": yes,
+                        "bytes": None,
+                        "top_logprobs": top[: body["top_logprobs"]],
+                    }
+                ]
+            }
         else:
             logprobs = None
             content = self.script(body) if self.script else None
@@ -168,24 +186,40 @@ class FakeOpenAIServer:
             elif fault == "schema":
                 content = json.dumps({"unexpected": [1, 2, 3]})
         return {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": logprobs,
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": prompt_tokens,
-                      "completion_tokens": max(1, len(content.split())),
-                      "total_tokens": prompt_tokens + max(1, len(content.split()))},
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "logprobs": logprobs,
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": max(1, len(content.split())),
+                "total_tokens": prompt_tokens + max(1, len(content.split())),
+            },
         }
 
     def embeddings_reply(self, body: dict[str, Any]) -> dict[str, Any]:
         inputs = body.get("input", [])
         if isinstance(inputs, str):
             inputs = [inputs]
-        data = [{"object": "embedding", "index": i, "embedding": fake_vector(str(t))}
-                for i, t in enumerate(inputs)]
+        data = [
+            {"object": "embedding", "index": i, "embedding": fake_vector(str(t))}
+            for i, t in enumerate(inputs)
+        ]
         tokens = sum(len(str(t).split()) for t in inputs)
-        return {"object": "list", "data": data, "model": body.get("model", "fake"),
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+        return {
+            "object": "list",
+            "data": data,
+            "model": body.get("model", "fake"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -202,8 +236,11 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-        head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}",
-                "Content-Type: application/json", f"Content-Length: {len(payload)}"]
+        head = [
+            f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(payload)}",
+        ]
         head += [f"{k}: {v}" for k, v in (headers or {}).items()]
         self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         self.wfile.flush()

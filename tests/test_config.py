@@ -17,8 +17,17 @@ def test_defaults_are_the_offline_local_judge() -> None:
     assert s.cache is not None and s.concurrency >= 1
 
 
-@pytest.mark.parametrize("spec", ["local", "local:0.5b", "openai:gpt-4o-mini", "none",
-                                  "litellm:anthropic/claude-3-5-haiku", "gguf:/m/x.gguf"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "local",
+        "local:0.5b",
+        "openai:gpt-4o-mini",
+        "none",
+        "litellm:anthropic/claude-3-5-haiku",
+        "gguf:/m/x.gguf",
+    ],
+)
 def test_judge_specs_accepted(spec: str) -> None:
     assert Settings(judge=spec).judge == spec
 
@@ -76,8 +85,9 @@ def test_keys_are_refused_in_files(tmp_path: Path) -> None:
 def test_cli_options_override_file(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text('judge = "openai:a"\nconcurrency = 4\n[modes]\nfaithfulness = "fast"\n')
-    s = settings_from_options(path, judge=None, concurrency=12, cache="off",
-                              modes=["answer_relevance=generate"])
+    s = settings_from_options(
+        path, judge=None, concurrency=12, cache="off", modes=["answer_relevance=generate"]
+    )
     assert s.judge == "openai:a" and s.concurrency == 12 and s.cache is None
     assert s.modes == {"faithfulness": "fast", "answer_relevance": "generate"}
     with pytest.raises(DataError, match="METRIC=MODE"):

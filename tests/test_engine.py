@@ -37,16 +37,26 @@ def msgs(text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": "judge"}, {"role": "user", "content": text}]
 
 
-def make_judge(server: FakeOpenAIServer, cache: CallCache | None = None, *,
-               timeout: float = 5.0, concurrency: int = 8, policy: RetryPolicy = FAST,
-               model: str = "m", **kw: Any) -> CachedJudge:
-    backend = OpenAICompatBackend(model, base_url=server.url, api_key_env=None,
-                                  timeout=timeout, concurrency=concurrency, **kw)
-    return CachedJudge(backend, cache=cache, policy=policy, timeout=timeout,
-                       concurrency=concurrency)
+def make_judge(
+    server: FakeOpenAIServer,
+    cache: CallCache | None = None,
+    *,
+    timeout: float = 5.0,
+    concurrency: int = 8,
+    policy: RetryPolicy = FAST,
+    model: str = "m",
+    **kw: Any,
+) -> CachedJudge:
+    backend = OpenAICompatBackend(
+        model, base_url=server.url, api_key_env=None, timeout=timeout, concurrency=concurrency, **kw
+    )
+    return CachedJudge(
+        backend, cache=cache, policy=policy, timeout=timeout, concurrency=concurrency
+    )
 
 
 # -- pure pieces -------------------------------------------------------------------------
+
 
 def test_backoff_grows_with_jitter_and_honours_retry_after() -> None:
     policy = RetryPolicy(base_delay=0.1, max_delay=1.0)
@@ -97,9 +107,13 @@ def test_option_probs_renormalise_and_merge_variants() -> None:
 
 
 def test_cache_key_covers_every_part() -> None:
-    base = dict(backend="openai:m", kind="structured", messages=msgs("q"),
-                params={"temperature": 0.0, "seed": 0, "max_tokens": 512, "schema": {"a": 1}},
-                prompt_version="v1")
+    base = dict(
+        backend="openai:m",
+        kind="structured",
+        messages=msgs("q"),
+        params={"temperature": 0.0, "seed": 0, "max_tokens": 512, "schema": {"a": 1}},
+        prompt_version="v1",
+    )
     ref = call_key(**base)  # type: ignore[arg-type]
     variants = [
         {"backend": "openai:other"},
@@ -133,20 +147,22 @@ def test_price_table_and_accounting_per_metric_and_sample() -> None:
 
 # -- against the server ------------------------------------------------------------------
 
+
 async def test_structured_is_cached_across_judges(tmp_path: Any) -> None:
     with FakeOpenAIServer() as srv:
         cache = CallCache(tmp_path)
         reply = await make_judge(srv, cache).structured(msgs("a"), Verdict, prompt_version="1")
         assert reply.ok and isinstance(reply.value, Verdict) and not reply.cached
         assert reply.usage.prompt_tokens > 0
-        again = await make_judge(srv, CallCache(tmp_path)).structured(msgs("a"), Verdict,
-                                                                      prompt_version="1")
+        again = await make_judge(srv, CallCache(tmp_path)).structured(
+            msgs("a"), Verdict, prompt_version="1"
+        )
         assert again.cached and again.value == reply.value
         assert srv.calls == 1
-        other = await make_judge(srv, cache, model="m2").structured(msgs("a"), Verdict,
-                                                                     prompt_version="1")
-        other_v = await make_judge(srv, cache).structured(msgs("a"), Verdict,
-                                                          prompt_version="2")
+        other = await make_judge(srv, cache, model="m2").structured(
+            msgs("a"), Verdict, prompt_version="1"
+        )
+        other_v = await make_judge(srv, cache).structured(msgs("a"), Verdict, prompt_version="2")
         assert not other.cached and not other_v.cached and srv.calls == 3
 
 
@@ -174,16 +190,16 @@ async def test_persistent_schema_violation_is_a_recorded_failure(tmp_path: Any) 
 
 
 async def test_malformed_json_is_repaired() -> None:
-    with FakeOpenAIServer(fault_fn=lambda b, n: "malformed" if len(b["messages"]) == 2
-                          else None) as srv:
+    with FakeOpenAIServer(
+        fault_fn=lambda b, n: "malformed" if len(b["messages"]) == 2 else None
+    ) as srv:
         reply = await make_judge(srv).structured(msgs("a"), Verdict, prompt_version="1")
         assert reply.ok
         assert "malformed JSON" in srv.bodies[-1]["messages"][-1]["content"]
 
 
 async def test_429_retry_after_is_honoured() -> None:
-    with FakeOpenAIServer(fault_fn=lambda b, n: "429" if n == 1 else None,
-                          retry_after="1") as srv:
+    with FakeOpenAIServer(fault_fn=lambda b, n: "429" if n == 1 else None, retry_after="1") as srv:
         start = time.perf_counter()
         reply = await make_judge(srv).structured(msgs("a"), Verdict, prompt_version="1")
         assert reply.ok and reply.attempts == 2
@@ -192,10 +208,10 @@ async def test_429_retry_after_is_honoured() -> None:
 
 @pytest.mark.parametrize("fault", ["500", "drop", "badbody", "slow"])
 async def test_transient_faults_are_retried(fault: str) -> None:
-    with FakeOpenAIServer(fault_fn=lambda b, n: fault if n == 1 else None,
-                          slow_seconds=1.5) as srv:
-        reply = await make_judge(srv, timeout=0.5).structured(msgs("a"), Verdict,
-                                                              prompt_version="1")
+    with FakeOpenAIServer(fault_fn=lambda b, n: fault if n == 1 else None, slow_seconds=1.5) as srv:
+        reply = await make_judge(srv, timeout=0.5).structured(
+            msgs("a"), Verdict, prompt_version="1"
+        )
         assert reply.ok, reply.error
         assert reply.attempts == 2 and srv.calls == 2
 
@@ -222,24 +238,26 @@ async def test_time_out_past_the_limit_is_a_failure() -> None:
 async def test_option_probs_over_http_and_cached(tmp_path: Any) -> None:
     with FakeOpenAIServer(yes_logprob=np.log(0.7)) as srv:
         cache = CallCache(tmp_path)
-        reply = await make_judge(srv, cache).option_probs(msgs("is it?"), ["yes", "no"],
-                                                          prompt_version="1")
+        reply = await make_judge(srv, cache).option_probs(
+            msgs("is it?"), ["yes", "no"], prompt_version="1"
+        )
         assert reply.ok and reply.value is not None
         assert reply.value["yes"] == pytest.approx(0.7, abs=1e-3)
         body = srv.bodies[-1]
         assert body["logprobs"] is True and body["top_logprobs"] == 20
         assert body["max_tokens"] == 1 and body["temperature"] == 0
-        again = await make_judge(srv, cache).option_probs(msgs("is it?"), ["yes", "no"],
-                                                          prompt_version="1")
+        again = await make_judge(srv, cache).option_probs(
+            msgs("is it?"), ["yes", "no"], prompt_version="1"
+        )
         assert again.cached and again.value == reply.value and srv.calls == 1
 
 
 async def test_concurrency_is_bounded() -> None:
     with FakeOpenAIServer(latency=0.05) as srv:
         judge = make_judge(srv, concurrency=4)
-        replies = await asyncio.gather(*(judge.structured(msgs(f"q{i}"), Verdict,
-                                                          prompt_version="1")
-                                         for i in range(24)))
+        replies = await asyncio.gather(
+            *(judge.structured(msgs(f"q{i}"), Verdict, prompt_version="1") for i in range(24))
+        )
         assert all(r.ok for r in replies)
         assert srv.max_in_flight == 4
 
@@ -272,16 +290,19 @@ class ScriptedJudge:
     def cache_params(self) -> dict[str, Any]:
         return {"seed": 0}
 
-    async def structured(self, messages: Any, schema: Any, *, prompt_version: str,
-                         max_tokens: int = 512) -> JudgeReply[Any]:
+    async def structured(
+        self, messages: Any, schema: Any, *, prompt_version: str, max_tokens: int = 512
+    ) -> JudgeReply[Any]:
         self.seen.append(list(messages))
         if len(self.seen) == 1:
-            return JudgeReply(None, "schema violation: score missing", '{"verdict": "x"}',
-                              Usage(10, 3))
+            return JudgeReply(
+                None, "schema violation: score missing", '{"verdict": "x"}', Usage(10, 3)
+            )
         return JudgeReply(schema(verdict="x", score=1), None, "{}", Usage(12, 5))
 
-    async def option_probs(self, messages: Any, options: Any, *,
-                           prompt_version: str) -> JudgeReply[Any]:
+    async def option_probs(
+        self, messages: Any, options: Any, *, prompt_version: str
+    ) -> JudgeReply[Any]:
         return JudgeReply(None, "model file missing")  # no output: a backend fault
 
 

@@ -52,26 +52,38 @@ def fault_fn(body: dict[str, Any], n_seen: int) -> str | None:
 
 
 async def run_batch(url: str, cache_dir: Path, n: int) -> list[Any]:
-    backend = OpenAICompatBackend("m", base_url=url, api_key_env=None, timeout=0.5,
-                                  concurrency=32)
-    judge = CachedJudge(backend, cache=CallCache(cache_dir), timeout=0.5, concurrency=32,
-                        policy=RetryPolicy(max_retries=3, base_delay=0.01, max_delay=0.05))
+    backend = OpenAICompatBackend("m", base_url=url, api_key_env=None, timeout=1.0, concurrency=32)
+    judge = CachedJudge(
+        backend,
+        cache=CallCache(cache_dir),
+        timeout=1.0,
+        concurrency=32,
+        policy=RetryPolicy(max_retries=3, base_delay=0.01, max_delay=0.05),
+    )
     try:
-        return await asyncio.gather(*(
-            judge.structured([{"role": "system", "content": "judge"},
-                              {"role": "user", "content": f"item {i}"}], Verdict,
-                             prompt_version="1") for i in range(n)))
+        return await asyncio.gather(
+            *(
+                judge.structured(
+                    [
+                        {"role": "system", "content": "judge"},
+                        {"role": "user", "content": f"item {i}"},
+                    ],
+                    Verdict,
+                    prompt_version="1",
+                )
+                for i in range(n)
+            )
+        )
     finally:
         await backend.aclose()
 
 
 def test_500_calls_with_20pct_faults_lose_nothing(tmp_path: Path) -> None:
     n = 500
-    with FakeOpenAIServer(fault_fn=fault_fn, slow_seconds=1.0) as srv:
+    with FakeOpenAIServer(fault_fn=fault_fn, slow_seconds=2.0) as srv:
         replies = asyncio.run(run_batch(srv.url, tmp_path, n))
         assert len(replies) == n
-        assert set(srv.faults) == {"429", "500", "slow", "malformed", "schema", "badbody",
-                                   "drop"}
+        assert set(srv.faults) == {"429", "500", "slow", "malformed", "schema", "badbody", "drop"}
         expected_failed = {i for i in range(n) if fault_plan(i) == "persistent"}
         failed = {i for i, r in enumerate(replies) if not r.ok}
         assert failed == expected_failed and len(failed) == 12

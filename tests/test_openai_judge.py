@@ -26,16 +26,23 @@ class Claim(BaseModel):
 def test_request_shape_structured_and_logprobs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGMETER_T_KEY", "sk-request-shape-key-1234")
     with FakeOpenAIServer() as srv:
-        backend = OpenAICompatBackend("judge-model", base_url=srv.url,
-                                      api_key_env="RAGMETER_T_KEY", seed=7)
+        backend = OpenAICompatBackend(
+            "judge-model", base_url=srv.url, api_key_env="RAGMETER_T_KEY", seed=7
+        )
         schema = Claim.model_json_schema()
 
         async def both() -> tuple[Any, Any]:
-            one = await backend.complete(ChatRequest(
-                [{"role": "user", "content": "split"}], 300, json_schema=schema,
-                schema_name="Claim"))
-            two = await backend.complete(ChatRequest(
-                [{"role": "user", "content": "yes?"}], 1, top_logprobs=20))
+            one = await backend.complete(
+                ChatRequest(
+                    [{"role": "user", "content": "split"}],
+                    300,
+                    json_schema=schema,
+                    schema_name="Claim",
+                )
+            )
+            two = await backend.complete(
+                ChatRequest([{"role": "user", "content": "yes?"}], 1, top_logprobs=20)
+            )
             await backend.aclose()
             return one, two
 
@@ -43,8 +50,10 @@ def test_request_shape_structured_and_logprobs(monkeypatch: pytest.MonkeyPatch) 
         body = srv.bodies[0]
         assert body["model"] == "judge-model" and body["temperature"] == 0 and body["seed"] == 7
         assert body["max_tokens"] == 300 and "logprobs" not in body
-        assert body["response_format"] == {"type": "json_schema", "json_schema": {
-            "name": "Claim", "schema": schema, "strict": False}}
+        assert body["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "Claim", "schema": schema, "strict": False},
+        }
         assert Claim.model_validate_json(comp.text).statements == ["ok"]
         assert comp.usage.prompt_tokens > 0 and comp.finish_reason == "stop"
         assert srv.auth_headers == {"Bearer sk-request-shape-key-1234"}
@@ -57,16 +66,21 @@ def test_request_shape_structured_and_logprobs(monkeypatch: pytest.MonkeyPatch) 
 
 def test_json_object_mode() -> None:
     with FakeOpenAIServer(script=lambda b: '{"statements": []}') as srv:
-        backend = OpenAICompatBackend("m", base_url=srv.url, api_key_env=None,
-                                      structured_mode="json_object")
-        asyncio.run(backend.complete(ChatRequest([{"role": "user", "content": "x"}], 10,
-                                                 json_schema={"type": "object"})))
+        backend = OpenAICompatBackend(
+            "m", base_url=srv.url, api_key_env=None, structured_mode="json_object"
+        )
+        asyncio.run(
+            backend.complete(
+                ChatRequest([{"role": "user", "content": "x"}], 10, json_schema={"type": "object"})
+            )
+        )
         assert srv.bodies[-1]["response_format"] == {"type": "json_object"}
 
 
-@pytest.mark.parametrize(("fault", "retryable"), [("429", True), ("500", True),
-                                                  ("badbody", True), ("drop", True),
-                                                  ("401", False)])
+@pytest.mark.parametrize(
+    ("fault", "retryable"),
+    [("429", True), ("500", True), ("badbody", True), ("drop", True), ("401", False)],
+)
 def test_faults_surface_as_classifiable_errors(fault: str, retryable: bool) -> None:
     with FakeOpenAIServer(fault_fn=lambda b, n: fault, retry_after="7") as srv:
         backend = OpenAICompatBackend("m", base_url=srv.url, api_key_env=None, timeout=2)
@@ -104,5 +118,3 @@ def test_litellm_is_an_optional_extra() -> None:
             litellm_backend.LiteLLMBackend("anthropic/claude")
     else:  # pragma: no cover - only where the extra is installed
         assert litellm_backend.LiteLLMBackend("x/y").name == "litellm:x/y"
-
-

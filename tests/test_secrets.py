@@ -33,8 +33,11 @@ def grep_tree(root: Path) -> list[str]:
 
 
 def test_key_absent_from_cache_logs_results_and_errors(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("RAGMETER_TEST_KEY", KEY)
     caplog.set_level(logging.DEBUG)  # the SDK and httpx log requests at DEBUG
     name = ensure_registered()
@@ -44,8 +47,13 @@ def test_key_absent_from_cache_logs_results_and_errors(
         return "401" if "number 1?" in body["messages"][1]["content"] else None
 
     with FakeOpenAIServer(fault_fn=faults) as srv:
-        settings = Settings(judge="openai:m", base_url=srv.url, api_key_env="RAGMETER_TEST_KEY",
-                            cache=str(cache), max_retries=1)
+        settings = Settings(
+            judge="openai:m",
+            base_url=srv.url,
+            api_key_env="RAGMETER_TEST_KEY",
+            cache=str(cache),
+            max_retries=1,
+        )
         result = runner.evaluate(rows(4), [name], settings=settings)
         assert srv.auth_headers == {f"Bearer {KEY}"}  # the key was really used
         result.write(out)
@@ -58,16 +66,37 @@ def test_key_absent_from_cache_logs_results_and_errors(
         data.write_text("\n".join(json.dumps(r) for r in rows(4)) + "\n")
         cli = CliRunner().invoke(
             __import__("ragmeter.cli", fromlist=["app"]).app,
-            ["evaluate", str(data), "-m", name, "--judge", "openai:m", "--base-url", srv.url,
-             "--api-key-env", "RAGMETER_TEST_KEY", "--cache", str(cache), "-o",
-             str(tmp_path / "cli-out")])
+            [
+                "evaluate",
+                str(data),
+                "-m",
+                name,
+                "--judge",
+                "openai:m",
+                "--base-url",
+                srv.url,
+                "--api-key-env",
+                "RAGMETER_TEST_KEY",
+                "--cache",
+                str(cache),
+                "-o",
+                str(tmp_path / "cli-out"),
+            ],
+        )
         assert cli.exit_code == 0, cli.output
 
     assert (cache / "ragmeter-cache.sqlite").is_file()
     assert grep_tree(tmp_path) == []  # cache db (+ WAL), scores.jsonl, summary.json
     captured = capfd.readouterr()
-    texts = [caplog.text, captured.out, captured.err, cli.output,
-             json.dumps(result.usage), json.dumps(result.config), repr(settings)]
+    texts = [
+        caplog.text,
+        captured.out,
+        captured.err,
+        cli.output,
+        json.dumps(result.usage),
+        json.dumps(result.config),
+        repr(settings),
+    ]
     assert not [n for n in NEEDLES for t in texts if n in t]
     assert "RAGMETER_TEST_KEY" in json.dumps(result.config)  # the variable's name is fine
 

@@ -40,21 +40,25 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    judge: str = Field("local", description="local | local:0.5b | openai:MODEL | "
-                       "litellm:MODEL | gguf:PATH | none")
+    judge: str = Field(
+        "local", description="local | local:0.5b | openai:MODEL | litellm:MODEL | gguf:PATH | none"
+    )
     base_url: str | None = Field(None, description="OpenAI-compatible server URL")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
-    api_key: SecretStr | None = Field(None, exclude=True, repr=False,
-                                      description="the key itself (Python only; never stored)")
+    api_key: SecretStr | None = Field(
+        None, exclude=True, repr=False, description="the key itself (Python only; never stored)"
+    )
     embedder: str = Field("local", description="local | st:PATH | openai:MODEL | none")
     embedder_base_url: str | None = Field(None, description="defaults to base_url")
     concurrency: int = Field(8, ge=1, le=1024, description="judge calls in flight")
     timeout: float = Field(120.0, gt=0, description="seconds per HTTP call (local calls: none)")
     max_retries: int = Field(4, ge=0, le=20)
-    cache: str | None = Field(default_factory=default_cache_dir,
-                              description="cache directory, or 'off'")
-    prices: dict[str, PriceConfig] = Field(default_factory=dict,
-                                           description="model -> USD per 1M tokens")
+    cache: str | None = Field(
+        default_factory=default_cache_dir, description="cache directory, or 'off'"
+    )
+    prices: dict[str, PriceConfig] = Field(
+        default_factory=dict, description="model -> USD per 1M tokens"
+    )
     seed: int = 0
     temperature: float = Field(0.0, ge=0)
     structured_mode: str = Field("json_schema", pattern="^(json_schema|json_object|none)$")
@@ -68,8 +72,9 @@ class Settings(BaseModel):
     def _judge_spec(cls, v: str) -> str:
         v = v.strip()
         if not JUDGE_SPEC.match(v):
-            raise ValueError("judge must be local, openai:MODEL, litellm:MODEL, gguf:PATH or "
-                             f"none, not {v!r}")
+            raise ValueError(
+                f"judge must be local, openai:MODEL, litellm:MODEL, gguf:PATH or none, not {v!r}"
+            )
         return v
 
     @field_validator("embedder")
@@ -77,8 +82,9 @@ class Settings(BaseModel):
     def _embedder_spec(cls, v: str) -> str:
         v = v.strip()
         if not EMBEDDER_SPEC.match(v) and not Path(v).expanduser().is_dir():
-            raise ValueError("embedder must be local, st:PATH_OR_NAME, openai:MODEL or none, "
-                             f"not {v!r}")
+            raise ValueError(
+                f"embedder must be local, st:PATH_OR_NAME, openai:MODEL or none, not {v!r}"
+            )
         return v
 
     @field_validator("cache")
@@ -120,8 +126,9 @@ class Settings(BaseModel):
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise DataError([Problem(None, None, f"cannot read config file: {exc}")],
-                            source=str(path)) from None
+            raise DataError(
+                [Problem(None, None, f"cannot read config file: {exc}")], source=str(path)
+            ) from None
         try:
             if path.suffix.lower() == ".json":
                 data = json.loads(text)
@@ -130,16 +137,26 @@ class Settings(BaseModel):
 
                 data = tomllib.loads(text)
         except ValueError as exc:
-            raise DataError([Problem(None, None, f"not valid {path.suffix[1:] or 'TOML'}: "
-                                     f"{exc}")], source=str(path)) from None
+            raise DataError(
+                [Problem(None, None, f"not valid {path.suffix[1:] or 'TOML'}: {exc}")],
+                source=str(path),
+            ) from None
         if isinstance(data.get("tool"), dict) and "ragmeter" in data["tool"]:
             data = data["tool"]["ragmeter"]
         elif isinstance(data.get("ragmeter"), dict):
             data = data["ragmeter"]
         if "api_key" in data:
-            raise DataError([Problem(None, "api_key", "do not put keys in config files: set "
-                                     "api_key_env to the name of an environment variable")],
-                            source=str(path))
+            raise DataError(
+                [
+                    Problem(
+                        None,
+                        "api_key",
+                        "do not put keys in config files: set "
+                        "api_key_env to the name of an environment variable",
+                    )
+                ],
+                source=str(path),
+            )
         return cls.parse_dict(data, source=str(path))
 
     @classmethod
@@ -147,8 +164,9 @@ class Settings(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            problems = [Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"])
-                        for e in exc.errors()]
+            problems = [
+                Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"]) for e in exc.errors()
+            ]
             raise DataError(problems, source=source or "settings") from None
 
 
@@ -171,8 +189,9 @@ def as_settings(value: Settings | dict[str, Any] | str | Path | None) -> Setting
     return Settings.from_file(value)
 
 
-def settings_from_options(config: str | Path | None = None, *,
-                          modes: list[str] | None = None, **options: Any) -> Settings:
+def settings_from_options(
+    config: str | Path | None = None, *, modes: list[str] | None = None, **options: Any
+) -> Settings:
     """Settings from a config file (optional) overridden by CLI options that were given.
 
     ``modes`` holds ``metric=mode`` strings, merged over the file's ``modes`` table.
@@ -194,6 +213,7 @@ def settings_from_options(config: str | Path | None = None, *,
     try:
         return base.merged(**overrides)
     except ValidationError as exc:
-        problems = [Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"])
-                    for e in exc.errors()]
+        problems = [
+            Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"]) for e in exc.errors()
+        ]
         raise DataError(problems, source="command line") from None

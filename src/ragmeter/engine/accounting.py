@@ -14,7 +14,8 @@ from typing import Any
 
 # (metric name, question_id) of the task making the current call, or None outside a run.
 CALL_TAG: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
-    "ragmeter_call_tag", default=None)
+    "ragmeter_call_tag", default=None
+)
 
 UNTAGGED = ("(untagged)", "")
 
@@ -30,8 +31,9 @@ class Price:
 class PriceTable:
     """Model name -> Price. Looks up ``backend:model`` first, then the bare model name."""
 
-    def __init__(self, prices: Mapping[str, Price | Mapping[str, float] | tuple[float, float]]
-                 | None = None) -> None:
+    def __init__(
+        self, prices: Mapping[str, Price | Mapping[str, float] | tuple[float, float]] | None = None
+    ) -> None:
         self._prices: dict[str, Price] = {}
         for name, price in (prices or {}).items():
             if isinstance(price, Price):
@@ -66,10 +68,15 @@ class Tally:
     completion_tokens: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"calls": self.calls, "cache_hits": self.cache_hits, "failures": self.failures,
-                "retries": self.retries, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens,
-                "judge_tokens": self.prompt_tokens + self.completion_tokens}
+        return {
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "failures": self.failures,
+            "retries": self.retries,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "judge_tokens": self.prompt_tokens + self.completion_tokens,
+        }
 
 
 @dataclass
@@ -82,11 +89,23 @@ class Accountant:
     per_sample: dict[tuple[str, str], Tally] = field(default_factory=lambda: defaultdict(Tally))
     per_backend: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
 
-    def record(self, backend: str, *, prompt_tokens: int = 0, completion_tokens: int = 0,
-               cached: bool = False, failed: bool = False, retries: int = 0) -> None:
+    def record(
+        self,
+        backend: str,
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        cached: bool = False,
+        failed: bool = False,
+        retries: int = 0,
+    ) -> None:
         tag = CALL_TAG.get() or UNTAGGED
-        for tally in (self.total, self.per_metric[tag[0]], self.per_sample[tag],
-                      self.per_backend[backend]):
+        for tally in (
+            self.total,
+            self.per_metric[tag[0]],
+            self.per_sample[tag],
+            self.per_backend[backend],
+        ):
             if cached:
                 tally.cache_hits += 1
             else:

@@ -50,15 +50,21 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 
 def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                      default=str)
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def call_key(*, backend: str, kind: str, messages: Any, params: Mapping[str, Any],
-             prompt_version: str | None) -> str:
+def call_key(
+    *, backend: str, kind: str, messages: Any, params: Mapping[str, Any], prompt_version: str | None
+) -> str:
     """The cache key of one judge call: a sha256 over everything that decides the answer."""
-    payload = {"format": CACHE_FORMAT, "backend": backend, "kind": kind, "messages": messages,
-               "params": dict(params), "prompt_version": prompt_version}
+    payload = {
+        "format": CACHE_FORMAT,
+        "backend": backend,
+        "kind": kind,
+        "messages": messages,
+        "params": dict(params),
+        "prompt_version": prompt_version,
+    }
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()
 
 
@@ -88,8 +94,9 @@ class CallCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False,
-                                   isolation_level=None)  # autocommit: one commit per write
+        self._db = sqlite3.connect(
+            str(path), timeout=30.0, check_same_thread=False, isolation_level=None
+        )  # autocommit: one commit per write
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a killed process (only power loss can drop the tail).
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -100,47 +107,80 @@ class CallCache:
         with self._lock:
             row = self._db.execute(
                 "SELECT ok, value, error, raw, prompt_tokens, completion_tokens, attempts "
-                "FROM calls WHERE key = ?", (key,)).fetchone()
+                "FROM calls WHERE key = ?",
+                (key,),
+            ).fetchone()
         if row is None:
             return None
         ok, value, error, raw, pt, ct, attempts = row
-        return CachedCall(bool(ok), json.loads(value) if value is not None else None, error,
-                          raw, pt, ct, attempts)
+        return CachedCall(
+            bool(ok), json.loads(value) if value is not None else None, error, raw, pt, ct, attempts
+        )
 
-    def put(self, key: str, *, kind: str, backend: str, prompt_version: str | None, ok: bool,
-            value: Any = None, error: str | None = None, raw: str | None = None,
-            prompt_tokens: int = 0, completion_tokens: int = 0, attempts: int = 1) -> None:
+    def put(
+        self,
+        key: str,
+        *,
+        kind: str,
+        backend: str,
+        prompt_version: str | None,
+        ok: bool,
+        value: Any = None,
+        error: str | None = None,
+        raw: str | None = None,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        attempts: int = 1,
+    ) -> None:
         encoded = _canonical(value) if value is not None else None
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO calls (key, kind, backend, prompt_version, ok, value, "
                 "error, raw, prompt_tokens, completion_tokens, attempts, created) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, kind, backend, prompt_version, int(ok), encoded, error, raw,
-                 prompt_tokens, completion_tokens, attempts, time.time()))
+                (
+                    key,
+                    kind,
+                    backend,
+                    prompt_version,
+                    int(ok),
+                    encoded,
+                    error,
+                    raw,
+                    prompt_tokens,
+                    completion_tokens,
+                    attempts,
+                    time.time(),
+                ),
+            )
 
     # -- embeddings ----------------------------------------------------------------------
     def get_vectors(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         with self._lock:
             for start in range(0, len(keys), 500):
-                chunk = keys[start:start + 500]
+                chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for key, dim, blob in self._db.execute(
-                        f"SELECT key, dim, vector FROM embeddings WHERE key IN ({marks})", chunk):
+                    f"SELECT key, dim, vector FROM embeddings WHERE key IN ({marks})", chunk
+                ):
                     found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
         return found
 
     def put_vectors(self, backend: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         now = time.time()
-        rows = [(k, backend, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes(), now)
-                for k, v in items]
+        rows = [
+            (k, backend, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes(), now)
+            for k, v in items
+        ]
         with self._lock:
             self._db.execute("BEGIN")
             try:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO embeddings (key, backend, dim, vector, created) "
-                    "VALUES (?, ?, ?, ?, ?)", rows)
+                    "VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise

@@ -33,8 +33,9 @@ def messages_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in messages) + 3
 
 
-def placeholder(schema: dict[str, Any], defs: dict[str, Any] | None = None,
-                list_items: int = 3) -> Any:
+def placeholder(
+    schema: dict[str, Any], defs: dict[str, Any] | None = None, list_items: int = 3
+) -> Any:
     """A plausible instance of a JSON schema: first enum value, mid-range numbers, lists."""
     defs = defs if defs is not None else schema.get("$defs", {})
     if "$ref" in schema:
@@ -51,12 +52,14 @@ def placeholder(schema: dict[str, Any], defs: dict[str, Any] | None = None,
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     if kind == "object":
-        return {k: placeholder(v, defs, list_items)
-                for k, v in schema.get("properties", {}).items()}
+        return {
+            k: placeholder(v, defs, list_items) for k, v in schema.get("properties", {}).items()
+        }
     if kind == "array":
         n = max(int(schema.get("minItems", 0)), min(list_items, schema.get("maxItems", 99)))
-        return [placeholder(schema.get("items", {"type": "string"}), defs, list_items)
-                for _ in range(n)]
+        return [
+            placeholder(schema.get("items", {"type": "string"}), defs, list_items) for _ in range(n)
+        ]
     if kind == "string":
         return PLACEHOLDER
     if kind in ("integer", "number"):
@@ -82,10 +85,17 @@ class DryRunJudge:
         cache = self.real.core.cache
         return cache.get(key) if cache is not None else None
 
-    async def structured(self, messages: Sequence[Message], schema: type[M], *,
-                         prompt_version: str, max_tokens: int = 512) -> JudgeReply[M]:
-        key = self.real.structured_key(messages, schema, prompt_version=prompt_version,
-                                       max_tokens=max_tokens)
+    async def structured(
+        self,
+        messages: Sequence[Message],
+        schema: type[M],
+        *,
+        prompt_version: str,
+        max_tokens: int = 512,
+    ) -> JudgeReply[M]:
+        key = self.real.structured_key(
+            messages, schema, prompt_version=prompt_version, max_tokens=max_tokens
+        )
         hit = self._cached(key)
         if hit is not None:
             self.accountant.record(self.name, cached=True)
@@ -96,12 +106,14 @@ class DryRunJudge:
         text = json.dumps(placeholder(schema.model_json_schema(), list_items=self.list_items))
         value, error = parse_structured(text, schema)  # error: a schema we cannot satisfy
         usage = Usage(messages_tokens(messages), min(max_tokens, estimate_tokens(text)))
-        self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens,
-                               completion_tokens=usage.completion_tokens)
+        self.accountant.record(
+            self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
+        )
         return JudgeReply(value, error, text, usage)
 
-    async def option_probs(self, messages: Sequence[Message], options: Sequence[str], *,
-                           prompt_version: str) -> JudgeReply[dict[str, float]]:
+    async def option_probs(
+        self, messages: Sequence[Message], options: Sequence[str], *, prompt_version: str
+    ) -> JudgeReply[dict[str, float]]:
         key = self.real.option_probs_key(messages, options, prompt_version=prompt_version)
         hit = self._cached(key)
         if hit is not None:
@@ -143,8 +155,9 @@ class DryRunScorer:
         self.name = real.name
         self.accountant = accountant
 
-    async def target_logprobs(self, prompt: str, target: str, *,
-                              prompt_version: str) -> JudgeReply[TokenLogprobs]:
+    async def target_logprobs(
+        self, prompt: str, target: str, *, prompt_version: str
+    ) -> JudgeReply[TokenLogprobs]:
         cache = self.real.core.cache
         key = self.real.key(prompt, target, prompt_version=prompt_version)
         if cache is not None and cache.get(key) is not None:

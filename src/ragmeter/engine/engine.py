@@ -11,9 +11,11 @@ the raw output kept; nothing raises into metric code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -46,7 +48,25 @@ _USERINFO = re.compile(r"(//)[^/@\s]+@")
 def safe_name(name: str) -> str:
     """A backend name fit for cache rows and reports: no credentials in URLs, no keys."""
     return redact(_USERINFO.sub(r"\1", name))
+
+
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+
+
+@contextlib.contextmanager
+def relaxed_gc(threshold0: int = 20_000) -> Iterator[None]:
+    """Collect the young generation less often during a run of many small calls.
+
+    Each HTTP call allocates thousands of short-lived objects; CPython's default threshold
+    (700) then runs the collector hundreds of times a second on the event loop, which is CPU
+    the calls wait for. Restored on exit.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(threshold0, before[0]), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 class CallFailed(Exception):
@@ -87,8 +107,16 @@ class _Limiter:
 class _Core:
     """Shared machinery: limiter, time-out, retries, accounting, cache handle."""
 
-    def __init__(self, name: str, *, cache: CallCache | None, policy: RetryPolicy | None,
-                 timeout: float | None, concurrency: int, accountant: Accountant | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        cache: CallCache | None,
+        policy: RetryPolicy | None,
+        timeout: float | None,
+        concurrency: int,
+        accountant: Accountant | None,
+    ) -> None:
         self.name = safe_name(name)
         self.cache = cache
         self.policy = policy or RetryPolicy()
@@ -131,7 +159,7 @@ def parse_structured(text: str, schema: type[M]) -> tuple[M | None, str | None]:
     except json.JSONDecodeError as exc:
         start, end = body.find("{"), body.rfind("}")
         try:
-            obj = json.loads(body[start:end + 1]) if 0 <= start < end else None
+            obj = json.loads(body[start : end + 1]) if 0 <= start < end else None
         except json.JSONDecodeError:
             obj = None
         if obj is None:
@@ -139,13 +167,15 @@ def parse_structured(text: str, schema: type[M]) -> tuple[M | None, str | None]:
     try:
         return schema.model_validate(obj), None
     except ValidationError as exc:
-        parts = [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
-                 for e in exc.errors()[:5]]
+        parts = [
+            f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:5]
+        ]
         return None, "schema violation: " + "; ".join(parts)
 
 
-def option_probs_from_top(top: Sequence[tuple[str, float]], options: Sequence[str]
-                          ) -> tuple[dict[str, float] | None, str | None]:
+def option_probs_from_top(
+    top: Sequence[tuple[str, float]], options: Sequence[str]
+) -> tuple[dict[str, float] | None, str | None]:
     """Renormalise the first token's top-k probabilities over ``options``.
 
     Tokens match an option case-insensitively after stripping spaces; a token that is a
@@ -170,25 +200,46 @@ def option_probs_from_top(top: Sequence[tuple[str, float]], options: Sequence[st
     return {o: p / total for o, p in mass.items()}, None
 
 
-def _repair_messages(messages: list[Message], raw: str, error: str,
-                     schema_json: dict[str, Any]) -> list[Message]:
-    return [*messages, {"role": "assistant", "content": raw},
-            {"role": "user", "content": (
+def _repair_messages(
+    messages: list[Message], raw: str, error: str, schema_json: dict[str, Any]
+) -> list[Message]:
+    return [
+        *messages,
+        {"role": "assistant", "content": raw},
+        {
+            "role": "user",
+            "content": (
                 f"Your reply was not valid: {error}. Reply again with only a JSON object that "
-                f"matches this JSON schema:\n{json.dumps(schema_json)}")}]
+                f"matches this JSON schema:\n{json.dumps(schema_json)}"
+            ),
+        },
+    ]
 
 
 class CachedJudge:
     """A Judge over a ChatBackend (or another Judge) with caching, retries and repair."""
 
-    def __init__(self, inner: ChatBackend | Judge, *, cache: CallCache | None = None,
-                 policy: RetryPolicy | None = None, timeout: float | None = 60.0,
-                 concurrency: int = 8, accountant: Accountant | None = None,
-                 repair: bool = True) -> None:
+    def __init__(
+        self,
+        inner: ChatBackend | Judge,
+        *,
+        cache: CallCache | None = None,
+        policy: RetryPolicy | None = None,
+        timeout: float | None = 60.0,
+        concurrency: int = 8,
+        accountant: Accountant | None = None,
+        repair: bool = True,
+    ) -> None:
         self.inner = inner
         self._raw = isinstance(inner, ChatBackend) and hasattr(inner, "complete")
-        self.core = _Core(inner.name, cache=cache, policy=policy, timeout=timeout,
-                          concurrency=concurrency, accountant=accountant)
+        self.core = _Core(
+            inner.name,
+            cache=cache,
+            policy=policy,
+            timeout=timeout,
+            concurrency=concurrency,
+            accountant=accountant,
+        )
         self.name = self.core.name
         self.repair = repair
         self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
@@ -211,25 +262,53 @@ class CachedJudge:
             found = self._schemas[schema] = schema.model_json_schema()
         return found
 
-    def structured_key(self, messages: Sequence[Message], schema: type[BaseModel], *,
-                       prompt_version: str, max_tokens: int = 512) -> str:
+    def structured_key(
+        self,
+        messages: Sequence[Message],
+        schema: type[BaseModel],
+        *,
+        prompt_version: str,
+        max_tokens: int = 512,
+    ) -> str:
         params = {**self._params, "max_tokens": max_tokens, "schema": self._schema_json(schema)}
-        return call_key(backend=self.name, kind="structured", messages=list(messages),
-                        params=params, prompt_version=prompt_version)
+        return call_key(
+            backend=self.name,
+            kind="structured",
+            messages=list(messages),
+            params=params,
+            prompt_version=prompt_version,
+        )
 
-    def option_probs_key(self, messages: Sequence[Message], options: Sequence[str], *,
-                         prompt_version: str) -> str:
-        params = {**self._params, "options": list(options), "top_logprobs": TOP_LOGPROBS,
-                  "max_tokens": 1}
-        return call_key(backend=self.name, kind="option_probs", messages=list(messages),
-                        params=params, prompt_version=prompt_version)
+    def option_probs_key(
+        self, messages: Sequence[Message], options: Sequence[str], *, prompt_version: str
+    ) -> str:
+        params = {
+            **self._params,
+            "options": list(options),
+            "top_logprobs": TOP_LOGPROBS,
+            "max_tokens": 1,
+        }
+        return call_key(
+            backend=self.name,
+            kind="option_probs",
+            messages=list(messages),
+            params=params,
+            prompt_version=prompt_version,
+        )
 
     # -- structured output ---------------------------------------------------------------
-    async def structured(self, messages: Sequence[Message], schema: type[M], *,
-                         prompt_version: str, max_tokens: int = 512) -> JudgeReply[M]:
+    async def structured(
+        self,
+        messages: Sequence[Message],
+        schema: type[M],
+        *,
+        prompt_version: str,
+        max_tokens: int = 512,
+    ) -> JudgeReply[M]:
         msgs = [dict(m) for m in messages]
-        key = self.structured_key(msgs, schema, prompt_version=prompt_version,
-                                  max_tokens=max_tokens)
+        key = self.structured_key(
+            msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
+        )
         hit = self.core.cache.get(key) if self.core.cache else None
         if hit is not None:
             value, error = (None, hit.error)
@@ -237,37 +316,43 @@ class CachedJudge:
                 value, error = parse_structured(json.dumps(hit.value), schema)
             if value is not None or not hit.ok:
                 self.accountant.record(self.name, cached=True, failed=not hit.ok)
-                return JudgeReply(value, error, hit.raw, Usage(), cached=True,
-                                  attempts=hit.attempts)
+                return JudgeReply(
+                    value, error, hit.raw, Usage(), cached=True, attempts=hit.attempts
+                )
         reply = await self._structured_uncached(msgs, schema, prompt_version, max_tokens)
-        return self._finish("structured", key, prompt_version, reply,
-                            lambda v: v.model_dump(mode="json"))
+        return self._finish(
+            "structured", key, prompt_version, reply, lambda v: v.model_dump(mode="json")
+        )
 
-    async def _structured_once(self, msgs: list[Message], schema: type[M],
-                               prompt_version: str, max_tokens: int) -> _Attempt:
+    async def _structured_once(
+        self, msgs: list[Message], schema: type[M], prompt_version: str, max_tokens: int
+    ) -> _Attempt:
         if self._raw:
             schema_json = self._schema_json(schema)
-            request = ChatRequest(msgs, max_tokens, json_schema=schema_json,
-                                  schema_name=schema.__name__)
+            request = ChatRequest(
+                msgs, max_tokens, json_schema=schema_json, schema_name=schema.__name__
+            )
             comp: ChatCompletion = await self.inner.complete(request)  # type: ignore[union-attr]
             value, error = parse_structured(comp.text, schema)
             return _Attempt(value, error, comp.text, comp.usage)
-        reply = await self.inner.structured(msgs, schema, prompt_version=prompt_version,
-                                            max_tokens=max_tokens)
+        reply = await self.inner.structured(
+            msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
+        )
         if reply.ok:
             return _Attempt(reply.value, None, reply.raw, reply.usage)
         if reply.raw is None:  # no model output: a backend fault, not something to repair
             raise _NoOutput(reply.error or "judge returned no output")
         return _Attempt(None, reply.error, reply.raw, reply.usage)
 
-    async def _structured_uncached(self, msgs: list[Message], schema: type[M],
-                                   prompt_version: str, max_tokens: int) -> JudgeReply[M]:
+    async def _structured_uncached(
+        self, msgs: list[Message], schema: type[M], prompt_version: str, max_tokens: int
+    ) -> JudgeReply[M]:
         usage, attempts, current = Usage(), 0, msgs
         for round_ in range(2 if self.repair else 1):
             try:
                 att, n = await self.core.retrying(
-                    lambda m=current: self._structured_once(m, schema, prompt_version,
-                                                            max_tokens))
+                    lambda m=current: self._structured_once(m, schema, prompt_version, max_tokens)
+                )
             except CallFailed as exc:
                 return _transport_failure(exc, attempts, usage)
             attempts += n
@@ -279,36 +364,48 @@ class CachedJudge:
                 continue
             break
         suffix = " (after a repair retry)" if self.repair else ""
-        return JudgeReply(None, redact(f"{att.error}{suffix}"), att.raw, usage,
-                          attempts=attempts)
+        return JudgeReply(None, redact(f"{att.error}{suffix}"), att.raw, usage, attempts=attempts)
 
     # -- verdict probabilities -----------------------------------------------------------
-    async def option_probs(self, messages: Sequence[Message], options: Sequence[str], *,
-                           prompt_version: str) -> JudgeReply[dict[str, float]]:
+    async def option_probs(
+        self, messages: Sequence[Message], options: Sequence[str], *, prompt_version: str
+    ) -> JudgeReply[dict[str, float]]:
         msgs = [dict(m) for m in messages]
         key = self.option_probs_key(msgs, options, prompt_version=prompt_version)
         hit = self.core.cache.get(key) if self.core.cache else None
         if hit is not None:
             self.accountant.record(self.name, cached=True, failed=not hit.ok)
-            return JudgeReply(hit.value if hit.ok else None, hit.error, hit.raw, Usage(),
-                              cached=True, attempts=hit.attempts)
+            return JudgeReply(
+                hit.value if hit.ok else None,
+                hit.error,
+                hit.raw,
+                Usage(),
+                cached=True,
+                attempts=hit.attempts,
+            )
         try:
             att, n = await self.core.retrying(
-                lambda: self._probs_once(msgs, list(options), prompt_version))
+                lambda: self._probs_once(msgs, list(options), prompt_version)
+            )
         except CallFailed as exc:
             reply: JudgeReply[dict[str, float]] = _transport_failure(exc, 0, Usage())
         else:
             reply = JudgeReply(att.value, att.error, att.raw, att.usage, attempts=n)
         return self._finish("option_probs", key, prompt_version, reply, lambda v: v)
 
-    async def _probs_once(self, msgs: list[Message], options: list[str],
-                          prompt_version: str) -> _Attempt:
+    async def _probs_once(
+        self, msgs: list[Message], options: list[str], prompt_version: str
+    ) -> _Attempt:
         if self._raw:
             request = ChatRequest(msgs, 1, top_logprobs=TOP_LOGPROBS)
             comp: ChatCompletion = await self.inner.complete(request)  # type: ignore[union-attr]
             if not comp.top_logprobs:
-                return _Attempt(None, "the server returned no logprobs (does it support "
-                                "logprobs/top_logprobs?)", comp.text, comp.usage)
+                return _Attempt(
+                    None,
+                    "the server returned no logprobs (does it support logprobs/top_logprobs?)",
+                    comp.text,
+                    comp.usage,
+                )
             value, error = option_probs_from_top(comp.top_logprobs, options)
             raw = json.dumps(comp.top_logprobs) if error else comp.text
             return _Attempt(value, error, raw, comp.usage)
@@ -318,21 +415,38 @@ class CachedJudge:
         return _Attempt(reply.value, reply.error, reply.raw, reply.usage)
 
     # -- bookkeeping ---------------------------------------------------------------------
-    def _finish(self, kind: str, key: str, prompt_version: str, reply: JudgeReply[Any],
-                encode: Callable[[Any], Any]) -> JudgeReply[Any]:
+    def _finish(
+        self,
+        kind: str,
+        key: str,
+        prompt_version: str,
+        reply: JudgeReply[Any],
+        encode: Callable[[Any], Any],
+    ) -> JudgeReply[Any]:
         transient = getattr(reply, "_transient", False)
-        self.accountant.record(self.name, prompt_tokens=reply.usage.prompt_tokens,
-                               completion_tokens=reply.usage.completion_tokens,
-                               failed=not reply.ok, retries=max(0, reply.attempts - 1))
+        self.accountant.record(
+            self.name,
+            prompt_tokens=reply.usage.prompt_tokens,
+            completion_tokens=reply.usage.completion_tokens,
+            failed=not reply.ok,
+            retries=max(0, reply.attempts - 1),
+        )
         # Cache what the model answered (a value, or output that failed validation); a
         # transport failure is not an answer, so a later run tries it again.
         if self.core.cache is not None and not transient and (reply.ok or reply.raw is not None):
-            self.core.cache.put(key, kind=kind, backend=self.name, prompt_version=prompt_version,
-                                ok=reply.ok, value=encode(reply.value) if reply.ok else None,
-                                error=reply.error, raw=reply.raw,
-                                prompt_tokens=reply.usage.prompt_tokens,
-                                completion_tokens=reply.usage.completion_tokens,
-                                attempts=reply.attempts)
+            self.core.cache.put(
+                key,
+                kind=kind,
+                backend=self.name,
+                prompt_version=prompt_version,
+                ok=reply.ok,
+                value=encode(reply.value) if reply.ok else None,
+                error=reply.error,
+                raw=reply.raw,
+                prompt_tokens=reply.usage.prompt_tokens,
+                completion_tokens=reply.usage.completion_tokens,
+                attempts=reply.attempts,
+            )
         return reply
 
 
@@ -341,8 +455,9 @@ class _NoOutput(Exception):
 
 
 def _transport_failure(exc: CallFailed, attempts: int, usage: Usage) -> JudgeReply[Any]:
-    reply: JudgeReply[Any] = JudgeReply(None, redact(exc.reason), None, usage,
-                                        attempts=attempts + exc.attempts)
+    reply: JudgeReply[Any] = JudgeReply(
+        None, redact(exc.reason), None, usage, attempts=attempts + exc.attempts
+    )
     reply._transient = True  # type: ignore[attr-defined]
     return reply
 
@@ -350,13 +465,26 @@ def _transport_failure(exc: CallFailed, attempts: int, usage: Usage) -> JudgeRep
 class CachedEmbedder:
     """An Embedder with a per-text vector cache, batching, retries and bounded concurrency."""
 
-    def __init__(self, inner: Embedder, *, cache: CallCache | None = None,
-                 policy: RetryPolicy | None = None, timeout: float | None = 60.0,
-                 concurrency: int = 8, accountant: Accountant | None = None,
-                 batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        inner: Embedder,
+        *,
+        cache: CallCache | None = None,
+        policy: RetryPolicy | None = None,
+        timeout: float | None = 60.0,
+        concurrency: int = 8,
+        accountant: Accountant | None = None,
+        batch_size: int = 64,
+    ) -> None:
         self.inner = inner
-        self.core = _Core(inner.name, cache=cache, policy=policy, timeout=timeout,
-                          concurrency=concurrency, accountant=accountant)
+        self.core = _Core(
+            inner.name,
+            cache=cache,
+            policy=policy,
+            timeout=timeout,
+            concurrency=concurrency,
+            accountant=accountant,
+        )
         self.name = self.core.name
         self.batch_size = max(1, batch_size)
 
@@ -384,9 +512,12 @@ class CachedEmbedder:
         usage, attempts = Usage(), 0
         if todo:
             items = list(todo.items())
-            batches = [items[i:i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+            batches = [
+                items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)
+            ]
             results = await asyncio.gather(
-                *(self._embed_batch([t for _, t in b]) for b in batches), return_exceptions=True)
+                *(self._embed_batch([t for _, t in b]) for b in batches), return_exceptions=True
+            )
             fresh: list[tuple[str, np.ndarray]] = []
             error: str | None = None
             for batch, res in zip(batches, results, strict=True):
@@ -402,9 +533,12 @@ class CachedEmbedder:
             if self.core.cache is not None and fresh:
                 self.core.cache.put_vectors(self.name, fresh)
             found.update(fresh)
-            self.core.accountant.record(self.name, prompt_tokens=usage.prompt_tokens,
-                                        failed=error is not None,
-                                        retries=max(0, attempts - len(batches)))
+            self.core.accountant.record(
+                self.name,
+                prompt_tokens=usage.prompt_tokens,
+                failed=error is not None,
+                retries=max(0, attempts - len(batches)),
+            )
             if error is not None:
                 return JudgeReply(None, redact(error), None, usage, attempts=attempts)
         else:
@@ -419,23 +553,40 @@ class CachedEmbedder:
 class CachedScorer:
     """A Scorer (teacher-forced log-probabilities, local models) with caching and accounting."""
 
-    def __init__(self, inner: Scorer, *, cache: CallCache | None = None,
-                 timeout: float | None = None, concurrency: int = 1,
-                 accountant: Accountant | None = None) -> None:
+    def __init__(
+        self,
+        inner: Scorer,
+        *,
+        cache: CallCache | None = None,
+        timeout: float | None = None,
+        concurrency: int = 1,
+        accountant: Accountant | None = None,
+    ) -> None:
         self.inner = inner
-        self.core = _Core(inner.name, cache=cache, policy=RetryPolicy(max_retries=0),
-                          timeout=timeout, concurrency=concurrency, accountant=accountant)
+        self.core = _Core(
+            inner.name,
+            cache=cache,
+            policy=RetryPolicy(max_retries=0),
+            timeout=timeout,
+            concurrency=concurrency,
+            accountant=accountant,
+        )
         self.name = self.core.name
         params = getattr(inner, "cache_params", None)
         self._params: dict[str, Any] = dict(params()) if callable(params) else {}
 
     def key(self, prompt: str, target: str, *, prompt_version: str) -> str:
-        return call_key(backend=self.name, kind="target_logprobs",
-                        messages={"prompt": prompt, "target": target}, params=self._params,
-                        prompt_version=prompt_version)
+        return call_key(
+            backend=self.name,
+            kind="target_logprobs",
+            messages={"prompt": prompt, "target": target},
+            params=self._params,
+            prompt_version=prompt_version,
+        )
 
-    async def target_logprobs(self, prompt: str, target: str, *,
-                              prompt_version: str) -> JudgeReply[TokenLogprobs]:
+    async def target_logprobs(
+        self, prompt: str, target: str, *, prompt_version: str
+    ) -> JudgeReply[TokenLogprobs]:
         key = self.key(prompt, target, prompt_version=prompt_version)
         hit = self.core.cache.get(key) if self.core.cache else None
         if hit is not None and hit.ok:
@@ -443,18 +594,29 @@ class CachedScorer:
             return JudgeReply(TokenLogprobs(**hit.value), None, hit.raw, Usage(), cached=True)
         try:
             reply, _ = await self.core.retrying(
-                lambda: self.inner.target_logprobs(prompt, target,
-                                                   prompt_version=prompt_version))
+                lambda: self.inner.target_logprobs(prompt, target, prompt_version=prompt_version)
+            )
         except CallFailed as exc:
             reply = JudgeReply(None, redact(exc.reason), None)
-        self.core.accountant.record(self.name, prompt_tokens=reply.usage.prompt_tokens,
-                                    completion_tokens=reply.usage.completion_tokens,
-                                    failed=not reply.ok)
+        self.core.accountant.record(
+            self.name,
+            prompt_tokens=reply.usage.prompt_tokens,
+            completion_tokens=reply.usage.completion_tokens,
+            failed=not reply.ok,
+        )
         if reply.ok and reply.value is not None and self.core.cache is not None:
-            value = {"tokens": list(reply.value.tokens),
-                     "logprobs": [float(x) for x in reply.value.logprobs]}
-            self.core.cache.put(key, kind="target_logprobs", backend=self.name,
-                                prompt_version=prompt_version, ok=True, value=value,
-                                prompt_tokens=reply.usage.prompt_tokens,
-                                completion_tokens=reply.usage.completion_tokens)
+            value = {
+                "tokens": list(reply.value.tokens),
+                "logprobs": [float(x) for x in reply.value.logprobs],
+            }
+            self.core.cache.put(
+                key,
+                kind="target_logprobs",
+                backend=self.name,
+                prompt_version=prompt_version,
+                ok=True,
+                value=value,
+                prompt_tokens=reply.usage.prompt_tokens,
+                completion_tokens=reply.usage.completion_tokens,
+            )
         return reply

@@ -39,8 +39,9 @@ class RetryPolicy:
     max_delay: float = 20.0
     max_retry_after: float = 120.0
 
-    def delay(self, attempt: int, retry_after: float | None = None,
-              rng: random.Random | None = None) -> float:
+    def delay(
+        self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None
+    ) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based)."""
         rand = (rng or random).random()
         backoff = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))

@@ -18,18 +18,27 @@ def _litellm() -> Any:
     try:
         import litellm
     except ImportError:
-        raise ConfigError("the litellm judge needs the optional extra: "
-                          "pip install 'ragmeter[litellm]'") from None
+        raise ConfigError(
+            "the litellm judge needs the optional extra: pip install 'ragmeter[litellm]'"
+        ) from None
     return litellm
 
 
 class LiteLLMBackend:
     """A ChatBackend over ``litellm.acompletion``; ``model`` is LiteLLM's "provider/model"."""
 
-    def __init__(self, model: str, *, base_url: str | None = None,
-                 api_key_env: str | None = None, api_key: str | None = None, seed: int = 0,
-                 temperature: float = 0.0, timeout: float | None = 60.0,
-                 structured_mode: str = "json_schema") -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        api_key: str | None = None,
+        seed: int = 0,
+        temperature: float = 0.0,
+        timeout: float | None = 60.0,
+        structured_mode: str = "json_schema",
+    ) -> None:
         self._lib = _litellm()
         self.model = model
         self.name = f"litellm:{model}"
@@ -43,14 +52,22 @@ class LiteLLMBackend:
         register_secret(self._key)
 
     def cache_params(self) -> dict[str, Any]:
-        return {"url": public_url(self.base_url) if self.base_url else None,
-                "temperature": self.temperature, "seed": self.seed,
-                "structured_mode": self.structured_mode}
+        return {
+            "url": public_url(self.base_url) if self.base_url else None,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "structured_mode": self.structured_mode,
+        }
 
     async def complete(self, request: ChatRequest) -> ChatCompletion:
-        args: dict[str, Any] = {"model": self.model, "messages": request.messages,
-                                "temperature": self.temperature, "seed": self.seed,
-                                "max_tokens": request.max_tokens, "num_retries": 0}
+        args: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": request.max_tokens,
+            "num_retries": 0,
+        }
         if self.timeout:
             args["timeout"] = self.timeout + 5.0
         if self.base_url:
@@ -58,8 +75,13 @@ class LiteLLMBackend:
         if self._key:
             args["api_key"] = self._key
         if request.json_schema is not None and self.structured_mode == "json_schema":
-            args["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": (request.schema_name or "reply")[:64], "schema": request.json_schema}}
+            args["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": (request.schema_name or "reply")[:64],
+                    "schema": request.json_schema,
+                },
+            }
         elif request.json_schema is not None and self.structured_mode == "json_object":
             args["response_format"] = {"type": "json_object"}
         if request.top_logprobs:

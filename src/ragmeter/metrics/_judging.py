@@ -164,10 +164,18 @@ def context_budget_tokens(judge: Any, resources: Resources | None) -> int:
     opts = options_of(resources)
     if opts.get("max_context_tokens"):
         return int(opts["max_context_tokens"])
-    n_ctx = getattr(judge, "n_ctx", None)
+    n_ctx = getattr(inner_model(judge), "n_ctx", None)
     if isinstance(n_ctx, int) and n_ctx > RESERVED_TOKENS + 256:
         return n_ctx - RESERVED_TOKENS
     return DEFAULT_CONTEXT_TOKENS
+
+
+def inner_model(obj: Any) -> Any:
+    """The backend under engine wrappers (CachedJudge.inner ...), for attributes like n_ctx."""
+    seen = 0
+    while hasattr(obj, "inner") and seen < 5 and not hasattr(obj, "n_ctx"):
+        obj, seen = obj.inner, seen + 1
+    return obj
 
 
 def estimate_tokens(text: str) -> int:

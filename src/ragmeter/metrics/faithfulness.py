@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ragmeter.judges.base import Resources
 from ragmeter.metrics._judging import (
@@ -36,7 +36,7 @@ DEFAULT_MODE = "fast"
 
 
 class Statements(BaseModel):
-    statements: list[str] = Field(max_length=40)
+    statements: list[str]
 
 
 class Verdict(BaseModel):

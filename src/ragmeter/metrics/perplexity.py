@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.judges.base import JudgeReply, Resources, TokenLogprobs, Usage
-from ragmeter.metrics._judging import Unavailable, guarded
+from ragmeter.metrics._judging import Unavailable, guarded, inner_model, options_of
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.sample import Sample
 
@@ -105,9 +105,22 @@ class HFScorer:
         return JudgeReply(value=value, usage=Usage(prompt_tokens=len(value.tokens)))
 
 
+_HF_SCORERS: dict[str, HFScorer] = {}
+
+
+def scorer_of(resources: Resources) -> Any:
+    """``options["scorer_model"]`` (a Hugging Face path) first, else the run's scorer."""
+    path = options_of(resources).get("scorer_model")
+    if path:
+        if str(path) not in _HF_SCORERS:
+            _HF_SCORERS[str(path)] = HFScorer(path)
+        return _HF_SCORERS[str(path)]
+    return getattr(resources, "scorer", None)
+
+
 def _prompt_for(scorer: Any, context: str) -> str:
     text = PROMPT.format(context=context)
-    fmt = getattr(scorer, "format_chat", None)
+    fmt = getattr(inner_model(scorer), "format_chat", None)
     if callable(fmt):  # an instruct GGUF judge reads the instruction as a user turn
         return str(fmt([{"role": "user", "content": text}]))
     return text
@@ -115,11 +128,11 @@ def _prompt_for(scorer: Any, context: str) -> str:
 
 @guarded
 async def context_relevance_perplexity(sample: Sample, resources: Resources) -> Score:
-    scorer = getattr(resources, "scorer", None)
+    scorer = scorer_of(resources)
     if scorer is None:
         raise Unavailable("context_relevance_perplexity needs a scorer model: set "
-                          "Settings(scorer_model=PATH) to a Hugging Face LM such as "
-                          "google/flan-t5-small, or use the embedded local judge")
+                          "options scorer_model=PATH to a local Hugging Face LM such as "
+                          "google/flan-t5-small, or use a local judge (--judge local)")
     question = (sample.question or "").strip()
     contexts = [c for c in sample.contexts or []]
     if not question:

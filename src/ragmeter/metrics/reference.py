@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ragmeter.judges.base import Resources
 from ragmeter.metrics._judging import (
@@ -58,9 +58,9 @@ class Attributions(BaseModel):
 
 
 class Classified(BaseModel):
-    TP: list[str] = Field(max_length=40)
-    FP: list[str] = Field(max_length=40)
-    FN: list[str] = Field(max_length=40)
+    TP: list[str]
+    FP: list[str]
+    FN: list[str]
 
 
 def _reference(sample: Sample) -> str:

@@ -15,7 +15,7 @@ text), with the same context-first prompt prefix as faithfulness.
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ragmeter.judges.base import Resources
 from ragmeter.metrics._judging import (
@@ -43,16 +43,16 @@ MATCH_F1 = 0.8  # token F1 above which an extracted sentence is taken as a real 
 
 
 class GeneratedQuestions(BaseModel):
-    questions: list[str] = Field(max_length=10)
+    questions: list[str]
     noncommittal: bool
 
 
 class SentenceNumbers(BaseModel):
-    sentences: list[int] = Field(max_length=200)
+    sentences: list[int]
 
 
 class ExtractedSentences(BaseModel):
-    sentences: list[str] = Field(max_length=100)
+    sentences: list[str]
 
 
 # ---- answer relevance ------------------------------------------------------------------------

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.judges.base import JudgeReply, Resources, Usage
-from ragmeter.metrics._judging import Unavailable, guarded
+from ragmeter.metrics._judging import Unavailable, guarded, options_of
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.sample import Sample
 
 HOW_TO = ("answer_reward needs a reward model: download a Hugging Face sequence-classification "
           "reward model (e.g. OpenAssistant/reward-model-deberta-v3-large-v2) and set "
-          "Settings(reward_model=PATH) / --reward-model PATH")
+          "the option reward_model=PATH (Settings(options={'reward_model': PATH}))")
 
 
 class HFRewardModel:
@@ -72,13 +72,18 @@ class HFRewardModel:
                           usage=Usage(prompt_tokens=n))
 
 
+_MODELS: dict[str, HFRewardModel] = {}
+
+
 @guarded
 async def answer_reward(sample: Sample, resources: Resources) -> Score:
-    model = getattr(resources, "reward_model", None)
+    model = getattr(resources, "reward_model", None) or options_of(resources).get("reward_model")
     if model is None:
         raise Unavailable(HOW_TO)
     if isinstance(model, (str, Path)):
-        model = HFRewardModel(model)
+        if str(model) not in _MODELS:
+            _MODELS[str(model)] = HFRewardModel(model)
+        model = _MODELS[str(model)]
     reply = await model.score(sample.question, sample.answer or "")
     if not reply.ok or reply.value is None:
         return Score.failed(f"reward model error: {reply.error}")

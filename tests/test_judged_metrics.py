@@ -1,0 +1,299 @@
+"""Arithmetic of the judged metrics on scripted judge replies, undefined and failure cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from judged_fakes import HashEmbedder, ScriptedJudge, statement_in
+from ragmeter.judges.base import Resources
+from ragmeter.metrics._judging import chunk_indices
+from ragmeter.metrics.faithfulness import faithfulness
+from ragmeter.metrics.reference import (
+    answer_correctness,
+    average_precision,
+    context_precision,
+    context_recall,
+)
+from ragmeter.metrics.registry import get_metric
+from ragmeter.metrics.relevance import answer_relevance, context_relevance, match_sentences
+from ragmeter.sample import Sample
+
+CTX = ("Paris is the capital of France. It has about two million inhabitants. "
+       "The Seine flows through the city. Paris hosted the 2024 Olympics.")
+
+
+def sample(**kw) -> Sample:
+    base = dict(question="What is the capital of France?", question_id="q1",
+                answer="Paris is the capital. It is in Germany. It hosted the Olympics.",
+                contexts=[CTX])
+    base.update(kw)
+    return Sample(**base)
+
+
+def res(judge=None, modes=None, **opts) -> Resources:
+    return Resources(judge=judge, embedder=HashEmbedder(), options={"modes": modes or {}, **opts})
+
+
+def verdict_by_statement(table: dict[str, float]):
+    return lambda text: table[statement_in(text)]
+
+
+# ---- faithfulness --------------------------------------------------------------------------
+
+
+async def test_faithfulness_fast_is_mean_p_yes_with_evidence():
+    table = {"Paris is the capital.": 0.9, "It is in Germany.": 0.2,
+             "It hosted the Olympics.": 0.7}
+    judge = ScriptedJudge(verdict_by_statement(table))
+    s = await faithfulness(sample(), res(judge))
+    assert s.status == "ok"
+    assert s.value == pytest.approx((0.9 + 0.2 + 0.7) / 3)
+    assert s.details["statements"] == list(table)
+    assert s.details["verdicts"] == ["yes", "no", "yes"]
+    assert s.details["hard_score"] == pytest.approx(2 / 3)
+    assert s.details["judge"]["calls"] == 3
+
+
+async def test_faithfulness_fast_prompts_share_the_context_prefix():
+    judge = ScriptedJudge(lambda t: 1.0)
+    await faithfulness(sample(), res(judge))
+    users = [m[-1]["content"] for _, m in judge.log]
+    systems = {m[0]["content"] for _, m in judge.log}
+    assert len(systems) == 1
+    prefix = users[0].split("Statement:")[0]
+    assert prefix.startswith("Context:\n[1] Paris is the capital of France.")
+    assert all(u.startswith(prefix) for u in users)
+
+
+async def test_faithfulness_chunks_long_context_and_takes_best_chunk():
+    ctx = " ".join(f"Fact number {i} is true." for i in range(40))
+    judge = ScriptedJudge(lambda t: 0.9 if "[40]" in t else 0.1)
+    s = await faithfulness(sample(answer="Fact number 39 is true.", contexts=[ctx]),
+                           res(judge, max_context_tokens=60))
+    assert s.details["chunks"] > 1
+    assert s.value == pytest.approx(0.9)
+    assert len(judge.log) == s.details["chunks"]
+
+
+async def test_faithfulness_generate_counts_supported_statements():
+    def script(text, schema):
+        if schema.__name__ == "Statements":
+            return {"statements": ["Paris is the capital of France.", "Paris is in Germany."]}
+        return {"verdicts": [{"reason": "stated", "verdict": "yes"},
+                             {"reason": "not stated", "verdict": "no"}]}
+
+    s = await faithfulness(sample(), res(ScriptedJudge(script=script),
+                                         {"faithfulness": "generate"}))
+    assert s.value == 0.5
+    assert s.details["reasons"] == ["stated", "not stated"]
+    assert s.details["verdicts"] == ["yes", "no"]
+
+
+async def test_faithfulness_generate_verdict_count_mismatch_fails():
+    def script(text, schema):
+        if schema.__name__ == "Statements":
+            return {"statements": ["A.", "B."]}
+        return {"verdicts": [{"reason": "r", "verdict": "yes"}]}
+
+    s = await faithfulness(sample(), res(ScriptedJudge(script=script),
+                                         {"faithfulness": "generate"}))
+    assert s.status == "failed" and "1 verdicts for 2 statements" in s.reason
+
+
+@pytest.mark.parametrize("mode", ["fast", "generate"])
+async def test_faithfulness_undefined_cases_carry_reasons(mode):
+    judge = ScriptedJudge(lambda t: 1.0, lambda t, s: {"statements": []})
+    r = res(judge, {"faithfulness": mode})
+    empty = await faithfulness(sample(answer="  "), r)
+    no_ctx = await faithfulness(sample(contexts=[]), r)
+    assert empty.status == "undefined" and "empty answer" in empty.reason
+    assert no_ctx.status == "undefined" and "no contexts" in no_ctx.reason
+    if mode == "generate":
+        none = await faithfulness(sample(answer="I don't know."), r)
+        assert none.status == "undefined" and "no statements" in none.reason
+    else:
+        none = await faithfulness(sample(answer="..."), r)
+        assert none.status == "undefined"
+    for s in (empty, no_ctx, none):
+        assert s.value is None
+
+
+async def test_judge_error_becomes_failed_score_with_the_error():
+    judge = ScriptedJudge(lambda t: 1.0, fail_on="Germany")
+    s = await faithfulness(sample(), res(judge))
+    assert s.status == "failed" and "scripted failure" in s.reason and s.value is None
+
+
+async def test_missing_judge_and_bad_mode_fail_with_advice():
+    s = await faithfulness(sample(), Resources())
+    assert s.status == "failed" and "no judge configured" in s.reason
+    s = await faithfulness(sample(), res(ScriptedJudge(), {"faithfulness": "turbo"}))
+    assert s.status == "failed" and "unknown mode" in s.reason
+
+
+# ---- answer relevance ----------------------------------------------------------------------
+
+
+async def test_answer_relevance_fast_is_p_yes():
+    s = await answer_relevance(sample(), res(ScriptedJudge(lambda t: 0.8)))
+    assert s.value == pytest.approx(0.8) and s.details["mode"] == "fast"
+
+
+async def test_answer_relevance_generate_is_mean_cosine():
+    emb = HashEmbedder()
+    qs = ["What is the capital of France?", "Which city hosted the Olympics?"]
+
+    def script(text, schema):
+        return {"questions": qs, "noncommittal": False}
+
+    s = await answer_relevance(sample(), res(ScriptedJudge(script=script),
+                                             {"answer_relevance": "generate"},
+                                             answer_relevance_n=2))
+    q = emb.vec("What is the capital of France?")
+    expected = (float(q @ emb.vec(qs[0])) + float(q @ emb.vec(qs[1]))) / 2
+    assert s.value == pytest.approx(expected)
+    assert s.details["similarities"][0] == pytest.approx(1.0)
+    assert s.details["questions"] == qs
+
+
+async def test_answer_relevance_noncommittal_scores_zero():
+    script = lambda t, s: {"questions": ["What is the capital?"], "noncommittal": True}  # noqa: E731
+    s = await answer_relevance(sample(answer="I am not sure."),
+                               res(ScriptedJudge(script=script), {"answer_relevance": "generate"}))
+    assert s.value == 0.0 and s.details["noncommittal"] is True
+
+
+async def test_answer_relevance_generate_without_embedder_fails_clearly():
+    r = Resources(judge=ScriptedJudge(), options={"modes": {"answer_relevance": "generate"}})
+    s = await answer_relevance(sample(), r)
+    assert s.status == "failed" and "embedder" in s.reason
+
+
+async def test_answer_relevance_empty_answer_undefined():
+    s = await answer_relevance(sample(answer=""), res(ScriptedJudge()))
+    assert s.status == "undefined" and s.reason
+
+
+# ---- context relevance ---------------------------------------------------------------------
+
+
+async def test_context_relevance_fast_counts_numbered_sentences():
+    judge = ScriptedJudge(script=lambda t, s: {"sentences": [1, 4, 99]})
+    s = await context_relevance(sample(), res(judge))
+    assert s.value == pytest.approx(2 / 4)
+    assert s.details["kept_sentences"] == ["Paris is the capital of France.",
+                                           "Paris hosted the 2024 Olympics."]
+    assert s.details["invalid_numbers"] == [99]
+    assert s.details["total_sentences"] == 4
+
+
+async def test_context_relevance_generate_matches_back_and_drops_paraphrases():
+    extracted = ["Paris is the capital of France.",
+                 "The capital city has a river called the Seine running in it."]
+    judge = ScriptedJudge(script=lambda t, s: {"sentences": extracted})
+    s = await context_relevance(sample(), res(judge, {"context_relevance": "generate"}))
+    assert s.value == pytest.approx(1 / 4)
+    assert s.details["unmatched"] == [extracted[1]]
+
+
+def test_match_sentences_splits_joined_extractions():
+    real = ["Paris is the capital of France.", "The Seine flows through the city.", "Other."]
+    m, u = match_sentences(["Paris is the capital of France. The Seine flows through the city."],
+                           real, [0, 1, 2])
+    assert m == {0, 1} and u == []
+
+
+async def test_context_relevance_insufficient_information_scores_zero():
+    s = await context_relevance(sample(), res(ScriptedJudge(script=lambda t, s: {"sentences": []})))
+    assert s.value == 0.0 and s.status == "ok"
+
+
+async def test_context_relevance_no_contexts_undefined():
+    s = await context_relevance(sample(contexts=[""]), res(ScriptedJudge()))
+    assert s.status == "undefined" and "no contexts" in s.reason
+
+
+# ---- reference-based -----------------------------------------------------------------------
+
+
+def test_average_precision_matches_hand_computation():
+    assert average_precision([True, False, True]) == pytest.approx((1 + 2 / 3) / 2)
+    assert average_precision([False, True]) == pytest.approx(0.5)
+    assert average_precision([False, False]) == 0.0
+
+
+async def test_context_precision_per_chunk_verdicts():
+    ctxs = ["Paris is the capital of France.", "Bananas are yellow.", "France's capital: Paris."]
+    judge = ScriptedJudge(lambda t: 0.9 if "Paris" in t.split("Question:")[0] else 0.1)
+    s = await context_precision(sample(contexts=ctxs, reference_answers=["Paris"]), res(judge))
+    assert s.details["verdicts"] == ["yes", "no", "yes"]
+    assert s.value == pytest.approx((1 + 2 / 3) / 2)
+
+
+async def test_context_precision_without_reference_is_undefined():
+    s = await context_precision(sample(), res(ScriptedJudge()))
+    assert s.status == "undefined" and "reference" in s.reason
+
+
+async def test_context_recall_fast_mean_over_reference_sentences():
+    table = {"Paris is the capital of France.": 1.0, "Berlin is large.": 0.0}
+    judge = ScriptedJudge(verdict_by_statement(table))
+    s = await context_recall(sample(reference_answers=[" ".join(table)]), res(judge))
+    assert s.value == pytest.approx(0.5)
+    assert s.details["reference_sentences"] == list(table)
+
+
+async def test_context_recall_generate():
+    judge = ScriptedJudge(script=lambda t, s: {"sentences": [
+        {"reason": "r", "attributed": "yes"}, {"reason": "r", "attributed": "no"}]})
+    s = await context_recall(sample(reference_answers=["Paris is big. Lyon is small."]),
+                             res(judge, {"context_recall": "generate"}))
+    assert s.value == 0.5
+
+
+async def test_answer_correctness_generate_f1_and_blend():
+    judge = ScriptedJudge(script=lambda t, s: {"TP": ["a"], "FP": ["b"], "FN": ["c", "d"]})
+    smp = sample(reference_answers=["Paris is the capital of France."])
+    only_f1 = await answer_correctness(smp, Resources(
+        judge=judge, options={"modes": {"answer_correctness": "generate"}}))
+    assert only_f1.value == pytest.approx(1 / (1 + 1.5))
+    assert only_f1.details["similarity"] is None
+    blended = await answer_correctness(smp, res(judge, {"answer_correctness": "generate"}))
+    emb = HashEmbedder()
+    sim = float(emb.vec(smp.answer) @ emb.vec(smp.reference_answers[0]))
+    assert blended.details["similarity"] == pytest.approx(sim, abs=1e-4)
+    assert blended.value == pytest.approx(0.75 * (1 / 2.5) + 0.25 * sim)
+
+
+async def test_answer_correctness_fast_soft_counts():
+    def covered(t: str) -> float:  # yes iff the statement's text occurs in the other text
+        text = t.split("Text: ")[1].split("\n\nStatement:")[0]
+        return 1.0 if statement_in(t).rstrip(".") in text else 0.0
+
+    smp = sample(answer="Paris is the capital. Lyon is big.",
+                 reference_answers=["Paris is the capital. It is on the Seine."])
+    s = await answer_correctness(smp, Resources(judge=ScriptedJudge(covered)))
+    # answer statements vs the reference: 1 supported (TP), 1 not (FP);
+    # reference statements vs the answer: 1 present, 1 missing (FN). F1 = 1 / (1 + 1).
+    assert (s.details["tp"], s.details["fp"], s.details["fn"]) == (1, 1, 1)
+    assert s.value == pytest.approx(0.5)
+
+
+# ---- registry and chunking -----------------------------------------------------------------
+
+
+def test_registered_with_needs():
+    assert get_metric("faithfulness").needs == {"judge"}
+    assert get_metric("answer_relevance").needs == {"judge", "embedder"}
+    assert not get_metric("answer_reward").default
+
+
+def test_chunking_is_prefix_stable_and_bounded():
+    items = [f"Sentence {i} " * 5 for i in range(30)]
+    a = chunk_indices(items, 100)
+    b = chunk_indices([*items, "extra sentence"], 100)
+    assert a[0] == b[0] and sum(len(c) for c in a) == 30
+    assert all(len(c) >= 1 for c in a)
+    assert not any(math.isnan(x) for x in [0.0])

@@ -1,0 +1,46 @@
+"""Unitxt answer reward: sigmoid of a sequence-classification logit, on a tiny saved model."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("transformers")
+import torch
+
+from ragmeter.judges.base import Resources
+from ragmeter.metrics.reward import HFRewardModel, answer_reward
+from ragmeter.sample import Sample
+from tiny_hf import build_reward
+
+S = Sample(question="what is the capital of france ?", question_id="q",
+           answer="paris is the capital .")
+
+
+async def test_reward_is_sigmoid_of_the_logit(tmp_path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path = build_reward(tmp_path / "rm")
+    s = await answer_reward(S, Resources(reward_model=HFRewardModel(path)))
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForSequenceClassification.from_pretrained(path).eval()
+    with torch.no_grad():
+        logit = model(**tok(S.question, S.answer, return_tensors="pt")).logits[0, 0].item()
+    assert s.status == "ok"
+    assert s.details["logit"] == pytest.approx(logit, rel=1e-5)
+    assert s.value == pytest.approx(1 / (1 + math.exp(-logit)), rel=1e-5)
+    # a path string works too
+    s2 = await answer_reward(S, Resources(reward_model=str(path)))
+    assert s2.value == pytest.approx(s.value)
+
+
+async def test_without_model_says_how_to_configure():
+    s = await answer_reward(S, Resources())
+    assert s.status == "failed" and s.value is None
+    assert "reward_model" in s.reason and "OpenAssistant" in s.reason
+
+
+async def test_bad_path_fails(tmp_path):
+    s = await answer_reward(S, Resources(reward_model=HFRewardModel(tmp_path / "missing")))
+    assert s.status == "failed" and "not found" in s.reason
