@@ -64,13 +64,12 @@ def bm25_run(doc_ids: list[str], texts: list[str], queries: dict[str, str], k: i
     import bm25s
 
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False),
-                    show_progress=False)
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
     qids = list(queries)
     tokens = bm25s.tokenize([queries[q] for q in qids], stopwords="en", show_progress=False)
     docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
     return {
-        qid: {doc_ids[int(d)]: float(s) for d, s in zip(docs[i], scores[i])}
+        qid: {doc_ids[int(d)]: float(s) for d, s in zip(docs[i], scores[i], strict=True)}
         for i, qid in enumerate(qids)
     }
 
@@ -140,7 +139,8 @@ def crosscheck(data: Path = DATA, k: int = 100) -> dict:
     ties = sum(1 for q in run if len(set(run[q].values())) < len(run[q]))
     # Ties that decide a relevant document's rank: where trec_eval's tie-break matters.
     relevant_ties = sum(
-        1 for q in run
+        1
+        for q in run
         if any(list(run[q].values()).count(s) > 1 for d, s in run[q].items() if d in qrels[q])
     )
     return {
@@ -165,15 +165,21 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     report = crosscheck(args.data, args.k)
-    print(f"BM25 top-{report['depth']} on {report['dataset']}: {report['queries']} queries, "
-          f"{report['queries_with_score_ties']} with tied scores "
-          f"({report['queries_with_relevant_doc_in_tie']} where a relevant doc is tied)")
-    print(f"{'trec_eval':<12} {'ragmeter':<13} {'mean trec':>10} {'mean ours':>10} "
-          f"{'max |diff|':>11} {'> 1e-9':>7}")
+    print(
+        f"BM25 top-{report['depth']} on {report['dataset']}: {report['queries']} queries, "
+        f"{report['queries_with_score_ties']} with tied scores "
+        f"({report['queries_with_relevant_doc_in_tie']} where a relevant doc is tied)"
+    )
+    print(
+        f"{'trec_eval':<12} {'ragmeter':<13} {'mean trec':>10} {'mean ours':>10} "
+        f"{'max |diff|':>11} {'> 1e-9':>7}"
+    )
     for measure, row in report["measures"].items():
-        print(f"{measure:<12} {row['ragmeter_metric']:<13} {row['mean_pytrec_eval']:>10.6f} "
-              f"{row['mean_ragmeter']:>10.6f} {row['max_abs_diff']:>11.3g} "
-              f"{row['n_over_tolerance']:>7}")
+        print(
+            f"{measure:<12} {row['ragmeter_metric']:<13} {row['mean_pytrec_eval']:>10.6f} "
+            f"{row['mean_ragmeter']:>10.6f} {row['max_abs_diff']:>11.3g} "
+            f"{row['n_over_tolerance']:>7}"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(f"wrote {args.out} ({report['seconds']['total']} s)")

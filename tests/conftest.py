@@ -9,6 +9,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+# The metrics that need no model, with the default k: tests name them so that no judge runs.
+LEXICAL = [
+    "k_precision",
+    "token_recall",
+    "token_precision",
+    "token_f1",
+    "exact_match",
+    "mrr",
+    "map",
+    "unitxt_map",
+    "ndcg@10",
+    "precision@5",
+    "recall@5",
+    "hit@5",
+]
 
 
 def make_row(i: int = 1, **overrides: Any) -> dict[str, Any]:

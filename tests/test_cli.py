@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.conftest import LEXICAL
 from typer.testing import CliRunner
 
 from ragmeter import cli
@@ -17,8 +18,19 @@ runner = CliRunner()
 
 def test_evaluate_prints_table_and_writes_outputs(tmp_path, example_jsonl):
     out = tmp_path / "out"
-    result = runner.invoke(app, ["evaluate", str(example_jsonl), "--out", str(out),
-                                 "--n-resamples", "200"])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(example_jsonl),
+            "--out",
+            str(out),
+            "--metrics",
+            ",".join(LEXICAL),
+            "--n-resamples",
+            "200",
+        ],
+    )
     assert result.exit_code == 0, result.output
     for name in ("k_precision", "token_f1", "mrr", "map", "unitxt_map", "ndcg@10"):
         assert name in result.output
@@ -30,8 +42,9 @@ def test_evaluate_prints_table_and_writes_outputs(tmp_path, example_jsonl):
 
 
 def test_evaluate_with_named_metrics(example_csv):
-    result = runner.invoke(app, ["evaluate", str(example_csv), "-m", "map,hit@3",
-                                 "--n-resamples", "0"])
+    result = runner.invoke(
+        app, ["evaluate", str(example_csv), "-m", "map,hit@3", "--n-resamples", "0"]
+    )
     assert result.exit_code == 0, result.output
     assert "hit@3" in result.output and "k_precision" not in result.output
 
@@ -49,7 +62,7 @@ def test_internal_error_exits_1_without_traceback(monkeypatch, capsys, example_j
         raise RuntimeError("simulated bug")
 
     monkeypatch.setattr("ragmeter.runner.evaluate", broken)
-    monkeypatch.setattr(sys, "argv", ["ragmeter", "evaluate", str(example_jsonl)])
+    monkeypatch.setattr(sys, "argv", ["ragmeter", "evaluate", str(example_jsonl), "-m", "mrr"])
     with pytest.raises(SystemExit) as exit_info:
         cli.main()
     assert exit_info.value.code == 1
@@ -61,8 +74,20 @@ def test_internal_error_exits_1_without_traceback(monkeypatch, capsys, example_j
 def test_metrics_lists_names_fields_and_definitions():
     result = runner.invoke(app, ["metrics"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
-    for name in ("k_precision", "token_recall", "token_precision", "token_f1", "exact_match",
-                 "mrr", "map", "unitxt_map", "ndcg@k", "precision@k", "recall@k", "hit@k"):
+    for name in (
+        "k_precision",
+        "token_recall",
+        "token_precision",
+        "token_f1",
+        "exact_match",
+        "mrr",
+        "map",
+        "unitxt_map",
+        "ndcg@k",
+        "precision@k",
+        "recall@k",
+        "hit@k",
+    ):
         assert name in result.output
     assert "answer+contexts" in result.output
     assert "TREC" in result.output
@@ -70,10 +95,18 @@ def test_metrics_lists_names_fields_and_definitions():
 
 def test_installed_entry_point_exit_codes(tmp_path, example_jsonl):
     exe = [sys.executable, "-m", "ragmeter.cli"]
-    ok = subprocess.run([*exe, "evaluate", str(example_jsonl), "-m", "mrr", "--n-resamples",
-                         "0"], capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [*exe, "evaluate", str(example_jsonl), "-m", "mrr", "--n-resamples", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
-    missing = subprocess.run([*exe, "evaluate", str(tmp_path / "nope.jsonl")],
-                             capture_output=True, text=True, timeout=120)
+    missing = subprocess.run(
+        [*exe, "evaluate", str(tmp_path / "nope.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert missing.returncode == 2
     assert "file not found" in missing.stderr and "Traceback" not in missing.stderr

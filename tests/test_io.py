@@ -61,7 +61,7 @@ def test_csv_with_json_array_columns(tmp_path, rows, expected):
     frame.to_csv(path, index=False)
     loaded = _core(ragmeter.load(path))
     assert [s["is_answerable"] for s in loaded] == [True, False, True]
-    for s, e in zip(loaded, expected):
+    for s, e in zip(loaded, expected, strict=True):
         assert {**s, "is_answerable": True} == e
 
 
@@ -97,8 +97,12 @@ def test_hf_datasets(rows, expected):
 def test_bundled_examples(example_jsonl, example_csv):
     samples = ragmeter.load(example_jsonl)
     assert 20 <= len(samples) <= 30
-    assert {s.metadata["category"] for s in samples} >= {"hr_policy", "product_docs",
-                                                          "science", "history"}
+    assert {s.metadata["category"] for s in samples} >= {
+        "hr_policy",
+        "product_docs",
+        "science",
+        "history",
+    }
     assert any(s.is_answerable is False for s in samples)
     assert any(s.context_ids is None and s.reference_contexts for s in samples)
     ragas = ragmeter.load(example_csv)

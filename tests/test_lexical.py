@@ -29,9 +29,39 @@ def test_normalize_answer_is_squad():
 
 
 # Text with articles, ASCII punctuation, unicode letters, marks, digits and odd whitespace.
-_pieces = st.sampled_from(["the", "The", "a", "An", "an", "A.", "'s", "’", "-", "_", "é", "İ",
-                           "ß", "Σ", "ς", "ǅ", "١", "x", "\u00a0", "\u2003", "\x1c", "\n", " ",
-                           "theé", "a’b", "·", "don't", "e-mail", "ﬁ"])
+_pieces = st.sampled_from(
+    [
+        "the",
+        "The",
+        "a",
+        "An",
+        "an",
+        "A.",
+        "'s",
+        "’",
+        "-",
+        "_",
+        "é",
+        "İ",
+        "ß",
+        "Σ",
+        "ς",
+        "ǅ",
+        "١",
+        "x",
+        "\u00a0",
+        "\u2003",
+        "\x1c",
+        "\n",
+        " ",
+        "theé",
+        "a’b",
+        "·",
+        "don't",
+        "e-mail",
+        "ﬁ",
+    ]
+)
 _texts = st.one_of(st.text(), st.lists(st.one_of(_pieces, st.text(max_size=3))).map("".join))
 
 
@@ -71,7 +101,11 @@ def test_k_precision_matches_definition(answer, contexts, per_context):
 def test_split_sentences_keeps_abbreviations_and_decimals():
     text = "Dr. Smith measured 3.14 units. He was pleased! Was it e.g. luck?\nNo."
     assert split_sentences(text) == [
-        "Dr. Smith measured 3.14 units.", "He was pleased!", "Was it e.g. luck?", "No."]
+        "Dr. Smith measured 3.14 units.",
+        "He was pleased!",
+        "Was it e.g. luck?",
+        "No.",
+    ]
     assert split_sentences("   ") == []
 
 
@@ -120,8 +154,12 @@ def test_token_recall_is_best_over_references():
     # recall = common / |T(ref)|: ref 0 -> 3/3 = 1.0, ref 1 -> 4/5 = 0.8; max = 1.0
     score = token_recall(ANSWER, REFS)
     assert score.value == 1.0
-    assert score.details == {"best_reference": 0, "common_tokens": 3, "answer_tokens": 5,
-                             "reference_tokens": 3}
+    assert score.details == {
+        "best_reference": 0,
+        "common_tokens": 3,
+        "answer_tokens": 5,
+        "reference_tokens": 3,
+    }
 
 
 def test_token_precision_is_best_over_references():

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from tests.conftest import make_row
+from tests.conftest import LEXICAL, make_row
 
 import ragmeter
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.result import aggregate, bootstrap_ci
-from ragmeter.runner import _compute_sync
+from ragmeter.runner import _compute_sync, plan_metrics
 
 
 def test_partial_rows_score_the_others_and_list_the_skipped(rows):
@@ -25,16 +25,30 @@ def test_partial_rows_score_the_others_and_list_the_skipped(rows):
     agg = result.aggregates["token_recall"]
     assert (agg.n_ok, agg.n_skipped) == (2, 1)
     assert agg.mean == pytest.approx(np.mean([recall[0].value, recall[2].value]))
-    assert {"question_id": "q2", "metric": "token_recall", "status": "skipped",
-            "reason": recall[1].reason} in result.failures()
+    assert {
+        "question_id": "q2",
+        "metric": "token_recall",
+        "status": "skipped",
+        "reason": recall[1].reason,
+    } in result.failures()
     assert any(n.startswith("token_recall: 1 sample(s) skipped") for n in result.notes)
 
 
 def test_default_metrics_are_those_whose_inputs_are_present():
-    rows = [make_row(1, context_ids=None, reference_context_ids=None, reference_contexts=None,
-                     reference_answers=None)]
-    result = ragmeter.evaluate(rows, n_resamples=0)
-    assert result.metrics == ["k_precision"]
+    samples = ragmeter.load(
+        [
+            make_row(
+                1,
+                context_ids=None,
+                reference_context_ids=None,
+                reference_contexts=None,
+                reference_answers=None,
+            )
+        ]
+    )
+    notes: list[str] = []
+    chosen = plan_metrics(samples, None, notes, available_needs=set())  # no models
+    assert [m.name for m in chosen] == ["k_precision"]
 
 
 def test_an_exception_becomes_a_failed_score_with_reason():
@@ -71,9 +85,9 @@ def test_bootstrap_ci_is_reproducible_and_contains_the_mean():
 
 
 def test_evaluate_is_reproducible_with_a_seed(example_jsonl):
-    a = ragmeter.evaluate(example_jsonl, seed=5, n_resamples=300)
-    b = ragmeter.evaluate(example_jsonl, seed=5, n_resamples=300)
-    c = ragmeter.evaluate(example_jsonl, seed=6, n_resamples=300)
+    a = ragmeter.evaluate(example_jsonl, LEXICAL, seed=5, n_resamples=300)
+    b = ragmeter.evaluate(example_jsonl, LEXICAL, seed=5, n_resamples=300)
+    c = ragmeter.evaluate(example_jsonl, LEXICAL, seed=6, n_resamples=300)
     assert a.aggregates == b.aggregates
     assert a.aggregates != c.aggregates
     for agg in a.aggregates.values():

@@ -22,8 +22,13 @@ from ragmeter.sample import Sample
 
 
 def _sample(retrieved: list[str], relevant: list[str], **extra) -> Sample:
-    return Sample(question="q?", question_id="q", context_ids=retrieved,
-                  reference_context_ids=relevant, **extra)
+    return Sample(
+        question="q?",
+        question_id="q",
+        context_ids=retrieved,
+        reference_context_ids=relevant,
+        **extra,
+    )
 
 
 def _score(name: str, sample: Sample):

@@ -30,8 +30,9 @@ def test_question_id_is_generated_stably_when_missing():
 
 
 def test_integer_ids_are_accepted_as_strings():
-    (sample,) = validate_records([make_row(1, question_id=7, context_ids=[1, 2],
-                                            reference_context_ids=[1])])
+    (sample,) = validate_records(
+        [make_row(1, question_id=7, context_ids=[1, 2], reference_context_ids=[1])]
+    )
     assert sample.question_id == "7"
     assert sample.context_ids == ["1", "2"] and sample.reference_context_ids == ["1"]
 

@@ -43,60 +43,179 @@ class Case:
 
 
 CASES = [
-    Case("wrong type", "d.jsonl", _jsonl(make_row(1, question=42)), 1, "question",
-         "expected a string, got int"),
-    Case("missing required field", "d.jsonl",
-         _jsonl(make_row(1), make_row(2, question=None)), 2, "question",
-         "required field is missing"),
-    Case("missing field for a requested metric", "d.jsonl", _jsonl(_no_ids(1), _no_ids(2)),
-         None, "context_ids+reference_context_ids | contexts+reference_contexts",
-         "metric 'mrr' needs", metrics="mrr"),
-    Case("ids and texts of different lengths", "d.jsonl",
-         _jsonl(make_row(1, context_ids=["only-one"])), 1, "context_ids",
-         "has 1 ids but 'contexts' has 2 texts"),
+    Case(
+        "wrong type",
+        "d.jsonl",
+        _jsonl(make_row(1, question=42)),
+        1,
+        "question",
+        "expected a string, got int",
+    ),
+    Case(
+        "missing required field",
+        "d.jsonl",
+        _jsonl(make_row(1), make_row(2, question=None)),
+        2,
+        "question",
+        "required field is missing",
+    ),
+    Case(
+        "missing field for a requested metric",
+        "d.jsonl",
+        _jsonl(_no_ids(1), _no_ids(2)),
+        None,
+        "context_ids+reference_context_ids | contexts+reference_contexts",
+        "metric 'mrr' needs",
+        metrics="mrr",
+    ),
+    Case(
+        "ids and texts of different lengths",
+        "d.jsonl",
+        _jsonl(make_row(1, context_ids=["only-one"])),
+        1,
+        "context_ids",
+        "has 1 ids but 'contexts' has 2 texts",
+    ),
     Case("empty file", "d.jsonl", "", None, None, "no rows"),
     Case("empty JSON file", "d.json", "  \n", None, None, "no rows"),
     Case("empty CSV file", "d.csv", "", None, None, "no rows"),
-    Case("unreadable JSON line", "d.jsonl",
-         _jsonl(make_row(1)) + '\n{"question": "broken\n', 2, None, "invalid JSON", line=3),
-    Case("not UTF-8", "d.jsonl",
-         _jsonl(make_row(1)).encode() + b'{"question": "caf\xe9"}\n', 2, None, "not UTF-8",
-         line=2),
-    Case("duplicate question_id", "d.jsonl", _jsonl(make_row(1), make_row(1)), 2,
-         "question_id", "duplicate question_id 'q1' (first used in row 1)"),
-    Case("ambiguous alias columns", "d.jsonl",
-         _jsonl(make_row(1, response="a different answer")), 1, "response",
-         "both 'answer' and 'response' are given and differ"),
-    Case("bad JSON array in a CSV cell", "d.csv",
-         'question,contexts\nWhy?,"[""ok"""\n', 1, "contexts", "must be a JSON array in CSV",
-         line=2),
-    Case("unknown metric", "d.jsonl", _jsonl(make_row(1)), None, "metrics",
-         "unknown metric 'faithfulnes'", metrics="mrr,faithfulnes"),
-    Case("bad @k", "d.jsonl", _jsonl(make_row(1)), None, "metrics",
-         "k must be a positive integer", metrics="ndcg@0"),
-    Case("non-object row", "d.jsonl", _jsonl(make_row(1), [1, 2]), 2, None,
-         "expected an object with named fields, got list"),
-    Case("list item not a string", "d.jsonl", _jsonl(make_row(1, contexts=["fine", 3])), 1,
-         "contexts[1]", "expected a string, got int"),
-    Case("single string where a list is expected", "d.jsonl",
-         _jsonl(make_row(1, contexts="one text", context_ids=None)), 1, "contexts",
-         "got a single string"),
-    Case("metadata not an object", "d.jsonl", _jsonl(make_row(1, metadata=["hr"])), 1,
-         "metadata", "expected an object (dict), got list"),
-    Case("is_answerable not a bool", "d.jsonl", _jsonl(make_row(1, is_answerable="maybe")), 1,
-         "is_answerable", "expected true or false"),
-    Case("empty question", "d.jsonl", _jsonl(make_row(1, question="  ")), 1, "question",
-         "must not be empty"),
-    Case("JSON that is not a list of rows", "d.json", "42", None, None,
-         "expected a JSON list of objects"),
-    Case("unsupported extension", "d.txt", "question\nWhy?\n", None, None,
-         "unsupported file type '.txt'"),
-    Case("directory given", "adir", None, None, None, "is a directory",
-         make=lambda p: p.mkdir()),
-    Case("file not found", "missing.jsonl", None, None, None, "file not found",
-         make=lambda p: None),
-    Case("corrupt Parquet", "d.parquet", b"PAR1 not really parquet", None, None,
-         "unreadable Parquet file"),
+    Case(
+        "unreadable JSON line",
+        "d.jsonl",
+        _jsonl(make_row(1)) + '\n{"question": "broken\n',
+        2,
+        None,
+        "invalid JSON",
+        line=3,
+    ),
+    Case(
+        "not UTF-8",
+        "d.jsonl",
+        _jsonl(make_row(1)).encode() + b'{"question": "caf\xe9"}\n',
+        2,
+        None,
+        "not UTF-8",
+        line=2,
+    ),
+    Case(
+        "duplicate question_id",
+        "d.jsonl",
+        _jsonl(make_row(1), make_row(1)),
+        2,
+        "question_id",
+        "duplicate question_id 'q1' (first used in row 1)",
+    ),
+    Case(
+        "ambiguous alias columns",
+        "d.jsonl",
+        _jsonl(make_row(1, response="a different answer")),
+        1,
+        "response",
+        "both 'answer' and 'response' are given and differ",
+    ),
+    Case(
+        "bad JSON array in a CSV cell",
+        "d.csv",
+        'question,contexts\nWhy?,"[""ok"""\n',
+        1,
+        "contexts",
+        "must be a JSON array in CSV",
+        line=2,
+    ),
+    Case(
+        "unknown metric",
+        "d.jsonl",
+        _jsonl(make_row(1)),
+        None,
+        "metrics",
+        "unknown metric 'faithfulnes'",
+        metrics="mrr,faithfulnes",
+    ),
+    Case(
+        "bad @k",
+        "d.jsonl",
+        _jsonl(make_row(1)),
+        None,
+        "metrics",
+        "k must be a positive integer",
+        metrics="ndcg@0",
+    ),
+    Case(
+        "non-object row",
+        "d.jsonl",
+        _jsonl(make_row(1), [1, 2]),
+        2,
+        None,
+        "expected an object with named fields, got list",
+    ),
+    Case(
+        "list item not a string",
+        "d.jsonl",
+        _jsonl(make_row(1, contexts=["fine", 3])),
+        1,
+        "contexts[1]",
+        "expected a string, got int",
+    ),
+    Case(
+        "single string where a list is expected",
+        "d.jsonl",
+        _jsonl(make_row(1, contexts="one text", context_ids=None)),
+        1,
+        "contexts",
+        "got a single string",
+    ),
+    Case(
+        "metadata not an object",
+        "d.jsonl",
+        _jsonl(make_row(1, metadata=["hr"])),
+        1,
+        "metadata",
+        "expected an object (dict), got list",
+    ),
+    Case(
+        "is_answerable not a bool",
+        "d.jsonl",
+        _jsonl(make_row(1, is_answerable="maybe")),
+        1,
+        "is_answerable",
+        "expected true or false",
+    ),
+    Case(
+        "empty question",
+        "d.jsonl",
+        _jsonl(make_row(1, question="  ")),
+        1,
+        "question",
+        "must not be empty",
+    ),
+    Case(
+        "JSON that is not a list of rows",
+        "d.json",
+        "42",
+        None,
+        None,
+        "expected a JSON list of objects",
+    ),
+    Case(
+        "unsupported extension",
+        "d.txt",
+        "question\nWhy?\n",
+        None,
+        None,
+        "unsupported file type '.txt'",
+    ),
+    Case("directory given", "adir", None, None, None, "is a directory", make=lambda p: p.mkdir()),
+    Case(
+        "file not found", "missing.jsonl", None, None, None, "file not found", make=lambda p: None
+    ),
+    Case(
+        "corrupt Parquet",
+        "d.parquet",
+        b"PAR1 not really parquet",
+        None,
+        None,
+        "unreadable Parquet file",
+    ),
 ]
 
 
@@ -153,8 +272,7 @@ def test_cli_exits_2_without_traceback(tmp_path, case):
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception,
-                                                                     SystemExit)
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
     flat = " ".join(result.output.split())
     assert "error:" in flat
     assert all(" ".join(part.split()) in flat for part in _where(case)), flat
@@ -162,11 +280,17 @@ def test_cli_exits_2_without_traceback(tmp_path, case):
 
 def test_every_problem_is_collected_in_one_pass(tmp_path):
     path = tmp_path / "many.jsonl"
-    path.write_text(_jsonl(make_row(1, question=1), make_row(2), make_row(3, metadata=4),
-                           make_row(4, contexts=["a", None, 5]), make_row(2)))
+    path.write_text(
+        _jsonl(
+            make_row(1, question=1),
+            make_row(2),
+            make_row(3, metadata=4),
+            make_row(4, contexts=["a", None, 5]),
+            make_row(2),
+        )
+    )
     with pytest.raises(DataError) as err:
         ragmeter.load(path)
     located = {(p.row, p.field) for p in err.value.problems}
-    assert located == {(1, "question"), (3, "metadata"), (4, "contexts[1]"),
-                       (5, "question_id")}
+    assert located == {(1, "question"), (3, "metadata"), (4, "contexts[1]"), (5, "question_id")}
     assert "4 problem(s)" in str(err.value)

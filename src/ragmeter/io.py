@@ -12,7 +12,12 @@ from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
 # CSV cells of these columns (ours and the aliases) hold JSON arrays.
 _CSV_LIST_COLUMNS = set(LIST_FIELDS) | {
-    "retrieved_contexts", "contexts_id", "contexts_ids", "context_id", "retrieved_context_ids", "ground_truths",
+    "retrieved_contexts",
+    "contexts_id",
+    "contexts_ids",
+    "context_id",
+    "retrieved_context_ids",
+    "ground_truths",
 }
 _CSV_JSON_COLUMNS = {"metadata", "metadata_field"}
 
@@ -30,9 +35,17 @@ def load(data: Any, *, source: str | None = None) -> list[Sample]:
         if items and all(isinstance(x, Sample) for x in items):
             return items
         return validate_records(items, source or "list of records")
-    raise DataError([Problem(None, None, f"unsupported input type {type(data).__name__}: give a "
-                             "file path, a list of dicts, a pandas DataFrame or a "
-                             "datasets.Dataset")])
+    raise DataError(
+        [
+            Problem(
+                None,
+                None,
+                f"unsupported input type {type(data).__name__}: give a "
+                "file path, a list of dicts, a pandas DataFrame or a "
+                "datasets.Dataset",
+            )
+        ]
+    )
 
 
 def load_file(path: str | Path) -> list[Sample]:
@@ -57,17 +70,29 @@ def load_file(path: str | Path) -> list[Sample]:
             try:
                 frame = pd.read_parquet(path)
             except Exception as exc:  # pyarrow raises several types for corrupt files
-                raise DataError([Problem(None, None, f"unreadable Parquet file: {exc}")],
-                                src) from None
+                raise DataError(
+                    [Problem(None, None, f"unreadable Parquet file: {exc}")], src
+                ) from None
             return _load_dataframe(frame, src)
     except UnicodeDecodeError as exc:
-        raise DataError([Problem(None, None, f"not UTF-8 text: {exc.reason} at byte "
-                                 f"{exc.start}")], src) from None
+        raise DataError(
+            [Problem(None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")], src
+        ) from None
     except OSError as exc:
-        raise DataError([Problem(None, None, f"cannot read file: {exc.strerror or exc}")],
-                        src) from None
-    raise DataError([Problem(None, None, f"unsupported file type '{suffix or path.name}': use "
-                             ".jsonl, .json, .csv, .tsv or .parquet")], src)
+        raise DataError(
+            [Problem(None, None, f"cannot read file: {exc.strerror or exc}")], src
+        ) from None
+    raise DataError(
+        [
+            Problem(
+                None,
+                None,
+                f"unsupported file type '{suffix or path.name}': use "
+                ".jsonl, .json, .csv, .tsv or .parquet",
+            )
+        ],
+        src,
+    )
 
 
 def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
@@ -79,17 +104,28 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
             try:
                 text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")  # BOM allowed
             except UnicodeDecodeError as exc:
-                problems.append(Problem(len(records) + len(problems) + 1, None,
-                                        f"not UTF-8 text: {exc.reason} at byte {exc.start} of "
-                                        "the line", lineno))
+                problems.append(
+                    Problem(
+                        len(records) + len(problems) + 1,
+                        None,
+                        f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line",
+                        lineno,
+                    )
+                )
                 continue
             if not text.strip():
                 continue
             try:
                 records.append(json.loads(text))
             except json.JSONDecodeError as exc:
-                problems.append(Problem(len(records) + len(problems) + 1, None,
-                                        f"invalid JSON: {exc.msg} (column {exc.colno})", lineno))
+                problems.append(
+                    Problem(
+                        len(records) + len(problems) + 1,
+                        None,
+                        f"invalid JSON: {exc.msg} (column {exc.colno})",
+                        lineno,
+                    )
+                )
                 continue
             lines.append(lineno)
     if problems:
@@ -104,8 +140,14 @@ def _read_json(path: Path) -> list[Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError([Problem(None, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, "
-                                 f"column {exc.colno})")], str(path)) from None
+        raise DataError(
+            [
+                Problem(
+                    None, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                )
+            ],
+            str(path),
+        ) from None
     if isinstance(data, Mapping):
         # {"samples": [...]} / {"data": [...]}, or columnar {"question": [...], ...}
         for key in ("samples", "data", "rows", "records"):
@@ -116,11 +158,21 @@ def _read_json(path: Path) -> list[Any]:
             if len(lengths) == 1:
                 n = lengths.pop()
                 return [{k: v[i] for k, v in data.items()} for i in range(n)]
-        raise DataError([Problem(None, None, "a JSON object must hold a list under 'samples' "
-                                 "(or be a list of objects)")], str(path))
+        raise DataError(
+            [
+                Problem(
+                    None,
+                    None,
+                    "a JSON object must hold a list under 'samples' (or be a list of objects)",
+                )
+            ],
+            str(path),
+        )
     if not isinstance(data, list):
-        raise DataError([Problem(None, None, f"expected a JSON list of objects, got "
-                                 f"{type(data).__name__}")], str(path))
+        raise DataError(
+            [Problem(None, None, f"expected a JSON list of objects, got {type(data).__name__}")],
+            str(path),
+        )
     return data
 
 
@@ -144,8 +196,14 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                     record[key] = json.loads(value)
                 except json.JSONDecodeError as exc:
                     kind = "a JSON array" if key in _CSV_LIST_COLUMNS else "a JSON object"
-                    problems.append(Problem(i + 1, key, f"must be {kind} in CSV: {exc.msg} "
-                                            f"(got {value[:40]!r})", i + 2))
+                    problems.append(
+                        Problem(
+                            i + 1,
+                            key,
+                            f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})",
+                            i + 2,
+                        )
+                    )
             elif key in ("is_answerable", "is_answerable_label"):
                 low = value.strip().lower()
                 if low in ("true", "1", "yes"):

@@ -31,14 +31,20 @@ class Aggregate:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "metric": self.metric, "mean": self.mean, "ci_low": self.ci_low,
-            "ci_high": self.ci_high, "n_ok": self.n_ok, "n_undefined": self.n_undefined,
-            "n_skipped": self.n_skipped, "n_failed": self.n_failed,
+            "metric": self.metric,
+            "mean": self.mean,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "n_ok": self.n_ok,
+            "n_undefined": self.n_undefined,
+            "n_skipped": self.n_skipped,
+            "n_failed": self.n_failed,
         }
 
 
-def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 1000, confidence: float = 0.95,
-                 seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    values: np.ndarray, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean, reproducible for a given seed.
 
     Resampling n values with replacement is the same as drawing how often each distinct
@@ -71,8 +77,14 @@ def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 1000, confidence: flo
     return float(low), float(high)
 
 
-def aggregate(name: str, scores: list[Score], *, n_resamples: int = 1000,
-              confidence: float = 0.95, seed: int = 0) -> Aggregate:
+def aggregate(
+    name: str,
+    scores: list[Score],
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Aggregate:
     counts = {"ok": 0, "undefined": 0, "skipped": 0, "failed": 0}
     values = []
     for s in scores:
@@ -80,14 +92,31 @@ def aggregate(name: str, scores: list[Score], *, n_resamples: int = 1000,
         if s.status == "ok" and s.value is not None:
             values.append(s.value)
     if not values:
-        return Aggregate(name, None, None, None, counts["ok"], counts["undefined"],
-                         counts["skipped"], counts["failed"])
+        return Aggregate(
+            name,
+            None,
+            None,
+            None,
+            counts["ok"],
+            counts["undefined"],
+            counts["skipped"],
+            counts["failed"],
+        )
     arr = np.asarray(values, dtype=float)
     # One seed per metric so adding a metric never changes another metric's interval.
-    low, high = bootstrap_ci(arr, n_resamples=n_resamples, confidence=confidence,
-                             seed=seed ^ zlib.crc32(name.encode()))
-    return Aggregate(name, float(arr.mean()), low, high, counts["ok"], counts["undefined"],
-                     counts["skipped"], counts["failed"])
+    low, high = bootstrap_ci(
+        arr, n_resamples=n_resamples, confidence=confidence, seed=seed ^ zlib.crc32(name.encode())
+    )
+    return Aggregate(
+        name,
+        float(arr.mean()),
+        low,
+        high,
+        counts["ok"],
+        counts["undefined"],
+        counts["skipped"],
+        counts["failed"],
+    )
 
 
 @dataclass
@@ -103,7 +132,7 @@ class EvaluationResult:
     config: dict[str, Any] = field(default_factory=dict)
 
     def score(self, metric: str, question_id: str) -> Score:
-        for sample, sc in zip(self.samples, self.scores[metric]):
+        for sample, sc in zip(self.samples, self.scores[metric], strict=True):
             if sample.question_id == question_id:
                 return sc
         raise KeyError(question_id)
@@ -112,10 +141,16 @@ class EvaluationResult:
         """Every (sample, metric) without a value: status and reason."""
         rows = []
         for metric in self.metrics:
-            for sample, sc in zip(self.samples, self.scores[metric]):
+            for sample, sc in zip(self.samples, self.scores[metric], strict=True):
                 if sc.status != "ok":
-                    rows.append({"question_id": sample.question_id, "metric": metric,
-                                 "status": sc.status, "reason": sc.reason})
+                    rows.append(
+                        {
+                            "question_id": sample.question_id,
+                            "metric": metric,
+                            "status": sc.status,
+                            "reason": sc.reason,
+                        }
+                    )
         return rows
 
     @property
@@ -177,6 +212,7 @@ class EvaluationResult:
         out.mkdir(parents=True, exist_ok=True)
         scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
         self.to_jsonl(scores_path)
-        summary_path.write_text(json.dumps(self.summary(), indent=2, ensure_ascii=False,
-                                           default=str), encoding="utf-8")
+        summary_path.write_text(
+            json.dumps(self.summary(), indent=2, ensure_ascii=False, default=str), encoding="utf-8"
+        )
         return scores_path, summary_path

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, MetricError, Problem
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
@@ -54,6 +55,10 @@ def _compute_sync(metric: Metric, sample: Sample) -> Score:
     reason = metric.missing(sample)
     if reason is not None:
         return Score.skipped(reason)
+    return _run_compute(metric, sample)
+
+
+def _run_compute(metric: Metric, sample: Sample) -> Score:
     assert metric.compute is not None
     try:
         return metric.compute(sample)
@@ -106,10 +111,17 @@ async def aevaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
     sync = [m for m in chosen if not m.is_async]
     columns: list[list[Score]] = [[] for _ in sync]
     # Sample by sample, so the metrics of one sample share their cached intermediate results.
-    for sample in samples:
-        for metric, column in zip(sync, columns):
-            column.append(_compute_sync(metric, sample))
-    scores.update((m.name, column) for m, column in zip(sync, columns))
+    with gc_paused():
+        for sample in samples:
+            missing: dict[int, str | None] = {}  # metrics share requirement tuples
+            for metric, column in zip(sync, columns, strict=True):
+                key = id(metric.requires)
+                if key not in missing:
+                    missing[key] = metric.missing(sample)
+                reason = missing[key]
+                column.append(Score.skipped(reason) if reason is not None
+                              else _run_compute(metric, sample))
+    scores.update((m.name, column) for m, column in zip(sync, columns, strict=True))
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
     if model_metrics:

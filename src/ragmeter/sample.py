@@ -13,14 +13,30 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
 
-LIST_FIELDS = ("contexts", "context_ids", "reference_answers", "reference_contexts",
-               "reference_context_ids")
+LIST_FIELDS = (
+    "contexts",
+    "context_ids",
+    "reference_answers",
+    "reference_contexts",
+    "reference_context_ids",
+)
 ID_LIST_FIELDS = ("context_ids", "reference_context_ids")
 TEXT_FIELDS = ("question", "answer")
-FIELDS = ("question", "question_id", "metadata", "contexts", "context_ids", "answer",
-          "reference_answers", "reference_contexts", "reference_context_ids", "is_answerable")
+FIELDS = (
+    "question",
+    "question_id",
+    "metadata",
+    "contexts",
+    "context_ids",
+    "answer",
+    "reference_answers",
+    "reference_contexts",
+    "reference_context_ids",
+    "is_answerable",
+)
 
 # Column names of ragas (current and v1) and Unitxt, mapped to ours.
 ALIASES: dict[str, str] = {
@@ -92,11 +108,15 @@ def _to_plain(value: Any) -> Any:
     return value
 
 
-def _check_str(value: Any, row: int, field: str, problems: list[Problem], line: int | None,
-               allow_empty: bool) -> str | None:
+def _check_str(
+    value: Any, row: int, field: str, problems: list[Problem], line: int | None, allow_empty: bool
+) -> str | None:
     if not isinstance(value, str):
-        problems.append(Problem(row, field, f"expected a string, got {type(value).__name__} "
-                                f"({_short(value)})", line))
+        problems.append(
+            Problem(
+                row, field, f"expected a string, got {type(value).__name__} ({_short(value)})", line
+            )
+        )
         return None
     if not allow_empty and not value.strip():
         problems.append(Problem(row, field, "must not be empty", line))
@@ -109,15 +129,29 @@ def _short(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_list(value: Any, row: int, field: str, problems: list[Problem], line: int | None,
-                ids: bool) -> list[str] | None:
+def _check_list(
+    value: Any, row: int, field: str, problems: list[Problem], line: int | None, ids: bool
+) -> list[str] | None:
     if isinstance(value, str):
-        problems.append(Problem(row, field, "expected a list of strings, got a single string "
-                                "(wrap it in a list, or in CSV write a JSON array)", line))
+        problems.append(
+            Problem(
+                row,
+                field,
+                "expected a list of strings, got a single string "
+                "(wrap it in a list, or in CSV write a JSON array)",
+                line,
+            )
+        )
         return None
     if not isinstance(value, (list, tuple)):
-        problems.append(Problem(row, field, f"expected a list of strings, got "
-                                f"{type(value).__name__} ({_short(value)})", line))
+        problems.append(
+            Problem(
+                row,
+                field,
+                f"expected a list of strings, got {type(value).__name__} ({_short(value)})",
+                line,
+            )
+        )
         return None
     out: list[str] = []
     for i, item in enumerate(value):
@@ -125,15 +159,22 @@ def _check_list(value: Any, row: int, field: str, problems: list[Problem], line:
         if ids and isinstance(item, int) and not isinstance(item, bool):
             item = str(item)
         if not isinstance(item, str):
-            problems.append(Problem(row, f"{field}[{i}]", f"expected a string, got "
-                                    f"{type(item).__name__} ({_short(item)})", line))
+            problems.append(
+                Problem(
+                    row,
+                    f"{field}[{i}]",
+                    f"expected a string, got {type(item).__name__} ({_short(item)})",
+                    line,
+                )
+            )
             return None
         out.append(item)
     return out
 
 
-def canonical_columns(record: Mapping[str, Any], row: int, problems: list[Problem],
-                      line: int | None = None) -> dict[str, Any]:
+def canonical_columns(
+    record: Mapping[str, Any], row: int, problems: list[Problem], line: int | None = None
+) -> dict[str, Any]:
     """Rename alias columns; unknown columns are kept in metadata so results can be sliced."""
     out: dict[str, Any] = {}
     origin: dict[str, str] = {}
@@ -154,8 +195,15 @@ def canonical_columns(record: Mapping[str, Any], row: int, problems: list[Proble
         elif key == "metadata_field" and isinstance(value, str):
             value = {"metadata_field": value}  # Unitxt's metadata is one string
         if target in out and out[target] != value:
-            problems.append(Problem(row, key, f"both '{origin[target]}' and '{key}' are given "
-                                    f"and differ; they mean the same field '{target}'", line))
+            problems.append(
+                Problem(
+                    row,
+                    key,
+                    f"both '{origin[target]}' and '{key}' are given "
+                    f"and differ; they mean the same field '{target}'",
+                    line,
+                )
+            )
             continue
         out[target] = value
         origin[target] = key
@@ -168,20 +216,30 @@ def canonical_columns(record: Mapping[str, Any], row: int, problems: list[Proble
     return out
 
 
-def validate_record(record: Mapping[str, Any], row: int, problems: list[Problem],
-                    line: int | None = None) -> Sample | None:
+def validate_record(
+    record: Mapping[str, Any], row: int, problems: list[Problem], line: int | None = None
+) -> Sample | None:
     """Check one raw record; append every problem found; return the Sample when valid."""
     if not isinstance(record, Mapping):
-        problems.append(Problem(row, None, f"expected an object with named fields, got "
-                                f"{type(record).__name__}", line))
+        problems.append(
+            Problem(
+                row,
+                None,
+                f"expected an object with named fields, got {type(record).__name__}",
+                line,
+            )
+        )
         return None
     start = len(problems)
     data = canonical_columns(record, row, problems, line)
     clean: dict[str, Any] = {}
 
     if "question" not in data:
-        problems.append(Problem(row, "question", "required field is missing (also accepted as "
-                                "'user_input')", line))
+        problems.append(
+            Problem(
+                row, "question", "required field is missing (also accepted as 'user_input')", line
+            )
+        )
     else:
         clean["question"] = _check_str(data["question"], row, "question", problems, line, False)
 
@@ -196,60 +254,84 @@ def validate_record(record: Mapping[str, Any], row: int, problems: list[Problem]
 
     for field in LIST_FIELDS:
         if field in data:
-            clean[field] = _check_list(data[field], row, field, problems, line,
-                                       ids=field in ID_LIST_FIELDS)
+            clean[field] = _check_list(
+                data[field], row, field, problems, line, ids=field in ID_LIST_FIELDS
+            )
 
     if "metadata" in data:
         meta = data["metadata"]
         if not isinstance(meta, dict):
-            problems.append(Problem(row, "metadata", f"expected an object (dict), got "
-                                    f"{type(meta).__name__}", line))
+            problems.append(
+                Problem(
+                    row, "metadata", f"expected an object (dict), got {type(meta).__name__}", line
+                )
+            )
         else:
             clean["metadata"] = meta
 
     if "is_answerable" in data:
         flag = data["is_answerable"]
         if not isinstance(flag, bool):
-            problems.append(Problem(row, "is_answerable", f"expected true or false, got "
-                                    f"{_short(flag)}", line))
+            problems.append(
+                Problem(row, "is_answerable", f"expected true or false, got {_short(flag)}", line)
+            )
         else:
             clean["is_answerable"] = flag
 
-    for ids_field, text_field in (("context_ids", "contexts"),
-                                  ("reference_context_ids", "reference_contexts")):
+    for ids_field, text_field in (
+        ("context_ids", "contexts"),
+        ("reference_context_ids", "reference_contexts"),
+    ):
         ids, texts = clean.get(ids_field), clean.get(text_field)
         if ids is not None and texts is not None and len(ids) != len(texts):
-            problems.append(Problem(row, ids_field, f"has {len(ids)} ids but '{text_field}' has "
-                                    f"{len(texts)} texts; they must pair up one to one", line))
+            problems.append(
+                Problem(
+                    row,
+                    ids_field,
+                    f"has {len(ids)} ids but '{text_field}' has "
+                    f"{len(texts)} texts; they must pair up one to one",
+                    line,
+                )
+            )
 
     if len(problems) > start:
         return None
     if "question_id" not in clean:
-        clean["question_id"] = f"q{row:05d}-{uuid.uuid5(uuid.NAMESPACE_OID, clean['question']).hex[:8]}"
+        clean["question_id"] = (
+            f"q{row:05d}-{uuid.uuid5(uuid.NAMESPACE_OID, clean['question']).hex[:8]}"
+        )
     return Sample(**{k: v for k, v in clean.items() if v is not None})
 
 
-def validate_records(records: Iterable[Mapping[str, Any]], source: str | None = None,
-                     lines: list[int] | None = None) -> list[Sample]:
+def validate_records(
+    records: Iterable[Mapping[str, Any]], source: str | None = None, lines: list[int] | None = None
+) -> list[Sample]:
     """Validate all rows; raise DataError listing every problem, or return the samples."""
     problems: list[Problem] = []
     samples: list[Sample] = []
     seen: dict[str, int] = {}
     n = 0
-    for i, record in enumerate(records):
-        n += 1
-        row = i + 1
-        line = lines[i] if lines else None
-        sample = validate_record(record, row, problems, line)
-        if sample is None:
-            continue
-        if sample.question_id in seen:
-            problems.append(Problem(row, "question_id", f"duplicate question_id "
-                                    f"'{sample.question_id}' (first used in row "
-                                    f"{seen[sample.question_id]})", line))
-            continue
-        seen[sample.question_id] = row
-        samples.append(sample)
+    with gc_paused():
+        for i, record in enumerate(records):
+            n += 1
+            row = i + 1
+            line = lines[i] if lines else None
+            sample = validate_record(record, row, problems, line)
+            if sample is None:
+                continue
+            first = seen.get(sample.question_id)
+            if first is not None:
+                problems.append(
+                    Problem(
+                        row,
+                        "question_id",
+                        f"duplicate question_id '{sample.question_id}' (first used in row {first})",
+                        line,
+                    )
+                )
+                continue
+            seen[sample.question_id] = row
+            samples.append(sample)
     if n == 0:
         problems.append(Problem(None, None, "no rows: the data is empty"))
     if problems:

@@ -68,16 +68,18 @@ def k_precision(answer: str, contexts: Sequence[str], *, per_context: bool = Fal
             n = _supported(bag, simple, ctx)
             if n > best:
                 best, best_i = n, i
-        return Score.ok(best / n_ans, answer_tokens=n_ans, supported_tokens=best,
-                        best_context=best_i)
+        return Score.ok(
+            best / n_ans, answer_tokens=n_ans, supported_tokens=best, best_context=best_i
+        )
     # Joining with a space concatenates the token lists: the union of the contexts.
     n = _supported(bag, simple, " ".join(contexts))
     return Score.ok(n / n_ans, answer_tokens=n_ans, supported_tokens=n)
 
 
 @lru_cache(maxsize=256)
-def _reference_overlaps(answer: str, references: tuple[str, ...]) -> tuple[int, tuple[
-        tuple[int, int], ...]]:
+def _reference_overlaps(
+    answer: str, references: tuple[str, ...]
+) -> tuple[int, tuple[tuple[int, int], ...]]:
     """Answer token count and (common tokens, reference tokens) per reference.
 
     Cached because token recall, precision and F1 of one sample all need the same counts.
@@ -115,11 +117,17 @@ def _best_over_references(answer: str, references: Sequence[str], kind: str) -> 
         if best is None or value > best:
             best, best_i, best_detail = value, i, (common, n_ref)
     if best is None:
-        return Score.undefined(f"all {empty_refs} reference answer(s) have no tokens after "
-                               "normalisation")
+        return Score.undefined(
+            f"all {empty_refs} reference answer(s) have no tokens after normalisation"
+        )
     common, n_ref = best_detail
-    return Score.ok(best, best_reference=best_i, common_tokens=common, answer_tokens=n_ans,
-                    reference_tokens=n_ref)
+    return Score.ok(
+        best,
+        best_reference=best_i,
+        common_tokens=common,
+        answer_tokens=n_ans,
+        reference_tokens=n_ref,
+    )
 
 
 def token_recall(answer: str, references: Sequence[str]) -> Score:
@@ -154,52 +162,64 @@ def _references(sample: Sample) -> list[str]:
     return sample.reference_answers or []
 
 
-register(Metric(
-    name="k_precision",
-    description="Faithfulness by K-Precision: share of answer tokens found in the union of the "
-                "contexts (Unitxt, Adlakha et al. 2023).",
-    requires=(("answer", "contexts"),),
-    compute=lambda s: k_precision(s.answer or "", s.contexts or []),
-    formula="|T(answer) ∩ T(c1+...+cn)| / |T(answer)|",
-))
-register(Metric(
-    name="k_precision_max",
-    description="Unitxt's K-Precision variant: the best single context instead of their union.",
-    requires=(("answer", "contexts"),),
-    compute=lambda s: k_precision(s.answer or "", s.contexts or [], per_context=True),
-    default=False,
-    formula="max_i |T(answer) ∩ T(c_i)| / |T(answer)|",
-))
-register(Metric(
-    name="token_recall",
-    description="Answer correctness (Unitxt): share of reference-answer tokens present in the "
-                "answer, best reference.",
-    requires=(("answer", "reference_answers"),),
-    compute=lambda s: token_recall(s.answer or "", _references(s)),
-    reference_based=True,
-    formula="max_r |T(answer) ∩ T(r)| / |T(r)|",
-))
-register(Metric(
-    name="token_precision",
-    description="Share of answer tokens present in the reference answer, best reference.",
-    requires=(("answer", "reference_answers"),),
-    compute=lambda s: token_precision(s.answer or "", _references(s)),
-    reference_based=True,
-    formula="max_r |T(answer) ∩ T(r)| / |T(answer)|",
-))
-register(Metric(
-    name="token_f1",
-    description="SQuAD token F1 between answer and reference answer, best reference.",
-    requires=(("answer", "reference_answers"),),
-    compute=lambda s: token_f1(s.answer or "", _references(s)),
-    reference_based=True,
-    formula="max_r 2PR/(P+R)",
-))
-register(Metric(
-    name="exact_match",
-    description="1 when the normalised answer equals a normalised reference answer.",
-    requires=(("answer", "reference_answers"),),
-    compute=lambda s: exact_match(s.answer or "", _references(s)),
-    reference_based=True,
-    formula="max_r [norm(answer) == norm(r)]",
-))
+register(
+    Metric(
+        name="k_precision",
+        description="Faithfulness by K-Precision: share of answer tokens found in the union of the "
+        "contexts (Unitxt, Adlakha et al. 2023).",
+        requires=(("answer", "contexts"),),
+        compute=lambda s: k_precision(s.answer or "", s.contexts or []),
+        formula="|T(answer) ∩ T(c1+...+cn)| / |T(answer)|",
+    )
+)
+register(
+    Metric(
+        name="k_precision_max",
+        description="Unitxt's K-Precision variant: the best single context instead of their union.",
+        requires=(("answer", "contexts"),),
+        compute=lambda s: k_precision(s.answer or "", s.contexts or [], per_context=True),
+        default=False,
+        formula="max_i |T(answer) ∩ T(c_i)| / |T(answer)|",
+    )
+)
+register(
+    Metric(
+        name="token_recall",
+        description="Answer correctness (Unitxt): share of reference-answer tokens present in the "
+        "answer, best reference.",
+        requires=(("answer", "reference_answers"),),
+        compute=lambda s: token_recall(s.answer or "", _references(s)),
+        reference_based=True,
+        formula="max_r |T(answer) ∩ T(r)| / |T(r)|",
+    )
+)
+register(
+    Metric(
+        name="token_precision",
+        description="Share of answer tokens present in the reference answer, best reference.",
+        requires=(("answer", "reference_answers"),),
+        compute=lambda s: token_precision(s.answer or "", _references(s)),
+        reference_based=True,
+        formula="max_r |T(answer) ∩ T(r)| / |T(answer)|",
+    )
+)
+register(
+    Metric(
+        name="token_f1",
+        description="SQuAD token F1 between answer and reference answer, best reference.",
+        requires=(("answer", "reference_answers"),),
+        compute=lambda s: token_f1(s.answer or "", _references(s)),
+        reference_based=True,
+        formula="max_r 2PR/(P+R)",
+    )
+)
+register(
+    Metric(
+        name="exact_match",
+        description="1 when the normalised answer equals a normalised reference answer.",
+        requires=(("answer", "reference_answers"),),
+        compute=lambda s: exact_match(s.answer or "", _references(s)),
+        reference_based=True,
+        formula="max_r [norm(answer) == norm(r)]",
+    )
+)

@@ -7,12 +7,16 @@ question?", AR = P(yes). No embedder needed.
 
 context_relevance ``generate`` (paper): the judge copies the needed sentences; each is matched
 back to a real context sentence (paraphrases that match nothing are not counted);
-CR = |matched sentences| / |context sentences|. ``fast``: the context is shown with numbered
-sentences and the judge answers only the numbers (a few generated tokens instead of copied
-text), with the same context-first prompt prefix as faithfulness.
+CR = |matched sentences| / |context sentences|. ``fast``: one yes/no verdict per candidate sentence
+("is this sentence needed to answer the question?") after the same [context][question] prefix
+as faithfulness; candidates are the sentences overlapping the question most (option
+``context_relevance_candidates``, default 8; 0 = every sentence), the others count as not
+needed. CR = expected number of needed sentences / |sentences|.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from pydantic import BaseModel
@@ -39,7 +43,11 @@ from ragmeter.text import split_sentences, tokens
 
 DEFAULT_AR_MODE = "fast"
 DEFAULT_CR_MODE = "fast"
-MATCH_F1 = 0.8  # token F1 above which an extracted sentence is taken as a real one
+MATCH_F1 = 0.8
+DEFAULT_CANDIDATES = 8
+_STOP = frozenset("""what when where which who whom whose why how is are was were be been do does did
+of in on at to for from by with and or as it its this that these those there their they he she his
+her has have had will would can could should about into than then so such not no""".split())  # token F1 above which an extracted sentence is taken as a real one
 
 
 class GeneratedQuestions(BaseModel):
@@ -142,6 +150,27 @@ def match_sentences(extracted: list[str], real: list[str], candidates: list[int]
     return matched, unmatched
 
 
+def candidates(question: str, sentences: list[str], k: int) -> list[int]:
+    """The k sentences most likely to be needed, by idf-weighted overlap with the question.
+
+    Judging every sentence costs one verdict each; sentences sharing no content word with the
+    question are rarely needed, so only the k best-overlapping ones (all when k <= 0 or there
+    are at most k) go to the judge, the others count as not needed. Returned in text order.
+    """
+    if k <= 0 or len(sentences) <= k:
+        return list(range(len(sentences)))
+    toks = [set(tokens(s)) for s in sentences]
+    n = len(sentences)
+    df: dict[str, int] = {}
+    for t in toks:
+        for w in t:
+            df[w] = df.get(w, 0) + 1
+    q = {w for w in tokens(question) if w not in _STOP}
+    scores = [sum(math.log(1 + n / df[w]) for w in q & t) for t in toks]
+    best = sorted(range(n), key=lambda i: (-scores[i], i))[:k]
+    return sorted(best)
+
+
 @guarded
 async def context_relevance(sample: Sample, resources: Resources) -> Score:
     mode = mode_of(resources, "context_relevance", DEFAULT_CR_MODE)
@@ -158,16 +187,25 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
     extra: dict[str, list] = {}
     if mode == "fast":
         ver = version("common", "relevance")
-        invalid: list[int] = []
-        for chunk in chunks:
-            got = await calls.structured(
-                context_first(ctx.render(chunk), sample.question,
-                              prompts["context_fast"]["task"]),
-                SentenceNumbers, version=ver, max_tokens=16 + 4 * len(chunk))
-            allowed = set(chunk)
-            for n in got.sentences:
-                (kept.add(n - 1) if n - 1 in allowed else invalid.append(n))
-        extra["invalid_numbers"] = invalid
+        k = int(options_of(resources).get("context_relevance_candidates", DEFAULT_CANDIDATES))
+        cands = candidates(sample.question, ctx.sentences, k)
+        task = prompts["context_fast"]["task"]
+        probs: dict[int, float] = {}
+        for chunk in chunks:  # chunk-major: each chunk's context is evaluated once
+            for i in (c for c in cands if c in set(chunk)):
+                probs[i] = await calls.p_yes(
+                    context_first(ctx.render(chunk), sample.question,
+                                  task.format(sentence=ctx.sentences[i])), version=ver)
+        kept = {i for i, p in probs.items() if p >= 0.5}
+        expected = sum(probs.values())
+        return Score.ok(expected / len(ctx.sentences), mode=mode,
+                        kept_sentences=[ctx.sentences[i] for i in sorted(kept)],
+                        kept_numbers=[i + 1 for i in sorted(kept)],
+                        candidates=[i + 1 for i in sorted(probs)],
+                        p_yes={i + 1: round(probs[i], 4) for i in sorted(probs)},
+                        hard_score=len(kept) / len(ctx.sentences),
+                        total_sentences=len(ctx.sentences), chunks=len(chunks),
+                        judge=calls.details())
     else:
         g = prompts["context_generate"]
         unmatched: list[str] = []

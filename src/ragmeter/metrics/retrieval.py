@@ -154,8 +154,9 @@ def _judge(sample: Sample) -> _Judged:
     if last_sample is sample and last is not None:
         return last
     retrieved, relevant, matched_by = ranking_of(sample)
-    judged = _Judged(tuple(_ranks(retrieved, relevant)), len(set(retrieved)), len(relevant),
-                     matched_by)
+    judged = _Judged(
+        tuple(_ranks(retrieved, relevant)), len(set(retrieved)), len(relevant), matched_by
+    )
     _LAST = (sample, judged)
     return judged
 
@@ -165,41 +166,52 @@ def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Sco
         j = _judge(sample)
         if not j.n_relevant:
             return Score.undefined("no reference contexts: relevance is undefined")
-        return Score.ok(fn(j.ranks, j.n_relevant), matched_by=j.matched_by,
-                        relevant_ranks=j.ranks, n_retrieved=j.n_retrieved,
-                        n_relevant=j.n_relevant)
+        return Score.ok(
+            fn(j.ranks, j.n_relevant),
+            matched_by=j.matched_by,
+            relevant_ranks=j.ranks,
+            n_retrieved=j.n_retrieved,
+            n_relevant=j.n_relevant,
+        )
 
     return compute
 
 
-register(Metric(
-    name="mrr",
-    description="Context correctness (Unitxt): reciprocal rank of the first relevant context.",
-    requires=_REQUIRES,
-    compute=_scorer(_rr),
-    reference_based=True,
-    formula="1 / rank of first relevant retrieved item (0 if none)",
-))
-register(Metric(
-    name="map",
-    description="Average precision, TREC definition: normalised by all reference ids.",
-    requires=_REQUIRES,
-    compute=_scorer(_ap),
-    reference_based=True,
-    formula="(1/|R|) * sum_{k: d_k in R} P@k",
-))
-register(Metric(
-    name="unitxt_map",
-    description="Unitxt's MAP: mean P@k over relevant retrieved items only (ignores misses).",
-    requires=_REQUIRES,
-    compute=_scorer(_unitxt_ap),
-    reference_based=True,
-    formula="(1/|R ∩ retrieved|) * sum_{k: d_k in R} P@k",
-))
+register(
+    Metric(
+        name="mrr",
+        description="Context correctness (Unitxt): reciprocal rank of the first relevant context.",
+        requires=_REQUIRES,
+        compute=_scorer(_rr),
+        reference_based=True,
+        formula="1 / rank of first relevant retrieved item (0 if none)",
+    )
+)
+register(
+    Metric(
+        name="map",
+        description="Average precision, TREC definition: normalised by all reference ids.",
+        requires=_REQUIRES,
+        compute=_scorer(_ap),
+        reference_based=True,
+        formula="(1/|R|) * sum_{k: d_k in R} P@k",
+    )
+)
+register(
+    Metric(
+        name="unitxt_map",
+        description="Unitxt's MAP: mean P@k over relevant retrieved items only (ignores misses).",
+        requires=_REQUIRES,
+        compute=_scorer(_unitxt_ap),
+        reference_based=True,
+        formula="(1/|R ∩ retrieved|) * sum_{k: d_k in R} P@k",
+    )
+)
 
 
-def _template(prefix: str, fn: Callable[[Sequence[int], int, int], float], description: str,
-              formula: str) -> Callable[[int], Metric]:
+def _template(
+    prefix: str, fn: Callable[[Sequence[int], int, int], float], description: str, formula: str
+) -> Callable[[int], Metric]:
     def factory(k: int) -> Metric:
         return Metric(
             name=f"{prefix}@{k}",
@@ -213,15 +225,35 @@ def _template(prefix: str, fn: Callable[[Sequence[int], int, int], float], descr
     return factory
 
 
-register_template("ndcg", _template("ndcg", _ndcg,
-                                    "nDCG over the top {k} contexts, binary relevance.",
-                                    "DCG@k / IDCG@k, gain 1/log2(rank+1)"), (10,))
-register_template("precision", _template("precision", _precision,
-                                         "Share of the top {k} contexts that are relevant.",
-                                         "|R ∩ top k| / k"), (5,))
-register_template("recall", _template("recall", _recall,
-                                      "Share of reference contexts found in the top {k}.",
-                                      "|R ∩ top k| / |R|"), (5,))
-register_template("hit", _template("hit", _hit,
-                                   "1 when a relevant context is in the top {k}.",
-                                   "[R ∩ top k ≠ ∅]"), (5,))
+register_template(
+    "ndcg",
+    _template(
+        "ndcg",
+        _ndcg,
+        "nDCG over the top {k} contexts, binary relevance.",
+        "DCG@k / IDCG@k, gain 1/log2(rank+1)",
+    ),
+    (10,),
+)
+register_template(
+    "precision",
+    _template(
+        "precision",
+        _precision,
+        "Share of the top {k} contexts that are relevant.",
+        "|R ∩ top k| / k",
+    ),
+    (5,),
+)
+register_template(
+    "recall",
+    _template(
+        "recall", _recall, "Share of reference contexts found in the top {k}.", "|R ∩ top k| / |R|"
+    ),
+    (5,),
+)
+register_template(
+    "hit",
+    _template("hit", _hit, "1 when a relevant context is in the top {k}.", "[R ∩ top k ≠ ∅]"),
+    (5,),
+)
