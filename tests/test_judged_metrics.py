@@ -17,7 +17,12 @@ from ragmeter.metrics.reference import (
     context_recall,
 )
 from ragmeter.metrics.registry import get_metric
-from ragmeter.metrics.relevance import answer_relevance, context_relevance, match_sentences
+from ragmeter.metrics.relevance import (
+    answer_relevance,
+    candidates,
+    context_relevance,
+    match_sentences,
+)
 from ragmeter.sample import Sample
 
 CTX = ("Paris is the capital of France. It has about two million inhabitants. "
@@ -179,14 +184,42 @@ async def test_answer_relevance_empty_answer_undefined():
 # ---- context relevance ---------------------------------------------------------------------
 
 
-async def test_context_relevance_fast_counts_numbered_sentences():
-    judge = ScriptedJudge(script=lambda t, s: {"sentences": [1, 4, 99]})
+def sentence_in(text: str) -> str:
+    return text.split("Sentence: ")[1].split("\n")[0]
+
+
+async def test_context_relevance_fast_expected_share_of_needed_sentences():
+    table = {"Paris is the capital of France.": 0.9, "It has about two million inhabitants.": 0.2,
+             "The Seine flows through the city.": 0.1, "Paris hosted the 2024 Olympics.": 0.6}
+    judge = ScriptedJudge(lambda t: table[sentence_in(t)])
     s = await context_relevance(sample(), res(judge))
-    assert s.value == pytest.approx(2 / 4)
+    assert s.value == pytest.approx(sum(table.values()) / 4)
     assert s.details["kept_sentences"] == ["Paris is the capital of France.",
                                            "Paris hosted the 2024 Olympics."]
-    assert s.details["invalid_numbers"] == [99]
-    assert s.details["total_sentences"] == 4
+    assert s.details["hard_score"] == 0.5 and s.details["total_sentences"] == 4
+    users = [m[-1]["content"] for _, m in judge.log]
+    prefix = users[0].split("Sentence:")[0]
+    assert all(u.startswith(prefix) for u in users)  # one shared [context][question] prefix
+
+
+async def test_context_relevance_fast_judges_only_candidates():
+    ctx = " ".join(f"Filler sentence number {i} talks about weather." for i in range(20))
+    ctx += " Paris is the capital of France."
+    judge = ScriptedJudge(lambda t: 1.0 if "capital" in sentence_in(t) else 0.0)
+    s = await context_relevance(sample(contexts=[ctx]),
+                                res(judge, context_relevance_candidates=3))
+    assert len(judge.log) == 3 and 21 in s.details["candidates"]
+    assert s.value == pytest.approx(1 / 21)
+    everything = ScriptedJudge(lambda t: 0.0)
+    await context_relevance(sample(contexts=[ctx]),
+                            res(everything, context_relevance_candidates=0))
+    assert len(everything.log) == 21
+
+
+def test_candidates_prefer_question_words():
+    sents = ["The weather is nice.", "France has Paris as capital.", "Cats sleep a lot."]
+    assert candidates("What is the capital of France?", sents, 1) == [1]
+    assert candidates("anything", sents, 5) == [0, 1, 2]
 
 
 async def test_context_relevance_generate_matches_back_and_drops_paraphrases():
@@ -206,7 +239,8 @@ def test_match_sentences_splits_joined_extractions():
 
 
 async def test_context_relevance_insufficient_information_scores_zero():
-    s = await context_relevance(sample(), res(ScriptedJudge(script=lambda t, s: {"sentences": []})))
+    judge = ScriptedJudge(script=lambda t, s: {"sentences": []})
+    s = await context_relevance(sample(), res(judge, {"context_relevance": "generate"}))
     assert s.value == 0.0 and s.status == "ok"
 
 

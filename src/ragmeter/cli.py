@@ -202,5 +202,7 @@ from ragmeter.cli_models import models_app  # noqa: E402  (sub-app: ragmeter mod
 
 app.add_typer(models_app, name="models")
 
+from ragmeter import cli_meta  # noqa: E402, F401  (registers `ragmeter meta-eval`)
+
 if __name__ == "__main__":
     main()

@@ -43,11 +43,14 @@ from ragmeter.text import split_sentences, tokens
 
 DEFAULT_AR_MODE = "fast"
 DEFAULT_CR_MODE = "fast"
-MATCH_F1 = 0.8
+MATCH_F1 = 0.8  # token F1 above which an extracted sentence is taken as a real one
 DEFAULT_CANDIDATES = 8
-_STOP = frozenset("""what when where which who whom whose why how is are was were be been do does did
-of in on at to for from by with and or as it its this that these those there their they he she his
-her has have had will would can could should about into than then so such not no""".split())  # token F1 above which an extracted sentence is taken as a real one
+_STOP_WORDS = (
+    "what when where which who whom whose why how is are was were be been do does did of in "
+    "on at to for from by with and or as it its this that these those there their they he "
+    "she his her has have had will would can could should about into than then so such not"
+)
+_STOP = frozenset(_STOP_WORDS.split(" "))
 
 
 class GeneratedQuestions(BaseModel):
@@ -78,23 +81,30 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     if mode == "fast":
         common = load_prompts("common")
         user = prompts["answer_fast"]["user"].format(question=sample.question, answer=answer)
-        p = await calls.p_yes([{"role": "system", "content": common["system"]},
-                               {"role": "user", "content": user}],
-                              version=version("common", "relevance"))
+        p = await calls.p_yes(
+            [{"role": "system", "content": common["system"]}, {"role": "user", "content": user}],
+            version=version("common", "relevance"),
+        )
         return Score.ok(p, mode=mode, p_yes=round(p, 4), judge=calls.details())
     embedder = getattr(resources, "embedder", None)
     if embedder is None:
-        raise Unavailable("answer_relevance (generate) needs an embedder: install "
-                          "ragmeter[embed] or configure Settings(embedder=...)")
+        raise Unavailable(
+            "answer_relevance (generate) needs an embedder: install "
+            "ragmeter[embed] or configure Settings(embedder=...)"
+        )
     n = int(options_of(resources).get("answer_relevance_n", 3))
     g = prompts["answer_generate"]
     got = await calls.structured(
         chat(g["system"].format(n=n), g["user"].format(answer=answer), g["examples"]),
-        GeneratedQuestions, version=version("relevance"), max_tokens=60 + 50 * n)
+        GeneratedQuestions,
+        version=version("relevance"),
+        max_tokens=60 + 50 * n,
+    )
     questions = [q.strip() for q in got.questions if q.strip()][:n]
     if got.noncommittal:
-        return Score.ok(0.0, mode=mode, questions=questions, noncommittal=True,
-                        judge=calls.details())
+        return Score.ok(
+            0.0, mode=mode, questions=questions, noncommittal=True, judge=calls.details()
+        )
     if not questions:
         raise JudgeFailed("the judge generated no question")
     reply = await embedder.embed([sample.question, *questions])
@@ -103,9 +113,14 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     vecs = np.asarray(reply.value, dtype=np.float64)
     vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
     sims = [float(vecs[0] @ v) for v in vecs[1:]]
-    return Score.ok(float(np.mean(sims)), mode=mode, questions=questions,
-                    similarities=[round(s, 4) for s in sims], noncommittal=False,
-                    judge=calls.details())
+    return Score.ok(
+        float(np.mean(sims)),
+        mode=mode,
+        questions=questions,
+        similarities=[round(s, 4) for s in sims],
+        noncommittal=False,
+        judge=calls.details(),
+    )
 
 
 # ---- context relevance -----------------------------------------------------------------------
@@ -123,8 +138,9 @@ def _f1(a: list[str], b: list[str]) -> float:
     return 2 * p * r / (p + r)
 
 
-def match_sentences(extracted: list[str], real: list[str], candidates: list[int]
-                    ) -> tuple[set[int], list[str]]:
+def match_sentences(
+    extracted: list[str], real: list[str], candidates: list[int]
+) -> tuple[set[int], list[str]]:
     """Indices of the real sentences the extracted texts match; the texts that match none.
 
     An extracted text may join several real sentences: it is split first. A piece matches the
@@ -194,42 +210,61 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
         for chunk in chunks:  # chunk-major: each chunk's context is evaluated once
             for i in (c for c in cands if c in set(chunk)):
                 probs[i] = await calls.p_yes(
-                    context_first(ctx.render(chunk), sample.question,
-                                  task.format(sentence=ctx.sentences[i])), version=ver)
+                    context_first(
+                        ctx.render(chunk), sample.question, task.format(sentence=ctx.sentences[i])
+                    ),
+                    version=ver,
+                )
         kept = {i for i, p in probs.items() if p >= 0.5}
         expected = sum(probs.values())
-        return Score.ok(expected / len(ctx.sentences), mode=mode,
-                        kept_sentences=[ctx.sentences[i] for i in sorted(kept)],
-                        kept_numbers=[i + 1 for i in sorted(kept)],
-                        candidates=[i + 1 for i in sorted(probs)],
-                        p_yes={i + 1: round(probs[i], 4) for i in sorted(probs)},
-                        hard_score=len(kept) / len(ctx.sentences),
-                        total_sentences=len(ctx.sentences), chunks=len(chunks),
-                        judge=calls.details())
+        return Score.ok(
+            expected / len(ctx.sentences),
+            mode=mode,
+            kept_sentences=[ctx.sentences[i] for i in sorted(kept)],
+            kept_numbers=[i + 1 for i in sorted(kept)],
+            candidates=[i + 1 for i in sorted(probs)],
+            p_yes={i + 1: round(probs[i], 4) for i in sorted(probs)},
+            hard_score=len(kept) / len(ctx.sentences),
+            total_sentences=len(ctx.sentences),
+            chunks=len(chunks),
+            judge=calls.details(),
+        )
     else:
         g = prompts["context_generate"]
         unmatched: list[str] = []
         for chunk in chunks:
             text = " ".join(ctx.sentences[i] for i in chunk)
             got = await calls.structured(
-                chat(g["system"], g["user"].format(question=sample.question, context=text),
-                     g["examples"]), ExtractedSentences, version=version("relevance"),
-                max_tokens=64 + int(len(text) / 3))
+                chat(
+                    g["system"],
+                    g["user"].format(question=sample.question, context=text),
+                    g["examples"],
+                ),
+                ExtractedSentences,
+                version=version("relevance"),
+                max_tokens=64 + int(len(text) / 3),
+            )
             m, u = match_sentences(got.sentences, ctx.sentences, chunk)
             kept |= m
             unmatched.extend(u)
         extra["unmatched"] = unmatched
     order = sorted(kept)
-    return Score.ok(len(order) / len(ctx.sentences), mode=mode,
-                    kept_sentences=[ctx.sentences[i] for i in order],
-                    kept_numbers=[i + 1 for i in order], total_sentences=len(ctx.sentences),
-                    chunks=len(chunks), judge=calls.details(), **extra)
+    return Score.ok(
+        len(order) / len(ctx.sentences),
+        mode=mode,
+        kept_sentences=[ctx.sentences[i] for i in order],
+        kept_numbers=[i + 1 for i in order],
+        total_sentences=len(ctx.sentences),
+        chunks=len(chunks),
+        judge=calls.details(),
+        **extra,
+    )
 
 
 AR_METRIC = Metric(
     name="answer_relevance",
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
-                "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
+    "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
     requires=(("question", "answer"),),
     acompute=answer_relevance,
     needs=frozenset({"judge", "embedder"}),
@@ -238,7 +273,7 @@ AR_METRIC = Metric(
 CR_METRIC = Metric(
     name="context_relevance",
     description="RAGAS context relevance: share of context sentences needed to answer the "
-                "question (LLM judge; fast = numbers of sentences, generate = copied text).",
+    "question (LLM judge; fast = numbers of sentences, generate = copied text).",
     requires=(("question", "contexts"),),
     acompute=context_relevance,
     needs=frozenset({"judge"}),

@@ -1,0 +1,70 @@
+"""The judged metrics on the embedded GGUF judge, end to end (slow: loads the 1.5B model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragmeter.judges import embedded
+from ragmeter.judges.base import Resources
+from ragmeter.metrics.faithfulness import faithfulness
+from ragmeter.metrics.perplexity import context_relevance_perplexity
+from ragmeter.metrics.relevance import answer_relevance, context_relevance
+from ragmeter.sample import Sample
+
+pytestmark = [pytest.mark.slow, pytest.mark.local_judge]
+
+CONTEXT = ("The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was designed "
+           "by the engineering company of Gustave Eiffel and completed in 1889. The tower is "
+           "330 metres tall. Paris is also home to the Louvre, the world's most-visited museum.")
+Q = "When was the Eiffel Tower completed and how tall is it?"
+
+
+@pytest.fixture(scope="module")
+def judge():
+    pytest.importorskip("llama_cpp")
+    from ragmeter.judges.llamacpp import LocalJudge
+
+    try:
+        embedded.find_parts(embedded.DEFAULT_MODEL)
+    except embedded.ModelNotAvailable as exc:
+        if not embedded.is_verified(embedded.DEFAULT_MODEL,
+                                    embedded.model_path(embedded.DEFAULT_MODEL)):
+            pytest.skip(str(exc))
+    j = LocalJudge(n_ctx=2048)
+    j.load()
+    yield j
+    j.close()
+
+
+def s(answer: str, contexts: list[str] | None = None) -> Sample:
+    return Sample(question=Q, question_id="q", answer=answer, contexts=contexts or [CONTEXT])
+
+
+async def test_faithfulness_prefers_the_grounded_answer(judge):
+    r = Resources(judge=judge)
+    good = await faithfulness(s("It was completed in 1889. It is 330 metres tall."), r)
+    bad = await faithfulness(s("It was completed in 1925. It is 120 metres tall."), r)
+    assert good.status == bad.status == "ok"
+    assert good.value > bad.value
+    assert good.details["verdicts"] == ["yes", "yes"]
+
+
+async def test_answer_and_context_relevance_rank_pairs(judge):
+    r = Resources(judge=judge)
+    full = await answer_relevance(s("It was completed in 1889 and is 330 metres tall."), r)
+    evasive = await answer_relevance(s("Paris has many famous museums, such as the Louvre."), r)
+    assert full.value > evasive.value
+    extra = CONTEXT + " The Seine flows through Paris. Paris hosted the 2024 Summer Olympics."
+    focused = await context_relevance(s("x"), r)
+    padded = await context_relevance(s("x", [extra]), r)
+    assert focused.value > padded.value
+    assert focused.details["total_sentences"] == 4
+
+
+async def test_perplexity_on_the_gguf_judge(judge):
+    r = Resources(scorer=judge)
+    got = await context_relevance_perplexity(
+        Sample(question=Q, question_id="q", contexts=[CONTEXT, "Bananas are rich in potassium."]),
+        r)
+    assert got.status == "ok" and 0 < got.value < 1
+    assert got.details["best_context"] == 0

@@ -1,0 +1,153 @@
+"""Meta-evaluation: WikiEval adapter, agreement arithmetic (ties = 1/2), baselines, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judged_fakes import HashEmbedder, ScriptedJudge
+from ragmeter.errors import DataError
+from ragmeter.judges.base import Resources
+from ragmeter.meta_eval import (
+    PairScorer,
+    build_scorers,
+    outcome,
+    run_meta_eval,
+    wikieval_pairs,
+)
+from ragmeter.metrics.base import Score
+
+ROWS = [
+    {"question": "Question: When did the bridge open?",
+     "answer": "Answer: The bridge opened in 1937.",
+     "ungrounded_answer": "The bridge opened in 1950.",
+     "poor_answer": "It is a bridge.'",
+     "context_v1": ["The bridge opened in 1937. It is orange."],
+     "context_v2": ["The bridge opened in 1937. It is orange.", "Bridges are common. Rivers flow."],
+     "source": "Bridge"},
+    {"question": "Question: Who wrote the novel?",
+     "answer": "Answer: The novel was written by Ann Lee.",
+     "ungrounded_answer": "The novel was written by Bob Ray.",
+     "poor_answer": "A writer wrote it.'",
+     "context_v1": ["The novel was written by Ann Lee in 2001."],
+     "context_v2": ["The novel was written by Ann Lee in 2001. Novels are long. Many read."],
+     "source": "Novel"},
+]
+
+
+@pytest.fixture()
+def data(tmp_path):
+    path = tmp_path / "wikieval.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    return path
+
+
+def test_adapter_strips_prefixes_and_builds_three_pairs_per_row(data):
+    pairs = wikieval_pairs(data)
+    assert len(pairs) == 6
+    f = next(p for p in pairs if p.dimension == "faithfulness")
+    assert f.preferred.question == "When did the bridge open?"
+    assert f.preferred.answer == "The bridge opened in 1937."
+    assert f.other.answer == "The bridge opened in 1950."
+    assert f.preferred.contexts == f.other.contexts == ROWS[0]["context_v1"]
+    c = next(p for p in pairs if p.dimension == "context_relevance")
+    assert c.preferred.contexts == ROWS[0]["context_v1"]
+    assert c.other.contexts == ROWS[0]["context_v2"]
+
+
+def test_adapter_reports_every_bad_row(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"question": "Question: x"}\nnot json\n')
+    with pytest.raises(DataError) as exc:
+        wikieval_pairs(path)
+    assert len(exc.value.problems) >= 6
+    assert {p.row for p in exc.value.problems} == {0, 1}
+
+
+def test_outcome_ties_and_missing_count_half():
+    assert outcome(Score.ok(0.9), Score.ok(0.1)) == 1.0
+    assert outcome(Score.ok(0.1), Score.ok(0.9)) == 0.0
+    assert outcome(Score.ok(0.5), Score.ok(0.5)) == 0.5
+    assert outcome(Score.failed("x"), Score.ok(0.5)) == 0.5
+
+
+def by_answer(table):
+    async def score(sample, resources):
+        return Score.ok(table[sample.answer]) if sample.answer in table else Score.failed("?")
+    return score
+
+
+async def test_agreement_arithmetic_with_scripted_scores(data):
+    pairs = wikieval_pairs(data)
+    table = {"The bridge opened in 1937.": 0.9, "The bridge opened in 1950.": 0.2,
+             "The novel was written by Ann Lee.": 0.5, "The novel was written by Bob Ray.": 0.5}
+    sc = PairScorer("scripted", "faithfulness", "ragas", score=by_answer(table))
+    (res,) = await run_meta_eval(pairs, [sc], Resources())
+    assert res.outcomes == [1.0, 0.5]
+    assert res.agreement == 0.75
+    assert res.n_missing == 0
+
+
+async def test_full_run_with_scripted_judge_and_baselines(data):
+    """Judged metrics + the paper's baselines run end to end on a scripted judge."""
+
+    def verdict(text: str) -> float:
+        if "answer 1:" in text or "context 1:" in text:  # GPT Ranking: prefer the first shown
+            return 0.9
+        return 0.1 if ("1950" in text or "Bob Ray" in text) else 0.8
+
+    def script(text, schema):
+        if schema.__name__ == "Rating":
+            return {"score": 3 if "1950" in text else 8}
+        return {}
+
+    judge = ScriptedJudge(verdict, script)
+    resources = Resources(judge=judge, embedder=HashEmbedder())
+    results = await run_meta_eval(wikieval_pairs(data), build_scorers(), resources)
+    got = {r.name: r for r in results}
+    assert got["ragas:faithfulness"].agreement == 1.0
+    assert got["k_precision"].agreement == 1.0  # 1950 is not in the context
+    # The ranker always prefers the first shown answer; the order alternates with the pair,
+    # so its agreement is the share of pairs showing the preferred side first.
+    flips = [p["ranking"]["flipped"] for p in got["gpt_ranking:faithfulness"].pairs]
+    assert got["gpt_ranking:faithfulness"].agreement == flips.count(False) / len(flips)
+    assert got["gpt_score:faithfulness"].outcomes == [1.0, 0.5]
+    assert got["ragas:faithfulness"].prompt_tokens > 0
+    assert got["ragas:faithfulness"].tokens_per_sample() > 0
+    # calls of one context are sent back to back: every faithfulness call of row 0 comes
+    # before any call of row 1
+    users = [m[-1]["content"] for _, m in judge.log]
+    first_row1 = next(i for i, u in enumerate(users) if "Ann Lee" in u)
+    assert all("Ann Lee" not in u for u in users[:first_row1])
+    assert all("1937" not in u for u in users[first_row1:] if "Statement" in u)
+
+
+def test_unknown_baseline_is_a_data_error():
+    with pytest.raises(DataError):
+        build_scorers(["nope"])
+
+
+def test_cli_meta_eval_end_to_end_on_fake_server(data, tmp_path):
+    """The command on an OpenAI-compatible scripted server: table, JSON and RESULT line."""
+    from typer.testing import CliRunner
+
+    fake_server = pytest.importorskip("fake_server")
+    from ragmeter.cli import app
+
+    out = tmp_path / "meta.json"
+    with fake_server.FakeOpenAIServer() as server:
+        result = CliRunner().invoke(app, [
+            "meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake",
+            "--base-url", server.url, "--embedder", "none", "--cache", "off",
+            "--baselines", "k_precision,gpt_score", "--out", str(out)],
+            env={"OPENAI_API_KEY": "sk-test-not-a-real-key"})
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("RESULT faithfulness=")
+    for key in ("answer_relevance=", "context_relevance=", "wall_s=", "judge_tokens="):
+        assert key in last
+    payload = json.loads(out.read_text())
+    assert payload["n_pairs_per_dimension"] == 2
+    assert "sk-test" not in out.read_text()
+    assert {r["name"] for r in payload["results"]} >= {"ragas:faithfulness", "k_precision"}
