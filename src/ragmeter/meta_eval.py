@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from ragmeter.errors import DataError, Problem
 from ragmeter.judges.base import Resources
-from ragmeter.metrics._judging import Calls, JudgeFailed, Unavailable, judge_of
+from ragmeter.metrics._judging import Calls, JudgeFailed, Unavailable, inner_model, judge_of
 from ragmeter.metrics.base import Score
 from ragmeter.prompts import load_prompts
 from ragmeter.sample import Sample
@@ -264,6 +264,9 @@ class ScorerResult:
     completion_tokens: int = 0
     n_samples: int = 0  # samples (or pairs, for rankers) scored with the judge
     wall_s: float = 0.0
+    # tokens the local judge actually processed: prompt tokens evaluated after prefix reuse
+    # plus generated tokens (None for judges that do not report it)
+    computed_tokens: int | None = None
 
     @property
     def agreement(self) -> float | None:
@@ -279,7 +282,11 @@ class ScorerResult:
                "agreement": self.agreement, "n_pairs": len(self.outcomes),
                "n_missing": self.n_missing, "prompt_tokens": self.prompt_tokens,
                "completion_tokens": self.completion_tokens, "scored_items": self.n_samples,
-               "judge_tokens_per_item": self.tokens_per_sample(), "wall_s": round(self.wall_s, 2)}
+               "judge_tokens_per_item": self.tokens_per_sample(),
+               "computed_tokens": self.computed_tokens,
+               "computed_tokens_per_item": (self.computed_tokens / self.n_samples
+                                            if self.computed_tokens and self.n_samples else None),
+               "wall_s": round(self.wall_s, 2)}
         if with_pairs:
             out["pairs"] = self.pairs
         return out
@@ -300,6 +307,9 @@ def _tokens(score: Score) -> tuple[int, int]:
 
 def _brief(score: Score) -> dict[str, Any]:
     out: dict[str, Any] = {"value": score.value, "status": score.status}
+    pt, ct = _tokens(score)
+    if pt or ct:
+        out["judge_tokens"] = pt + ct
     if score.reason:
         out["reason"] = score.reason
     for key in ("mode", "statements", "p_yes", "verdicts", "kept_numbers", "total_sentences",
@@ -318,6 +328,12 @@ async def run_meta_eval(pairs: Sequence[PreferencePair], scorers: Sequence[PairS
     for p in pairs:
         groups.setdefault(p.group, []).append(p)
     memo: dict[tuple[str, str], Score] = {}
+    stats = getattr(inner_model(getattr(resources, "judge", None)), "stats", None)
+
+    def work_done() -> int | None:
+        if stats is None or not hasattr(stats, "prompt_tokens_evaluated"):
+            return None
+        return int(stats.prompt_tokens_evaluated) + int(stats.completion_tokens)
 
     async def score(sc: PairScorer, sample: Sample) -> Score:
         key = (sc.name, sample.model_dump_json(exclude={"question_id"}))
@@ -336,7 +352,7 @@ async def run_meta_eval(pairs: Sequence[PreferencePair], scorers: Sequence[PairS
             for sc in (s for s in scorers if s.kind == kind):
                 for pair in (p for p in members if p.dimension == sc.dimension):
                     res = results[sc.name]
-                    t0 = time.perf_counter()
+                    t0, w0 = time.perf_counter(), work_done()
                     if sc.rank is not None:
                         win, detail = await sc.rank(pair, resources)
                         pt, ct = _tokens(detail)
@@ -356,6 +372,9 @@ async def run_meta_eval(pairs: Sequence[PreferencePair], scorers: Sequence[PairS
                         res.pairs.append({"pair": pair.pair_id, "outcome": win,
                                           "preferred": _brief(a), "other": _brief(b)})
                     res.wall_s += time.perf_counter() - t0
+                    w1 = work_done()
+                    if w0 is not None and w1 is not None:
+                        res.computed_tokens = (res.computed_tokens or 0) + w1 - w0
             if progress is not None:
                 progress(f"{kind}: {gi + 1}/{len(groups)} rows")
     return list(results.values())

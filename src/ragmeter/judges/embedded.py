@@ -161,12 +161,15 @@ def find_parts(model: EmbeddedModel, locate: Locator | None = None) -> list[Path
         except FileNotFoundError as exc:
             problems.append(str(exc))
     if problems:
-        shown = "; ".join(problems[:5]) + (
-            f"; ... {len(problems) - 5} more" if len(problems) > 5 else ""
-        )
+        if len(problems) == model.n_parts and all("not installed" in p for p in problems):
+            what = f"none of its {model.n_parts} chunk packages is installed"
+        else:
+            shown = "; ".join(problems[:5])
+            more = f"; ... {len(problems) - 5} more" if len(problems) > 5 else ""
+            what = f"{len(problems)} of {model.n_parts} chunk packages are unusable ({shown}{more})"
         raise ModelNotAvailable(
-            f"the embedded model {model.upstream} ({model.key}) is incomplete: {len(problems)} of "
-            f"{model.n_parts} chunk packages unusable ({shown}). To {model.install_hint}"
+            f"the embedded model {model.upstream} ({model.key}) is not available: {what}. "
+            f"Fix: {model.install_hint}"
         )
     return paths
 

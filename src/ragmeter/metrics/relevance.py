@@ -10,7 +10,7 @@ back to a real context sentence (paraphrases that match nothing are not counted)
 CR = |matched sentences| / |context sentences|. ``fast``: one yes/no verdict per candidate sentence
 ("is this sentence needed to answer the question?") after the same [context][question] prefix
 as faithfulness; candidates are the sentences overlapping the question most (option
-``context_relevance_candidates``, default 8; 0 = every sentence), the others count as not
+``context_relevance_candidates``, default 6; 0 = every sentence), the others count as not
 needed. CR = expected number of needed sentences / |sentences|.
 """
 
@@ -44,7 +44,7 @@ from ragmeter.text import split_sentences, tokens
 DEFAULT_AR_MODE = "fast"
 DEFAULT_CR_MODE = "fast"
 MATCH_F1 = 0.8  # token F1 above which an extracted sentence is taken as a real one
-DEFAULT_CANDIDATES = 8
+DEFAULT_CANDIDATES = 6
 _STOP_WORDS = (
     "what when where which who whom whose why how is are was were be been do does did of in "
     "on at to for from by with and or as it its this that these those there their they he "
