@@ -25,8 +25,14 @@ class ScriptedJudge:
 
     name = "scripted:test"
 
-    def __init__(self, verdict: Verdict | None = None, script: Structured | None = None, *,
-                 fail_on: str | None = None, n_ctx: int | None = None) -> None:
+    def __init__(
+        self,
+        verdict: Verdict | None = None,
+        script: Structured | None = None,
+        *,
+        fail_on: str | None = None,
+        n_ctx: int | None = None,
+    ) -> None:
         self.verdict = verdict or (lambda _t: 0.5)
         self.script = script or (lambda _t, _s: {})
         self.fail_on = fail_on
@@ -57,8 +63,9 @@ class ScriptedJudge:
         out = self.script(text, schema)
         if isinstance(out, str):
             return JudgeReply(value=None, error=out)
-        return JudgeReply(value=schema.model_validate(out), raw=json.dumps(out),
-                          usage=Usage(200, 20))
+        return JudgeReply(
+            value=schema.model_validate(out), raw=json.dumps(out), usage=Usage(200, 20)
+        )
 
 
 class HashEmbedder:

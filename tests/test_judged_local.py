@@ -13,9 +13,11 @@ from ragmeter.sample import Sample
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_judge]
 
-CONTEXT = ("The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was designed "
-           "by the engineering company of Gustave Eiffel and completed in 1889. The tower is "
-           "330 metres tall. Paris is also home to the Louvre, the world's most-visited museum.")
+CONTEXT = (
+    "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was designed "
+    "by the engineering company of Gustave Eiffel and completed in 1889. The tower is "
+    "330 metres tall. Paris is also home to the Louvre, the world's most-visited museum."
+)
 Q = "When was the Eiffel Tower completed and how tall is it?"
 
 
@@ -27,8 +29,9 @@ def judge():
     try:
         embedded.find_parts(embedded.DEFAULT_MODEL)
     except embedded.ModelNotAvailable as exc:
-        if not embedded.is_verified(embedded.DEFAULT_MODEL,
-                                    embedded.model_path(embedded.DEFAULT_MODEL)):
+        if not embedded.is_verified(
+            embedded.DEFAULT_MODEL, embedded.model_path(embedded.DEFAULT_MODEL)
+        ):
             pytest.skip(str(exc))
     j = LocalJudge(n_ctx=2048)
     j.load()
@@ -64,7 +67,7 @@ async def test_answer_and_context_relevance_rank_pairs(judge):
 async def test_perplexity_on_the_gguf_judge(judge):
     r = Resources(scorer=judge)
     got = await context_relevance_perplexity(
-        Sample(question=Q, question_id="q", contexts=[CONTEXT, "Bananas are rich in potassium."]),
-        r)
+        Sample(question=Q, question_id="q", contexts=[CONTEXT, "Bananas are rich in potassium."]), r
+    )
     assert got.status == "ok" and 0 < got.value < 1
     assert got.details["best_context"] == 0

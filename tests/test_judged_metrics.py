@@ -25,14 +25,19 @@ from ragmeter.metrics.relevance import (
 )
 from ragmeter.sample import Sample
 
-CTX = ("Paris is the capital of France. It has about two million inhabitants. "
-       "The Seine flows through the city. Paris hosted the 2024 Olympics.")
+CTX = (
+    "Paris is the capital of France. It has about two million inhabitants. "
+    "The Seine flows through the city. Paris hosted the 2024 Olympics."
+)
 
 
 def sample(**kw) -> Sample:
-    base = dict(question="What is the capital of France?", question_id="q1",
-                answer="Paris is the capital. It is in Germany. It hosted the Olympics.",
-                contexts=[CTX])
+    base = dict(
+        question="What is the capital of France?",
+        question_id="q1",
+        answer="Paris is the capital. It is in Germany. It hosted the Olympics.",
+        contexts=[CTX],
+    )
     base.update(kw)
     return Sample(**base)
 
@@ -49,8 +54,7 @@ def verdict_by_statement(table: dict[str, float]):
 
 
 async def test_faithfulness_fast_is_mean_p_yes_with_evidence():
-    table = {"Paris is the capital.": 0.9, "It is in Germany.": 0.2,
-             "It hosted the Olympics.": 0.7}
+    table = {"Paris is the capital.": 0.9, "It is in Germany.": 0.2, "It hosted the Olympics.": 0.7}
     judge = ScriptedJudge(verdict_by_statement(table))
     s = await faithfulness(sample(), res(judge))
     assert s.status == "ok"
@@ -75,8 +79,9 @@ async def test_faithfulness_fast_prompts_share_the_context_prefix():
 async def test_faithfulness_chunks_long_context_and_takes_best_chunk():
     ctx = " ".join(f"Fact number {i} is true." for i in range(40))
     judge = ScriptedJudge(lambda t: 0.9 if "[40]" in t else 0.1)
-    s = await faithfulness(sample(answer="Fact number 39 is true.", contexts=[ctx]),
-                           res(judge, max_context_tokens=60))
+    s = await faithfulness(
+        sample(answer="Fact number 39 is true.", contexts=[ctx]), res(judge, max_context_tokens=60)
+    )
     assert s.details["chunks"] > 1
     assert s.value == pytest.approx(0.9)
     assert len(judge.log) == s.details["chunks"]
@@ -86,11 +91,16 @@ async def test_faithfulness_generate_counts_supported_statements():
     def script(text, schema):
         if schema.__name__ == "Statements":
             return {"statements": ["Paris is the capital of France.", "Paris is in Germany."]}
-        return {"verdicts": [{"reason": "stated", "verdict": "yes"},
-                             {"reason": "not stated", "verdict": "no"}]}
+        return {
+            "verdicts": [
+                {"reason": "stated", "verdict": "yes"},
+                {"reason": "not stated", "verdict": "no"},
+            ]
+        }
 
-    s = await faithfulness(sample(), res(ScriptedJudge(script=script),
-                                         {"faithfulness": "generate"}))
+    s = await faithfulness(
+        sample(), res(ScriptedJudge(script=script), {"faithfulness": "generate"})
+    )
     assert s.value == 0.5
     assert s.details["reasons"] == ["stated", "not stated"]
     assert s.details["verdicts"] == ["yes", "no"]
@@ -102,8 +112,9 @@ async def test_faithfulness_generate_verdict_count_mismatch_fails():
             return {"statements": ["A.", "B."]}
         return {"verdicts": [{"reason": "r", "verdict": "yes"}]}
 
-    s = await faithfulness(sample(), res(ScriptedJudge(script=script),
-                                         {"faithfulness": "generate"}))
+    s = await faithfulness(
+        sample(), res(ScriptedJudge(script=script), {"faithfulness": "generate"})
+    )
     assert s.status == "failed" and "1 verdicts for 2 statements" in s.reason
 
 
@@ -153,9 +164,10 @@ async def test_answer_relevance_generate_is_mean_cosine():
     def script(text, schema):
         return {"questions": qs, "noncommittal": False}
 
-    s = await answer_relevance(sample(), res(ScriptedJudge(script=script),
-                                             {"answer_relevance": "generate"},
-                                             answer_relevance_n=2))
+    s = await answer_relevance(
+        sample(),
+        res(ScriptedJudge(script=script), {"answer_relevance": "generate"}, answer_relevance_n=2),
+    )
     q = emb.vec("What is the capital of France?")
     expected = (float(q @ emb.vec(qs[0])) + float(q @ emb.vec(qs[1]))) / 2
     assert s.value == pytest.approx(expected)
@@ -165,8 +177,10 @@ async def test_answer_relevance_generate_is_mean_cosine():
 
 async def test_answer_relevance_noncommittal_scores_zero():
     script = lambda t, s: {"questions": ["What is the capital?"], "noncommittal": True}  # noqa: E731
-    s = await answer_relevance(sample(answer="I am not sure."),
-                               res(ScriptedJudge(script=script), {"answer_relevance": "generate"}))
+    s = await answer_relevance(
+        sample(answer="I am not sure."),
+        res(ScriptedJudge(script=script), {"answer_relevance": "generate"}),
+    )
     assert s.value == 0.0 and s.details["noncommittal"] is True
 
 
@@ -189,13 +203,19 @@ def sentence_in(text: str) -> str:
 
 
 async def test_context_relevance_fast_expected_share_of_needed_sentences():
-    table = {"Paris is the capital of France.": 0.9, "It has about two million inhabitants.": 0.2,
-             "The Seine flows through the city.": 0.1, "Paris hosted the 2024 Olympics.": 0.6}
+    table = {
+        "Paris is the capital of France.": 0.9,
+        "It has about two million inhabitants.": 0.2,
+        "The Seine flows through the city.": 0.1,
+        "Paris hosted the 2024 Olympics.": 0.6,
+    }
     judge = ScriptedJudge(lambda t: table[sentence_in(t)])
     s = await context_relevance(sample(), res(judge))
     assert s.value == pytest.approx(sum(table.values()) / 4)
-    assert s.details["kept_sentences"] == ["Paris is the capital of France.",
-                                           "Paris hosted the 2024 Olympics."]
+    assert s.details["kept_sentences"] == [
+        "Paris is the capital of France.",
+        "Paris hosted the 2024 Olympics.",
+    ]
     assert s.details["hard_score"] == 0.5 and s.details["total_sentences"] == 4
     users = [m[-1]["content"] for _, m in judge.log]
     prefix = users[0].split("Sentence:")[0]
@@ -206,13 +226,11 @@ async def test_context_relevance_fast_judges_only_candidates():
     ctx = " ".join(f"Filler sentence number {i} talks about weather." for i in range(20))
     ctx += " Paris is the capital of France."
     judge = ScriptedJudge(lambda t: 1.0 if "capital" in sentence_in(t) else 0.0)
-    s = await context_relevance(sample(contexts=[ctx]),
-                                res(judge, context_relevance_candidates=3))
+    s = await context_relevance(sample(contexts=[ctx]), res(judge, context_relevance_candidates=3))
     assert len(judge.log) == 3 and 21 in s.details["candidates"]
     assert s.value == pytest.approx(1 / 21)
     everything = ScriptedJudge(lambda t: 0.0)
-    await context_relevance(sample(contexts=[ctx]),
-                            res(everything, context_relevance_candidates=0))
+    await context_relevance(sample(contexts=[ctx]), res(everything, context_relevance_candidates=0))
     assert len(everything.log) == 21
 
 
@@ -223,8 +241,10 @@ def test_candidates_prefer_question_words():
 
 
 async def test_context_relevance_generate_matches_back_and_drops_paraphrases():
-    extracted = ["Paris is the capital of France.",
-                 "The capital city has a river called the Seine running in it."]
+    extracted = [
+        "Paris is the capital of France.",
+        "The capital city has a river called the Seine running in it.",
+    ]
     judge = ScriptedJudge(script=lambda t, s: {"sentences": extracted})
     s = await context_relevance(sample(), res(judge, {"context_relevance": "generate"}))
     assert s.value == pytest.approx(1 / 4)
@@ -233,8 +253,9 @@ async def test_context_relevance_generate_matches_back_and_drops_paraphrases():
 
 def test_match_sentences_splits_joined_extractions():
     real = ["Paris is the capital of France.", "The Seine flows through the city.", "Other."]
-    m, u = match_sentences(["Paris is the capital of France. The Seine flows through the city."],
-                           real, [0, 1, 2])
+    m, u = match_sentences(
+        ["Paris is the capital of France. The Seine flows through the city."], real, [0, 1, 2]
+    )
     assert m == {0, 1} and u == []
 
 
@@ -280,18 +301,24 @@ async def test_context_recall_fast_mean_over_reference_sentences():
 
 
 async def test_context_recall_generate():
-    judge = ScriptedJudge(script=lambda t, s: {"sentences": [
-        {"reason": "r", "attributed": "yes"}, {"reason": "r", "attributed": "no"}]})
-    s = await context_recall(sample(reference_answers=["Paris is big. Lyon is small."]),
-                             res(judge, {"context_recall": "generate"}))
+    judge = ScriptedJudge(
+        script=lambda t, s: {
+            "sentences": [{"reason": "r", "attributed": "yes"}, {"reason": "r", "attributed": "no"}]
+        }
+    )
+    s = await context_recall(
+        sample(reference_answers=["Paris is big. Lyon is small."]),
+        res(judge, {"context_recall": "generate"}),
+    )
     assert s.value == 0.5
 
 
 async def test_answer_correctness_generate_f1_and_blend():
     judge = ScriptedJudge(script=lambda t, s: {"TP": ["a"], "FP": ["b"], "FN": ["c", "d"]})
     smp = sample(reference_answers=["Paris is the capital of France."])
-    only_f1 = await answer_correctness(smp, Resources(
-        judge=judge, options={"modes": {"answer_correctness": "generate"}}))
+    only_f1 = await answer_correctness(
+        smp, Resources(judge=judge, options={"modes": {"answer_correctness": "generate"}})
+    )
     assert only_f1.value == pytest.approx(1 / (1 + 1.5))
     assert only_f1.details["similarity"] is None
     blended = await answer_correctness(smp, res(judge, {"answer_correctness": "generate"}))
@@ -306,8 +333,10 @@ async def test_answer_correctness_fast_soft_counts():
         text = t.split("Text: ")[1].split("\n\nStatement:")[0]
         return 1.0 if statement_in(t).rstrip(".") in text else 0.0
 
-    smp = sample(answer="Paris is the capital. Lyon is big.",
-                 reference_answers=["Paris is the capital. It is on the Seine."])
+    smp = sample(
+        answer="Paris is the capital. Lyon is big.",
+        reference_answers=["Paris is the capital. It is on the Seine."],
+    )
     s = await answer_correctness(smp, Resources(judge=ScriptedJudge(covered)))
     # answer statements vs the reference: 1 supported (TP), 1 not (FP);
     # reference statements vs the answer: 1 present, 1 missing (FN). F1 = 1 / (1 + 1).

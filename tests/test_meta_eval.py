@@ -19,20 +19,27 @@ from ragmeter.meta_eval import (
 from ragmeter.metrics.base import Score
 
 ROWS = [
-    {"question": "Question: When did the bridge open?",
-     "answer": "Answer: The bridge opened in 1937.",
-     "ungrounded_answer": "The bridge opened in 1950.",
-     "poor_answer": "It is a bridge.'",
-     "context_v1": ["The bridge opened in 1937. It is orange."],
-     "context_v2": ["The bridge opened in 1937. It is orange.", "Bridges are common. Rivers flow."],
-     "source": "Bridge"},
-    {"question": "Question: Who wrote the novel?",
-     "answer": "Answer: The novel was written by Ann Lee.",
-     "ungrounded_answer": "The novel was written by Bob Ray.",
-     "poor_answer": "A writer wrote it.'",
-     "context_v1": ["The novel was written by Ann Lee in 2001."],
-     "context_v2": ["The novel was written by Ann Lee in 2001. Novels are long. Many read."],
-     "source": "Novel"},
+    {
+        "question": "Question: When did the bridge open?",
+        "answer": "Answer: The bridge opened in 1937.",
+        "ungrounded_answer": "The bridge opened in 1950.",
+        "poor_answer": "It is a bridge.'",
+        "context_v1": ["The bridge opened in 1937. It is orange."],
+        "context_v2": [
+            "The bridge opened in 1937. It is orange.",
+            "Bridges are common. Rivers flow.",
+        ],
+        "source": "Bridge",
+    },
+    {
+        "question": "Question: Who wrote the novel?",
+        "answer": "Answer: The novel was written by Ann Lee.",
+        "ungrounded_answer": "The novel was written by Bob Ray.",
+        "poor_answer": "A writer wrote it.'",
+        "context_v1": ["The novel was written by Ann Lee in 2001."],
+        "context_v2": ["The novel was written by Ann Lee in 2001. Novels are long. Many read."],
+        "source": "Novel",
+    },
 ]
 
 
@@ -75,13 +82,18 @@ def test_outcome_ties_and_missing_count_half():
 def by_answer(table):
     async def score(sample, resources):
         return Score.ok(table[sample.answer]) if sample.answer in table else Score.failed("?")
+
     return score
 
 
 async def test_agreement_arithmetic_with_scripted_scores(data):
     pairs = wikieval_pairs(data)
-    table = {"The bridge opened in 1937.": 0.9, "The bridge opened in 1950.": 0.2,
-             "The novel was written by Ann Lee.": 0.5, "The novel was written by Bob Ray.": 0.5}
+    table = {
+        "The bridge opened in 1937.": 0.9,
+        "The bridge opened in 1950.": 0.2,
+        "The novel was written by Ann Lee.": 0.5,
+        "The novel was written by Bob Ray.": 0.5,
+    }
     sc = PairScorer("scripted", "faithfulness", "ragas", score=by_answer(table))
     (res,) = await run_meta_eval(pairs, [sc], Resources())
     assert res.outcomes == [1.0, 0.5]
@@ -137,11 +149,28 @@ def test_cli_meta_eval_end_to_end_on_fake_server(data, tmp_path):
 
     out = tmp_path / "meta.json"
     with fake_server.FakeOpenAIServer() as server:
-        result = CliRunner().invoke(app, [
-            "meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake",
-            "--base-url", server.url, "--embedder", "none", "--cache", "off",
-            "--baselines", "k_precision,gpt_score", "--out", str(out)],
-            env={"OPENAI_API_KEY": "sk-test-not-a-real-key"})
+        result = CliRunner().invoke(
+            app,
+            [
+                "meta-eval",
+                "wikieval",
+                "--data",
+                str(data),
+                "--judge",
+                "openai:fake",
+                "--base-url",
+                server.url,
+                "--embedder",
+                "none",
+                "--cache",
+                "off",
+                "--baselines",
+                "k_precision,gpt_score",
+                "--out",
+                str(out),
+            ],
+            env={"OPENAI_API_KEY": "sk-test-not-a-real-key"},
+        )
     assert result.exit_code == 0, result.output
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("RESULT faithfulness=")

@@ -60,8 +60,9 @@ def gpt2_step_by_step(path, context: str) -> float:
     return math.exp(logp / len(target))
 
 
-@pytest.mark.parametrize("build,reference", [(build_t5, t5_step_by_step),
-                                             (build_gpt2, gpt2_step_by_step)])
+@pytest.mark.parametrize(
+    "build,reference", [(build_t5, t5_step_by_step), (build_gpt2, gpt2_step_by_step)]
+)
 async def test_perplexity_matches_independent_computation(tmp_path, build, reference):
     path = build(tmp_path / "model")
     scorer = HFScorer(path)
@@ -83,8 +84,9 @@ class FixedScorer:
     async def target_logprobs(self, prompt, target, *, prompt_version):
         if self.error:
             return JudgeReply(value=None, error=self.error)
-        return JudgeReply(value=TokenLogprobs(tokens=["a"] * len(self.logprobs),
-                                              logprobs=self.logprobs))
+        return JudgeReply(
+            value=TokenLogprobs(tokens=["a"] * len(self.logprobs), logprobs=self.logprobs)
+        )
 
 
 async def test_perplexity_math_and_failures():
@@ -100,6 +102,5 @@ async def test_perplexity_math_and_failures():
 
 
 async def test_missing_model_path_is_a_failed_score(tmp_path):
-    s = await context_relevance_perplexity(_sample(),
-                                           Resources(scorer=HFScorer(tmp_path / "nope")))
+    s = await context_relevance_perplexity(_sample(), Resources(scorer=HFScorer(tmp_path / "nope")))
     assert s.status == "failed" and "not found" in s.reason

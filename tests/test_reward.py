@@ -14,8 +14,9 @@ from ragmeter.metrics.reward import HFRewardModel, answer_reward
 from ragmeter.sample import Sample
 from tiny_hf import build_reward
 
-S = Sample(question="what is the capital of france ?", question_id="q",
-           answer="paris is the capital .")
+S = Sample(
+    question="what is the capital of france ?", question_id="q", answer="paris is the capital ."
+)
 
 
 async def test_reward_is_sigmoid_of_the_logit(tmp_path):

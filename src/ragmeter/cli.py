@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.markup import escape
 from rich.table import Table
 
 from ragmeter.errors import DataError, RagmeterError
@@ -173,15 +174,15 @@ def list_metrics_cmd() -> None:
     """List metrics with their required fields and definitions."""
     from ragmeter.metrics.registry import list_metrics
 
-    table = Table(title="ragmeter metrics")
-    table.add_column("name")
-    table.add_column("requires")
-    table.add_column("needs")
-    table.add_column("definition")
+    # One block per metric rather than a table: definitions stay readable at 80 columns.
     for m in list_metrics():
-        table.add_row(m.name, m.required_text(), ", ".join(sorted(m.needs)) or "—",
-                      m.description)
-    console.print(table)
+        needs = ", ".join(sorted(m.needs)) or "nothing (pure arithmetic)"
+        console.print(f"[bold]{escape(m.name)}[/bold]  [dim]requires[/dim] "
+                      f"{escape(m.required_text())}  [dim]needs[/dim] {needs}",
+                      highlight=False, soft_wrap=True)
+        console.print(f"    {escape(m.description)}", highlight=False, soft_wrap=True)
+        if m.formula:
+            console.print(f"    [dim]{escape(m.formula)}[/dim]", highlight=False, soft_wrap=True)
 
 
 def main() -> None:

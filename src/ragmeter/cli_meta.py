@@ -7,7 +7,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -22,18 +22,23 @@ from ragmeter.meta_eval import (
     run_meta_eval,
 )
 
-LABELS = {"faithfulness": "faithfulness", "answer_relevance": "answer relevance",
-          "context_relevance": "context relevance"}
+LABELS = {
+    "faithfulness": "faithfulness",
+    "answer_relevance": "answer relevance",
+    "context_relevance": "context relevance",
+}
 
 
 def _row_name(res: ScorerResult) -> str:
     if res.kind == "ragas":
         return "RAGAs (ragmeter)"
-    return {"gpt_score": "GPT Score (same judge)", "gpt_ranking": "GPT Ranking (same judge)",
-            "k_precision": "K-Precision (no LLM)",
-            "embedding_cosine": "cosine(q, answer) (embedder)",
-            "context_relevance_perplexity": "perplexity CR (Unitxt, judge LM)"}.get(
-                res.name.split(":")[0], res.name)
+    return {
+        "gpt_score": "GPT Score (same judge)",
+        "gpt_ranking": "GPT Ranking (same judge)",
+        "k_precision": "K-Precision (no LLM)",
+        "embedding_cosine": "cosine(q, answer) (embedder)",
+        "context_relevance_perplexity": "perplexity CR (Unitxt, judge LM)",
+    }.get(res.name.split(":")[0], res.name)
 
 
 def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, str]) -> None:
@@ -63,8 +68,12 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
         wall = sum(r.wall_s for r in by_dim.values())
         table.add_row(name, *cells, " · ".join(toks), f"{wall:.0f}")
     for name, vals in PAPER_TABLE1.items():
-        table.add_row(f"[dim]paper: {name} (gpt-3.5)[/dim]",
-                      *[f"[dim]{vals[d]:.2f}[/dim]" for d in DIMENSIONS], "", "")
+        table.add_row(
+            f"[dim]paper: {name} (gpt-3.5)[/dim]",
+            *[f"[dim]{vals[d]:.2f}[/dim]" for d in DIMENSIONS],
+            "",
+            "",
+        )
     console.print(table)
     console.print("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items()))
 
@@ -73,26 +82,47 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
 def meta_eval_cmd(
     dataset: Annotated[str, typer.Argument(help="Pairwise preference set: wikieval.")],
     data: Annotated[Path, typer.Option(help="The dataset file (WikiEval: wikieval.jsonl).")],
-    judge: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH")] = None,
-    base_url: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="OpenAI-compatible server URL.")] = None,
-    embedder: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="local (default) | st:PATH | openai:MODEL | none")] = None,
-    mode: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
-        help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable).")] = None,
-    baselines: Annotated[str, typer.Option(
-        help="Comma-separated: k_precision, embedding_cosine, gpt_score, gpt_ranking, "
-             "perplexity; 'none' for the RAGAS metrics only.")] =
-        "k_precision,embedding_cosine,gpt_score,gpt_ranking",
-    limit: Annotated[Optional[int], typer.Option(  # noqa: UP045
-        help="Only the first N rows (quick checks).")] = None,
-    cache: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="Cache directory for judge calls, or 'off' (a cached re-run costs nothing).")] = None,
-    config: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        help="TOML or JSON settings file.")] = None,
-    out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        "--out", "-o", help="Write the results as JSON here.")] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH"),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="OpenAI-compatible server URL."),
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(help="local (default) | st:PATH | openai:MODEL | none"),
+    ] = None,
+    mode: Annotated[
+        list[str] | None,
+        typer.Option(help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."),
+    ] = None,
+    baselines: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: k_precision, embedding_cosine, gpt_score, gpt_ranking, "
+            "perplexity; 'none' for the RAGAS metrics only."
+        ),
+    ] = "k_precision,embedding_cosine,gpt_score,gpt_ranking",
+    limit: Annotated[
+        int | None,
+        typer.Option(help="Only the first N rows (quick checks)."),
+    ] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            help="Cache directory for judge calls, or 'off' (a cached re-run costs nothing)."
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML or JSON settings file."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write the results as JSON here."),
+    ] = None,
 ) -> None:
     """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1)."""
     from ragmeter.config import settings_from_options
@@ -101,16 +131,33 @@ def meta_eval_cmd(
     from ragmeter.model_runner import build_resources
 
     if dataset not in DATASETS:
-        run_guarded(_raise, DataError([Problem(None, "dataset", f"unknown dataset {dataset!r}; "
-                                               f"known: {', '.join(DATASETS)}")]))
+        run_guarded(
+            _raise,
+            DataError(
+                [
+                    Problem(
+                        None,
+                        "dataset",
+                        f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}",
+                    )
+                ]
+            ),
+        )
     pairs = run_guarded(DATASETS[dataset], data)
     if limit is not None:
         groups = list(dict.fromkeys(p.group for p in pairs))[:limit]
         pairs = [p for p in pairs if p.group in set(groups)]
     wanted = [b.strip() for b in baselines.split(",") if b.strip() and b.strip() != "none"]
     scorers = run_guarded(build_scorers, wanted)
-    settings = run_guarded(settings_from_options, config, judge=judge, base_url=base_url,
-                           embedder=embedder, cache=cache, modes=mode)
+    settings = run_guarded(
+        settings_from_options,
+        config,
+        judge=judge,
+        base_url=base_url,
+        embedder=embedder,
+        cache=cache,
+        modes=mode,
+    )
     needs = {"judge"}
     if "embedding_cosine" in wanted or settings.modes.get("answer_relevance") == "generate":
         needs.add("embedder")
@@ -142,11 +189,16 @@ def meta_eval_cmd(
     print_table(results, judge_name, modes)
     stats1 = _stats(inner)
     payload: dict[str, Any] = {
-        "dataset": dataset, "data": str(data), "n_pairs_per_dimension": len(pairs) // 3,
-        "judge": judge_name, "modes": modes, "settings": settings.public_dict(),
+        "dataset": dataset,
+        "data": str(data),
+        "n_pairs_per_dimension": len(pairs) // 3,
+        "judge": judge_name,
+        "modes": modes,
+        "settings": settings.public_dict(),
         "paper_table1": PAPER_TABLE1,
         "agreement": {d: (ragas[d].agreement if d in ragas else None) for d in DIMENSIONS},
-        "ragas_wall_s": round(ragas_wall, 1), "total_wall_s": round(wall, 1),
+        "ragas_wall_s": round(ragas_wall, 1),
+        "total_wall_s": round(wall, 1),
         "ragas_judge_tokens": ragas_tokens,
         "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,
         "local_judge_stats": {k: stats1[k] - stats0.get(k, 0) for k in stats1} or None,
@@ -159,9 +211,13 @@ def meta_eval_cmd(
         out.write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
         console.print(f"wrote {out}")
     agree = {d: ragas[d].agreement for d in DIMENSIONS if d in ragas}
-    console.print("RESULT " + " ".join(f"{d}={agree[d]:.3f}" for d in agree)
-                  + f" wall_s={ragas_wall:.1f} judge_tokens={ragas_tokens}", highlight=False,
-                  soft_wrap=True)
+    console.print(
+        "RESULT "
+        + " ".join(f"{d}={agree[d]:.3f}" for d in agree)
+        + f" wall_s={ragas_wall:.1f} judge_tokens={ragas_tokens}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _stats(inner: Any) -> dict[str, float]:

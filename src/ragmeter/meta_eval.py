@@ -54,7 +54,7 @@ class PreferencePair:
 
 def _strip(text: str, prefix: str) -> str:
     text = (text or "").strip()
-    return text[len(prefix):].strip() if text.startswith(prefix) else text
+    return text[len(prefix) :].strip() if text.startswith(prefix) else text
 
 
 def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
@@ -64,8 +64,7 @@ def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
         raise DataError([Problem(None, "data", f"file not found: {path}")])
     pairs: list[PreferencePair] = []
     problems: list[Problem] = []
-    needed = ("question", "answer", "ungrounded_answer", "poor_answer", "context_v1",
-              "context_v2")
+    needed = ("question", "answer", "ungrounded_answer", "poor_answer", "context_v1", "context_v2")
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         if not line.strip():
             continue
@@ -81,22 +80,39 @@ def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
         q = _strip(row["question"], "Question:")
         qid = f"wikieval-{i}"
 
-        def sample(answer: str, contexts: list[str], side: str, q: str = q,
-                   qid: str = qid) -> Sample:
-            return Sample(question=q, question_id=f"{qid}-{side}",
-                          answer=_strip(answer, "Answer:"), contexts=list(contexts))
+        def sample(
+            answer: str, contexts: list[str], side: str, q: str = q, qid: str = qid
+        ) -> Sample:
+            return Sample(
+                question=q,
+                question_id=f"{qid}-{side}",
+                answer=_strip(answer, "Answer:"),
+                contexts=list(contexts),
+            )
 
         v1, v2 = list(row["context_v1"]), list(row["context_v2"])
         pairs += [
-            PreferencePair(f"{qid}-faithfulness", qid, "faithfulness",
-                           sample(row["answer"], v1, "answer"),
-                           sample(row["ungrounded_answer"], v1, "ungrounded")),
-            PreferencePair(f"{qid}-context_relevance", qid, "context_relevance",
-                           sample(row["answer"], v1, "answer"),
-                           sample(row["answer"], v2, "context_v2")),
-            PreferencePair(f"{qid}-answer_relevance", qid, "answer_relevance",
-                           sample(row["answer"], v1, "answer"),
-                           sample(row["poor_answer"], v1, "poor")),
+            PreferencePair(
+                f"{qid}-faithfulness",
+                qid,
+                "faithfulness",
+                sample(row["answer"], v1, "answer"),
+                sample(row["ungrounded_answer"], v1, "ungrounded"),
+            ),
+            PreferencePair(
+                f"{qid}-context_relevance",
+                qid,
+                "context_relevance",
+                sample(row["answer"], v1, "answer"),
+                sample(row["answer"], v2, "context_v2"),
+            ),
+            PreferencePair(
+                f"{qid}-answer_relevance",
+                qid,
+                "answer_relevance",
+                sample(row["answer"], v1, "answer"),
+                sample(row["poor_answer"], v1, "poor"),
+            ),
         ]
     if problems:
         raise DataError(problems, source=str(path))
@@ -137,12 +153,16 @@ def gpt_score(dimension: str) -> ScoreFn:
     async def run(sample: Sample, resources: Resources) -> Score:
         calls = Calls(judge_of(resources))
         prompts = load_prompts("baselines")
-        text = prompts["score"][dimension].format(context=_context_text(sample),
-                                                  answer=sample.answer or "",
-                                                  question=sample.question)
+        text = prompts["score"][dimension].format(
+            context=_context_text(sample), answer=sample.answer or "", question=sample.question
+        )
         try:
-            got = await calls.structured([{"role": "user", "content": text}], Rating,
-                                         version=prompts["version"], max_tokens=16)
+            got = await calls.structured(
+                [{"role": "user", "content": text}],
+                Rating,
+                version=prompts["version"],
+                max_tokens=16,
+            )
         except (JudgeFailed, Unavailable) as exc:
             return Score.failed(str(exc), judge=calls.details())
         return Score.ok(got.score / 10, judge=calls.details())
@@ -162,12 +182,16 @@ def gpt_ranking(dimension: str) -> RankFn:
             first, second = _context_text(a), _context_text(b)
         else:
             first, second = a.answer or "", b.answer or ""
-        text = prompts["rank"][dimension].format(context=_context_text(pair.preferred),
-                                                 question=pair.preferred.question,
-                                                 first=first, second=second)
+        text = prompts["rank"][dimension].format(
+            context=_context_text(pair.preferred),
+            question=pair.preferred.question,
+            first=first,
+            second=second,
+        )
         try:
-            probs = await calls.option([{"role": "user", "content": text}], ("1", "2"),
-                                       version=prompts["version"])
+            probs = await calls.option(
+                [{"role": "user", "content": text}], ("1", "2"), version=prompts["version"]
+            )
         except (JudgeFailed, Unavailable) as exc:
             return 0.5, Score.failed(str(exc), judge=calls.details())
         p_pref = probs["2" if flip else "1"]
@@ -219,28 +243,49 @@ def metric_scorer(name: str) -> ScoreFn:
 
 
 # In this order within a row: faithfulness and context relevance share the context prefix.
-RAGAS_METRICS = {"faithfulness": "faithfulness", "context_relevance": "context_relevance",
-                 "answer_relevance": "answer_relevance"}
+RAGAS_METRICS = {
+    "faithfulness": "faithfulness",
+    "context_relevance": "context_relevance",
+    "answer_relevance": "answer_relevance",
+}
 BASELINES = ("k_precision", "embedding_cosine", "gpt_score", "gpt_ranking", "perplexity")
 
 
-def build_scorers(baselines: Sequence[str] = ("k_precision", "embedding_cosine", "gpt_score",
-                                               "gpt_ranking")) -> list[PairScorer]:
+def build_scorers(
+    baselines: Sequence[str] = ("k_precision", "embedding_cosine", "gpt_score", "gpt_ranking"),
+) -> list[PairScorer]:
     unknown = [b for b in baselines if b not in BASELINES]
     if unknown:
-        raise DataError([Problem(None, "baselines", f"unknown baseline(s) {unknown}; known: "
-                                 f"{', '.join(BASELINES)}")])
-    out = [PairScorer(f"ragas:{m}", dim, "ragas", score=metric_scorer(m))
-           for dim, m in RAGAS_METRICS.items()]
+        raise DataError(
+            [
+                Problem(
+                    None,
+                    "baselines",
+                    f"unknown baseline(s) {unknown}; known: {', '.join(BASELINES)}",
+                )
+            ]
+        )
+    out = [
+        PairScorer(f"ragas:{m}", dim, "ragas", score=metric_scorer(m))
+        for dim, m in RAGAS_METRICS.items()
+    ]
     if "k_precision" in baselines:
-        out.append(PairScorer("k_precision", "faithfulness", "baseline",
-                              score=k_precision_scorer()))
+        out.append(
+            PairScorer("k_precision", "faithfulness", "baseline", score=k_precision_scorer())
+        )
     if "embedding_cosine" in baselines:
-        out.append(PairScorer("embedding_cosine", "answer_relevance", "baseline",
-                              score=embedding_cosine()))
+        out.append(
+            PairScorer("embedding_cosine", "answer_relevance", "baseline", score=embedding_cosine())
+        )
     if "perplexity" in baselines:
-        out.append(PairScorer("context_relevance_perplexity", "context_relevance", "baseline",
-                              score=metric_scorer("context_relevance_perplexity")))
+        out.append(
+            PairScorer(
+                "context_relevance_perplexity",
+                "context_relevance",
+                "baseline",
+                score=metric_scorer("context_relevance_perplexity"),
+            )
+        )
     for dim in DIMENSIONS:
         if "gpt_score" in baselines:
             out.append(PairScorer(f"gpt_score:{dim}", dim, "baseline", score=gpt_score(dim)))
@@ -278,15 +323,25 @@ class ScorerResult:
         return (self.prompt_tokens + self.completion_tokens) / self.n_samples
 
     def as_dict(self, with_pairs: bool = True) -> dict[str, Any]:
-        out = {"name": self.name, "dimension": self.dimension, "kind": self.kind,
-               "agreement": self.agreement, "n_pairs": len(self.outcomes),
-               "n_missing": self.n_missing, "prompt_tokens": self.prompt_tokens,
-               "completion_tokens": self.completion_tokens, "scored_items": self.n_samples,
-               "judge_tokens_per_item": self.tokens_per_sample(),
-               "computed_tokens": self.computed_tokens,
-               "computed_tokens_per_item": (self.computed_tokens / self.n_samples
-                                            if self.computed_tokens and self.n_samples else None),
-               "wall_s": round(self.wall_s, 2)}
+        out = {
+            "name": self.name,
+            "dimension": self.dimension,
+            "kind": self.kind,
+            "agreement": self.agreement,
+            "n_pairs": len(self.outcomes),
+            "n_missing": self.n_missing,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "scored_items": self.n_samples,
+            "judge_tokens_per_item": self.tokens_per_sample(),
+            "computed_tokens": self.computed_tokens,
+            "computed_tokens_per_item": (
+                self.computed_tokens / self.n_samples
+                if self.computed_tokens and self.n_samples
+                else None
+            ),
+            "wall_s": round(self.wall_s, 2),
+        }
         if with_pairs:
             out["pairs"] = self.pairs
         return out
@@ -312,16 +367,28 @@ def _brief(score: Score) -> dict[str, Any]:
         out["judge_tokens"] = pt + ct
     if score.reason:
         out["reason"] = score.reason
-    for key in ("mode", "statements", "p_yes", "verdicts", "kept_numbers", "total_sentences",
-                "questions", "flipped"):
+    for key in (
+        "mode",
+        "statements",
+        "p_yes",
+        "verdicts",
+        "kept_numbers",
+        "total_sentences",
+        "questions",
+        "flipped",
+    ):
         if key in score.details:
             out[key] = score.details[key]
     return out
 
 
-async def run_meta_eval(pairs: Sequence[PreferencePair], scorers: Sequence[PairScorer],
-                        resources: Resources, *,
-                        progress: Callable[[str], None] | None = None) -> list[ScorerResult]:
+async def run_meta_eval(
+    pairs: Sequence[PreferencePair],
+    scorers: Sequence[PairScorer],
+    resources: Resources,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> list[ScorerResult]:
     """Score every pair with every scorer of its dimension; see the module doc for the order."""
     results = {s.name: ScorerResult(s.name, s.dimension, s.kind) for s in scorers}
     groups: dict[str, list[PreferencePair]] = {}
@@ -361,16 +428,23 @@ async def run_meta_eval(pairs: Sequence[PreferencePair], scorers: Sequence[PairS
                         res.n_samples += 1
                         res.n_missing += int(detail.value is None)
                         res.outcomes.append(win)
-                        res.pairs.append({"pair": pair.pair_id, "outcome": win,
-                                          "ranking": _brief(detail)})
+                        res.pairs.append(
+                            {"pair": pair.pair_id, "outcome": win, "ranking": _brief(detail)}
+                        )
                     else:
                         a = await score(sc, pair.preferred)
                         b = await score(sc, pair.other)
                         res.n_missing += int(a.value is None or b.value is None)
                         win = outcome(a, b)
                         res.outcomes.append(win)
-                        res.pairs.append({"pair": pair.pair_id, "outcome": win,
-                                          "preferred": _brief(a), "other": _brief(b)})
+                        res.pairs.append(
+                            {
+                                "pair": pair.pair_id,
+                                "outcome": win,
+                                "preferred": _brief(a),
+                                "other": _brief(b),
+                            }
+                        )
                     res.wall_s += time.perf_counter() - t0
                     w1 = work_done()
                     if w0 is not None and w1 is not None:

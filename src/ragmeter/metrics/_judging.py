@@ -61,27 +61,36 @@ class Calls:
         probs = self._take(reply, "yes/no verdict")
         return float(probs["yes"])
 
-    async def option(self, messages: Sequence[Message], options: Sequence[str], *,
-                     version: str) -> dict[str, float]:
+    async def option(
+        self, messages: Sequence[Message], options: Sequence[str], *, version: str
+    ) -> dict[str, float]:
         reply = await self.judge.option_probs(messages, options, prompt_version=version)
         return dict(self._take(reply, "option probabilities"))
 
-    async def structured(self, messages: Sequence[Message], schema: type[M], *, version: str,
-                         max_tokens: int = 512) -> M:
-        reply = await self.judge.structured(messages, schema, prompt_version=version,
-                                            max_tokens=max_tokens)
+    async def structured(
+        self, messages: Sequence[Message], schema: type[M], *, version: str, max_tokens: int = 512
+    ) -> M:
+        reply = await self.judge.structured(
+            messages, schema, prompt_version=version, max_tokens=max_tokens
+        )
         return self._take(reply, f"structured {schema.__name__}")
 
     def details(self) -> dict[str, int]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "calls": self.n_calls, "cached_calls": self.cached}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "calls": self.n_calls,
+            "cached_calls": self.cached,
+        }
 
 
 def judge_of(resources: Resources | None) -> Judge:
     judge = getattr(resources, "judge", None)
     if judge is None:
-        raise Unavailable("no judge configured: choose one with --judge (e.g. the embedded "
-                          "local judge, `--judge local`) or Settings(judge=...)")
+        raise Unavailable(
+            "no judge configured: choose one with --judge (e.g. the embedded "
+            "local judge, `--judge local`) or Settings(judge=...)"
+        )
     return judge
 
 
@@ -89,8 +98,12 @@ def options_of(resources: Resources | None) -> dict[str, Any]:
     return dict(getattr(resources, "options", None) or {})
 
 
-def mode_of(resources: Resources | None, metric: str, default: str,
-            allowed: tuple[str, ...] = ("fast", "generate")) -> str:
+def mode_of(
+    resources: Resources | None,
+    metric: str,
+    default: str,
+    allowed: tuple[str, ...] = ("fast", "generate"),
+) -> str:
     """The metric's mode: ``options["modes"][metric]``, else ``options["mode"]``, else default."""
     opts = options_of(resources)
     modes = opts.get("modes") or {}
@@ -100,8 +113,9 @@ def mode_of(resources: Resources | None, metric: str, default: str,
     return str(mode)
 
 
-def guarded(fn: Callable[[Sample, Resources], Awaitable[Score]]
-            ) -> Callable[[Sample, Resources], Awaitable[Score]]:
+def guarded(
+    fn: Callable[[Sample, Resources], Awaitable[Score]],
+) -> Callable[[Sample, Resources], Awaitable[Score]]:
     """Run a metric's acompute; a judge error or missing resource becomes a failed Score."""
 
     @functools.wraps(fn)
@@ -122,8 +136,14 @@ def chat(system: str, user: str, examples: Sequence[dict[str, Any]] = ()) -> lis
     for ex in examples:
         reply = ex["assistant"]
         messages.append({"role": "user", "content": ex["user"]})
-        messages.append({"role": "assistant", "content": reply if isinstance(reply, str)
-                         else json.dumps(reply, ensure_ascii=False)})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": reply
+                if isinstance(reply, str)
+                else json.dumps(reply, ensure_ascii=False),
+            }
+        )
     messages.append({"role": "user", "content": user})
     return messages
 
@@ -204,8 +224,9 @@ def chunk_indices(items: Sequence[str], budget_tokens: int) -> list[list[int]]:
     return chunks
 
 
-def context_chunks(ctx: ContextSentences, judge: Any, resources: Resources | None
-                   ) -> list[list[int]]:
+def context_chunks(
+    ctx: ContextSentences, judge: Any, resources: Resources | None
+) -> list[list[int]]:
     return chunk_indices(ctx.sentences, context_budget_tokens(judge, resources))
 
 
@@ -217,8 +238,10 @@ def context_first(context_text: str, question: str, task: str) -> list[Message]:
     """
     common = load_prompts("common")
     block = common["context_block"].format(context=context_text, question=question)
-    return [{"role": "system", "content": common["system"]},
-            {"role": "user", "content": block + task}]
+    return [
+        {"role": "system", "content": common["system"]},
+        {"role": "user", "content": block + task},
+    ]
 
 
 def version(*families: str) -> str:

@@ -56,9 +56,15 @@ def _undefined_inputs(sample: Sample) -> Score | None:
     return None
 
 
-async def supported_probs(calls: Calls, ctx: ContextSentences, chunks: list[list[int]],
-                          question: str, statements: list[str], task: str, ver: str
-                          ) -> list[float]:
+async def supported_probs(
+    calls: Calls,
+    ctx: ContextSentences,
+    chunks: list[list[int]],
+    question: str,
+    statements: list[str],
+    task: str,
+    ver: str,
+) -> list[float]:
     """max over chunks of P(yes) per statement, chunk-major so each chunk is evaluated once."""
     best = [0.0] * len(statements)
     for chunk in chunks:
@@ -66,8 +72,9 @@ async def supported_probs(calls: Calls, ctx: ContextSentences, chunks: list[list
         for i, statement in enumerate(statements):
             if best[i] >= 0.999:  # already certain: later chunks cannot change the verdict
                 continue
-            p = await calls.p_yes(context_first(text, question, task.format(statement=statement)),
-                                  version=ver)
+            p = await calls.p_yes(
+                context_first(text, question, task.format(statement=statement)), version=ver
+            )
             best[i] = max(best[i], p)
     return best
 
@@ -86,55 +93,87 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
         statements = statements_of(sample.answer or "")
         if not statements:
             return Score.undefined("the answer has no sentences to check")
-        probs = await supported_probs(calls, ctx, chunks, sample.question, statements,
-                                      prompts["fast"]["task"], version("common", "faithfulness"))
+        probs = await supported_probs(
+            calls,
+            ctx,
+            chunks,
+            sample.question,
+            statements,
+            prompts["fast"]["task"],
+            version("common", "faithfulness"),
+        )
         verdicts = ["yes" if p >= 0.5 else "no" for p in probs]
-        return Score.ok(sum(probs) / len(probs), mode=mode, statements=statements,
-                        p_yes=[round(p, 4) for p in probs], verdicts=verdicts,
-                        hard_score=verdicts.count("yes") / len(verdicts), chunks=len(chunks),
-                        judge=calls.details())
+        return Score.ok(
+            sum(probs) / len(probs),
+            mode=mode,
+            statements=statements,
+            p_yes=[round(p, 4) for p in probs],
+            verdicts=verdicts,
+            hard_score=verdicts.count("yes") / len(verdicts),
+            chunks=len(chunks),
+            judge=calls.details(),
+        )
     return await _generate(sample, calls, ctx, chunks, prompts)
 
 
-async def _generate(sample: Sample, calls: Calls, ctx: ContextSentences,
-                    chunks: list[list[int]], prompts: dict) -> Score:
+async def _generate(
+    sample: Sample, calls: Calls, ctx: ContextSentences, chunks: list[list[int]], prompts: dict
+) -> Score:
     g = prompts["generate"]
     ver = version("faithfulness")
     made = await calls.structured(
-        chat(g["statements_system"], g["statements_user"].format(question=sample.question,
-                                                                 answer=sample.answer),
-             g["statements_examples"]), Statements, version=ver)
+        chat(
+            g["statements_system"],
+            g["statements_user"].format(question=sample.question, answer=sample.answer),
+            g["statements_examples"],
+        ),
+        Statements,
+        version=ver,
+    )
     statements = [s.strip() for s in made.statements if s.strip()]
     if not statements:
-        return Score.undefined("the judge found no statements in the answer",
-                               judge=calls.details(), mode="generate")
+        return Score.undefined(
+            "the judge found no statements in the answer", judge=calls.details(), mode="generate"
+        )
     listing = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements))
     supported = [False] * len(statements)
     reasons = [""] * len(statements)
     for chunk in chunks:
         got = await calls.structured(
-            chat(g["verdicts_system"], g["verdicts_user"].format(context=ctx.render(chunk),
-                                                                 statements=listing),
-                 g["verdicts_examples"]), Verdicts, version=ver,
-            max_tokens=80 + 60 * len(statements))
+            chat(
+                g["verdicts_system"],
+                g["verdicts_user"].format(context=ctx.render(chunk), statements=listing),
+                g["verdicts_examples"],
+            ),
+            Verdicts,
+            version=ver,
+            max_tokens=80 + 60 * len(statements),
+        )
         if len(got.verdicts) != len(statements):
-            raise JudgeFailed(f"judge gave {len(got.verdicts)} verdicts for "
-                              f"{len(statements)} statements")
+            raise JudgeFailed(
+                f"judge gave {len(got.verdicts)} verdicts for {len(statements)} statements"
+            )
         for i, v in enumerate(got.verdicts):
             if v.verdict == "yes" and not supported[i]:
                 supported[i], reasons[i] = True, v.reason
             elif not supported[i]:
                 reasons[i] = v.reason
     n = sum(supported)
-    return Score.ok(n / len(statements), mode="generate", statements=statements,
-                    verdicts=["yes" if s else "no" for s in supported], reasons=reasons,
-                    chunks=len(chunks), judge=calls.details())
+    return Score.ok(
+        n / len(statements),
+        mode="generate",
+        statements=statements,
+        verdicts=["yes" if s else "no" for s in supported],
+        reasons=reasons,
+        chunks=len(chunks),
+        judge=calls.details(),
+    )
 
 
 METRIC = Metric(
     name="faithfulness",
     description="RAGAS faithfulness: share of the answer's statements supported by the contexts "
-                "(LLM judge; modes fast = P(yes) per sentence, generate = paper procedure).",
+    "(LLM judge; modes fast = P(yes) per sentence, generate = paper procedure).",
     requires=(("question", "answer", "contexts"),),
     acompute=faithfulness,
     needs=frozenset({"judge"}),

@@ -11,9 +11,16 @@ from __future__ import annotations
 from ragmeter.metrics import faithfulness, perplexity, reference, relevance, reward
 from ragmeter.metrics.registry import register
 
-for _metric in (faithfulness.METRIC, relevance.AR_METRIC, relevance.CR_METRIC,
-                reference.CP_METRIC, reference.CREC_METRIC, reference.AC_METRIC,
-                perplexity.METRIC, reward.METRIC):
+for _metric in (
+    faithfulness.METRIC,
+    relevance.AR_METRIC,
+    relevance.CR_METRIC,
+    reference.CP_METRIC,
+    reference.CREC_METRIC,
+    reference.AC_METRIC,
+    perplexity.METRIC,
+    reward.METRIC,
+):
     register(_metric)
 
 MODES = {

@@ -58,8 +58,9 @@ class HFScorer:
                     AutoTokenizer,
                 )
             except ImportError as exc:
-                raise Unavailable(f"transformers is not installed ({exc}): "
-                                  "pip install 'ragmeter[hf]'") from None
+                raise Unavailable(
+                    f"transformers is not installed ({exc}): pip install 'ragmeter[hf]'"
+                ) from None
             if not Path(self.path).exists():
                 raise Unavailable(f"scorer model path not found: {self.path}")
             config = AutoConfig.from_pretrained(self.path)
@@ -75,16 +76,19 @@ class HFScorer:
         tok, model = self._tok, self._model
         with torch.no_grad():
             if self.seq2seq:
-                enc = tok(prompt, return_tensors="pt", truncation=True,
-                          max_length=self.max_input_tokens)
+                enc = tok(
+                    prompt, return_tensors="pt", truncation=True, max_length=self.max_input_tokens
+                )
                 labels = tok(text_target=target, return_tensors="pt").input_ids
-                out = model(input_ids=enc.input_ids.to(self.device),
-                            attention_mask=enc.attention_mask.to(self.device),
-                            labels=labels.to(self.device))
+                out = model(
+                    input_ids=enc.input_ids.to(self.device),
+                    attention_mask=enc.attention_mask.to(self.device),
+                    labels=labels.to(self.device),
+                )
                 logits = out.logits[0]
                 target_ids = labels[0]
             else:
-                p_ids = tok(prompt, return_tensors="pt").input_ids[0][-self.max_input_tokens:]
+                p_ids = tok(prompt, return_tensors="pt").input_ids[0][-self.max_input_tokens :]
                 t_ids = tok(target, add_special_tokens=False, return_tensors="pt").input_ids[0]
                 ids = torch.cat([p_ids, t_ids]).unsqueeze(0).to(self.device)
                 logits = model(input_ids=ids).logits[0, len(p_ids) - 1 : -1]
@@ -94,8 +98,9 @@ class HFScorer:
         pieces = tok.convert_ids_to_tokens(target_ids.tolist())
         return TokenLogprobs(tokens=[str(p) for p in pieces], logprobs=lps.tolist())
 
-    async def target_logprobs(self, prompt: str, target: str, *,
-                              prompt_version: str) -> JudgeReply[TokenLogprobs]:
+    async def target_logprobs(
+        self, prompt: str, target: str, *, prompt_version: str
+    ) -> JudgeReply[TokenLogprobs]:
         try:
             value = await asyncio.to_thread(self._score, prompt, target)
         except Unavailable as exc:
@@ -130,9 +135,11 @@ def _prompt_for(scorer: Any, context: str) -> str:
 async def context_relevance_perplexity(sample: Sample, resources: Resources) -> Score:
     scorer = scorer_of(resources)
     if scorer is None:
-        raise Unavailable("context_relevance_perplexity needs a scorer model: set "
-                          "options scorer_model=PATH to a local Hugging Face LM such as "
-                          "google/flan-t5-small, or use a local judge (--judge local)")
+        raise Unavailable(
+            "context_relevance_perplexity needs a scorer model: set "
+            "options scorer_model=PATH to a local Hugging Face LM such as "
+            "google/flan-t5-small, or use a local judge (--judge local)"
+        )
     question = (sample.question or "").strip()
     contexts = [c for c in sample.contexts or []]
     if not question:
@@ -148,24 +155,29 @@ async def context_relevance_perplexity(sample: Sample, resources: Resources) -> 
             continue
         if len(ctx) > MAX_CONTEXT_CHARS:
             ctx, _ = ctx[:MAX_CONTEXT_CHARS], cut.append(i)
-        reply = await scorer.target_logprobs(_prompt_for(scorer, ctx), question,
-                                             prompt_version=PROMPT_VERSION)
+        reply = await scorer.target_logprobs(
+            _prompt_for(scorer, ctx), question, prompt_version=PROMPT_VERSION
+        )
         if not reply.ok or reply.value is None or not reply.value.logprobs:
             return Score.failed(f"scorer error on context {i}: {reply.error or 'no tokens'}")
         tokens_used += reply.usage.total
         per.append(math.exp(sum(reply.value.logprobs) / len(reply.value.logprobs)))
     valid = [(p, i) for i, p in enumerate(per) if p is not None]
     best, best_i = max(valid)
-    return Score.ok(best, per_context=[None if p is None else round(p, 6) for p in per],
-                    best_context=best_i, truncated_contexts=cut,
-                    scorer=getattr(scorer, "name", type(scorer).__name__),
-                    judge={"prompt_tokens": tokens_used, "completion_tokens": 0})
+    return Score.ok(
+        best,
+        per_context=[None if p is None else round(p, 6) for p in per],
+        best_context=best_i,
+        truncated_contexts=cut,
+        scorer=getattr(scorer, "name", type(scorer).__name__),
+        judge={"prompt_tokens": tokens_used, "completion_tokens": 0},
+    )
 
 
 METRIC = Metric(
     name="context_relevance_perplexity",
     description="Unitxt context relevance: geometric-mean probability of the question given "
-                "'Generate a question based on the given content: {context}', best context.",
+    "'Generate a question based on the given content: {context}', best context.",
     requires=(("question", "contexts"),),
     acompute=context_relevance_perplexity,
     needs=frozenset({"scorer"}),

@@ -111,14 +111,19 @@ async def context_precision(sample: Sample, resources: Resources) -> Score:
             text = one.render(chunk)
             if mode == "fast":
                 task = prompts["precision_fast"]["task"].format(reference=reference)
-                p = await calls.p_yes(context_first(text, sample.question, task),
-                                      version=version("common", "reference"))
+                p = await calls.p_yes(
+                    context_first(text, sample.question, task),
+                    version=version("common", "reference"),
+                )
                 best = max(best, p)
             else:
                 task = prompts["precision_generate"]["task"].format(reference=reference)
-                v = await calls.structured(context_first(text, sample.question, task),
-                                           UsefulVerdict, version=version("common", "reference"),
-                                           max_tokens=160)
+                v = await calls.structured(
+                    context_first(text, sample.question, task),
+                    UsefulVerdict,
+                    version=version("common", "reference"),
+                    max_tokens=160,
+                )
                 if v.verdict == "yes" or not why:
                     why = v.reason
                 best = max(best, 1.0 if v.verdict == "yes" else 0.0)
@@ -127,8 +132,11 @@ async def context_precision(sample: Sample, resources: Resources) -> Score:
         probs.append(best)
         reasons.append(why)
     verdicts = [p >= 0.5 for p in probs]
-    details = {"mode": mode, "verdicts": ["yes" if v else "no" for v in verdicts],
-               "judge": calls.details()}
+    details = {
+        "mode": mode,
+        "verdicts": ["yes" if v else "no" for v in verdicts],
+        "judge": calls.details(),
+    }
     if mode == "fast":
         details["p_yes"] = [round(p, 4) for p in probs]
     else:
@@ -156,31 +164,53 @@ async def context_recall(sample: Sample, resources: Resources) -> Score:
     chunks = context_chunks(ctx, judge, resources)
     prompts = load_prompts("reference")
     if mode == "fast":
-        probs = await supported_probs(calls, ctx, chunks, sample.question, sentences,
-                                      prompts["recall_fast"]["task"],
-                                      version("common", "reference"))
+        probs = await supported_probs(
+            calls,
+            ctx,
+            chunks,
+            sample.question,
+            sentences,
+            prompts["recall_fast"]["task"],
+            version("common", "reference"),
+        )
         verdicts = ["yes" if p >= 0.5 else "no" for p in probs]
-        return Score.ok(sum(probs) / len(probs), mode=mode, reference_sentences=sentences,
-                        p_yes=[round(p, 4) for p in probs], verdicts=verdicts,
-                        hard_score=verdicts.count("yes") / len(verdicts), judge=calls.details())
+        return Score.ok(
+            sum(probs) / len(probs),
+            mode=mode,
+            reference_sentences=sentences,
+            p_yes=[round(p, 4) for p in probs],
+            verdicts=verdicts,
+            hard_score=verdicts.count("yes") / len(verdicts),
+            judge=calls.details(),
+        )
     listing = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(sentences))
     attributed = [False] * len(sentences)
     reasons = [""] * len(sentences)
     for chunk in chunks:
         task = prompts["recall_generate"]["task"].format(sentences=listing)
-        got = await calls.structured(context_first(ctx.render(chunk), sample.question, task),
-                                     Attributions, version=version("common", "reference"),
-                                     max_tokens=80 + 60 * len(sentences))
+        got = await calls.structured(
+            context_first(ctx.render(chunk), sample.question, task),
+            Attributions,
+            version=version("common", "reference"),
+            max_tokens=80 + 60 * len(sentences),
+        )
         if len(got.sentences) != len(sentences):
-            raise JudgeFailed(f"judge gave {len(got.sentences)} attributions for "
-                              f"{len(sentences)} reference sentences")
+            raise JudgeFailed(
+                f"judge gave {len(got.sentences)} attributions for "
+                f"{len(sentences)} reference sentences"
+            )
         for i, a in enumerate(got.sentences):
             if not attributed[i]:
                 attributed[i], reasons[i] = a.attributed == "yes", a.reason
     n = sum(attributed)
-    return Score.ok(n / len(sentences), mode=mode, reference_sentences=sentences,
-                    verdicts=["yes" if a else "no" for a in attributed], reasons=reasons,
-                    judge=calls.details())
+    return Score.ok(
+        n / len(sentences),
+        mode=mode,
+        reference_sentences=sentences,
+        verdicts=["yes" if a else "no" for a in attributed],
+        reasons=reasons,
+        judge=calls.details(),
+    )
 
 
 def f1_from_counts(tp: float, fp: float, fn: float) -> float | None:
@@ -213,27 +243,45 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
             out = []
             for s in statements:  # [system][question][text] shared, statement last
                 user = p["user"].format(question=sample.question, text=text, statement=s)
-                out.append(await calls.p_yes([{"role": "system", "content": p["system"]},
-                                              {"role": "user", "content": user}], version=ver))
+                out.append(
+                    await calls.p_yes(
+                        [
+                            {"role": "system", "content": p["system"]},
+                            {"role": "user", "content": user},
+                        ],
+                        version=ver,
+                    )
+                )
             return out
 
         p_a = await covered(reference, a_st)  # answer statements supported by the reference
         p_r = await covered(answer, r_st)  # reference statements present in the answer
         tp, fp, fn = sum(p_a), sum(1 - x for x in p_a), sum(1 - x for x in p_r)
-        details.update(answer_statements=a_st, answer_p_yes=[round(x, 4) for x in p_a],
-                       reference_statements=r_st, reference_p_yes=[round(x, 4) for x in p_r])
+        details.update(
+            answer_statements=a_st,
+            answer_p_yes=[round(x, 4) for x in p_a],
+            reference_statements=r_st,
+            reference_p_yes=[round(x, 4) for x in p_r],
+        )
     else:
         g = prompts["correctness_generate"]
         got = await calls.structured(
-            chat(g["system"], g["user"].format(question=sample.question, answer=answer,
-                                               reference=reference), g["examples"]),
-            Classified, version=version("reference"), max_tokens=900)
+            chat(
+                g["system"],
+                g["user"].format(question=sample.question, answer=answer, reference=reference),
+                g["examples"],
+            ),
+            Classified,
+            version=version("reference"),
+            max_tokens=900,
+        )
         tp, fp, fn = len(got.TP), len(got.FP), len(got.FN)
         details.update(TP=got.TP, FP=got.FP, FN=got.FN)
     f1 = f1_from_counts(tp, fp, fn)
     if f1 is None:
-        return Score.undefined("no statements in the answer nor in the reference",
-                               judge=calls.details(), **details)
+        return Score.undefined(
+            "no statements in the answer nor in the reference", judge=calls.details(), **details
+        )
     details.update(tp=round(tp, 4), fp=round(fp, 4), fn=round(fn, 4), f1=round(f1, 4))
     value = f1
     embedder = getattr(resources, "embedder", None)
@@ -258,7 +306,7 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
 CP_METRIC = Metric(
     name="context_precision",
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
-                "the reference answer, averaged precision over ranks.",
+    "the reference answer, averaged precision over ranks.",
     requires=(("question", "contexts", "reference_answers"),),
     acompute=context_precision,
     needs=frozenset({"judge"}),
@@ -268,7 +316,7 @@ CP_METRIC = Metric(
 CREC_METRIC = Metric(
     name="context_recall",
     description="Context recall (ragas): share of reference-answer sentences attributable to "
-                "the contexts.",
+    "the contexts.",
     requires=(("question", "contexts", "reference_answers"),),
     acompute=context_recall,
     needs=frozenset({"judge"}),
@@ -278,7 +326,7 @@ CREC_METRIC = Metric(
 AC_METRIC = Metric(
     name="answer_correctness",
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
-                "FN), blended with embedding similarity when an embedder is configured.",
+    "FN), blended with embedding similarity when an embedder is configured.",
     requires=(("question", "answer", "reference_answers"),),
     acompute=answer_correctness,
     needs=frozenset({"judge"}),

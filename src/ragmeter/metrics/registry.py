@@ -88,7 +88,8 @@ def list_metrics() -> list[Metric]:
     out = list(_FIXED.values())
     for prefix, (factory, _ks) in _TEMPLATES.items():
         template = factory(1)
-        out.append(Metric(name=f"{prefix}@k", description=template.description,
+        text = getattr(factory, "description_template", template.description)
+        out.append(Metric(name=f"{prefix}@k", description=text.replace("{k}", "k"),
                           requires=template.requires, compute=template.compute,
                           needs=template.needs, reference_based=template.reference_based,
                           formula=template.formula.replace("@1", "@k")))

@@ -222,6 +222,7 @@ def _template(
             formula=formula,
         )
 
+    factory.description_template = description  # type: ignore[attr-defined]
     return factory
 
 

@@ -18,9 +18,11 @@ from ragmeter.metrics._judging import Unavailable, guarded, options_of
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.sample import Sample
 
-HOW_TO = ("answer_reward needs a reward model: download a Hugging Face sequence-classification "
-          "reward model (e.g. OpenAssistant/reward-model-deberta-v3-large-v2) and set "
-          "the option reward_model=PATH (Settings(options={'reward_model': PATH}))")
+HOW_TO = (
+    "answer_reward needs a reward model: download a Hugging Face sequence-classification "
+    "reward model (e.g. OpenAssistant/reward-model-deberta-v3-large-v2) and set "
+    "the option reward_model=PATH (Settings(options={'reward_model': PATH}))"
+)
 
 
 class HFRewardModel:
@@ -42,8 +44,9 @@ class HFRewardModel:
             try:
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
             except ImportError as exc:
-                raise Unavailable(f"transformers is not installed ({exc}): "
-                                  "pip install 'ragmeter[hf]'") from None
+                raise Unavailable(
+                    f"transformers is not installed ({exc}): pip install 'ragmeter[hf]'"
+                ) from None
             if not Path(self.path).exists():
                 raise Unavailable(f"reward model path not found: {self.path}")
             self._tok = AutoTokenizer.from_pretrained(self.path)
@@ -54,8 +57,9 @@ class HFRewardModel:
         import torch
 
         self.load()
-        enc = self._tok(question, answer, return_tensors="pt", truncation=True,
-                        max_length=self.max_tokens)
+        enc = self._tok(
+            question, answer, return_tensors="pt", truncation=True, max_length=self.max_tokens
+        )
         with torch.no_grad():
             logits = self._model(**{k: v.to(self.device) for k, v in enc.items()}).logits
         return float(logits[0, 0]), int(enc["input_ids"].shape[1])
@@ -68,8 +72,9 @@ class HFRewardModel:
             return JudgeReply(value=None, error=str(exc))
         except Exception as exc:  # model faults are replies, not exceptions
             return JudgeReply(value=None, error=f"{type(exc).__name__}: {exc}")
-        return JudgeReply(value=1.0 / (1.0 + math.exp(-logit)), raw=repr(logit),
-                          usage=Usage(prompt_tokens=n))
+        return JudgeReply(
+            value=1.0 / (1.0 + math.exp(-logit)), raw=repr(logit), usage=Usage(prompt_tokens=n)
+        )
 
 
 _MODELS: dict[str, HFRewardModel] = {}
@@ -94,7 +99,7 @@ async def answer_reward(sample: Sample, resources: Resources) -> Score:
 METRIC = Metric(
     name="answer_reward",
     description="Unitxt answer reward: sigmoid of a reward model's logit for (question, answer) "
-                "(needs a local reward model path).",
+    "(needs a local reward model path).",
     requires=(("question", "answer"),),
     acompute=answer_reward,
     needs=frozenset({"reward_model"}),
