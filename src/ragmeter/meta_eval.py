@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from ragmeter.errors import DataError, Problem
 from ragmeter.judges.base import Resources
-from ragmeter.metrics._judging import Calls, JudgeFailed, Unavailable, inner_model, judge_of
+from ragmeter.metrics._judging import Calls, JudgeFailed, Unavailable, judge_of
 from ragmeter.metrics.base import Score
 from ragmeter.prompts import load_prompts
 from ragmeter.sample import Sample
@@ -347,6 +347,16 @@ class ScorerResult:
         return out
 
 
+def _judge_stats(judge: Any) -> Any:
+    """The local judge's work counters under any engine wrappers (None for remote judges)."""
+    for _ in range(5):
+        attrs = getattr(judge, "__dict__", {})
+        if attrs.get("stats") is not None:
+            return attrs["stats"]
+        judge = attrs.get("inner")
+    return None
+
+
 def outcome(preferred: Score, other: Score) -> float:
     if preferred.value is None or other.value is None:
         return 0.5
@@ -395,7 +405,7 @@ async def run_meta_eval(
     for p in pairs:
         groups.setdefault(p.group, []).append(p)
     memo: dict[tuple[str, str], Score] = {}
-    stats = getattr(inner_model(getattr(resources, "judge", None)), "stats", None)
+    stats = _judge_stats(getattr(resources, "judge", None))
 
     def work_done() -> int | None:
         if stats is None or not hasattr(stats, "prompt_tokens_evaluated"):
