@@ -98,8 +98,9 @@ def perf_reset(judge: LocalJudge) -> None:
 
 
 async def bench(args: argparse.Namespace) -> dict:
+    load_start = os.getloadavg()[0]
     t0 = time.perf_counter()
-    judge = LocalJudge(args.model, n_ctx=args.n_ctx)
+    judge = LocalJudge(args.model, n_ctx=args.n_ctx, n_threads=args.threads)
     judge.load()
     load_s = time.perf_counter() - t0
     cases = load_cases(args.repeats + 1)
@@ -168,6 +169,7 @@ async def bench(args: argparse.Namespace) -> dict:
         "n_threads": judge.n_threads,
         "cpu_count": os.cpu_count(),
         "machine": platform.processor() or platform.machine(),
+        "load_avg_1m_at_start": load_start,
         "load_avg_1m_at_end": os.getloadavg()[0],
         "load_s": round(load_s, 2),
         "note": "wall-clock rates; 'best' = least disturbed by other processes on shared cores",
@@ -192,6 +194,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="contexts for the P(yes) timings")
     ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument("--threads", type=int, default=None, help="default: all cores")
     ap.add_argument("--gen-tokens", type=int, default=48)
     ap.add_argument("--gen-repeats", type=int, default=3)
     ap.add_argument("--model", default=None, help="a GGUF path (default: the embedded judge)")
@@ -217,7 +220,10 @@ def main() -> None:
             f"{res['p_yes_shared_tokens_evaluated']} tokens evaluated)",
         ),
         ("peak RSS", f"{res['peak_rss_mb']} MB"),
-        ("load average (1 min)", f"{res['load_avg_1m_at_end']:.2f}"),
+        (
+            "load average (1 min)",
+            f"{res['load_avg_1m_at_start']:.2f} at start, {res['load_avg_1m_at_end']:.2f} at end",
+        ),
     ]
     width = max(len(k) for k, _ in rows)
     print(f"{'measure':<{width}}  value")

@@ -9,7 +9,6 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.markup import escape
 from rich.table import Table
 
 from ragmeter.errors import DataError, RagmeterError
