@@ -14,8 +14,9 @@ from rich.table import Table
 from ragmeter.errors import DataError, RagmeterError
 from ragmeter.result import EvaluationResult
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Measure the quality of RAG pipelines.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Measure the quality of RAG pipelines."
+)
 console = Console()
 err_console = Console(stderr=True)
 
@@ -38,32 +39,45 @@ def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
     for name in result.metrics:
         agg = result.aggregates[name]
         ci = "—" if agg.ci_low is None else f"[{agg.ci_low:.3f}, {agg.ci_high:.3f}]"
-        table.add_row(name, _fmt(agg.mean), ci, str(agg.n_ok), str(agg.n_undefined),
-                      str(agg.n_skipped), f"[red]{agg.n_failed}[/red]" if agg.n_failed
-                      else "0")
+        table.add_row(
+            name,
+            _fmt(agg.mean),
+            ci,
+            str(agg.n_ok),
+            str(agg.n_undefined),
+            str(agg.n_skipped),
+            f"[red]{agg.n_failed}[/red]" if agg.n_failed else "0",
+        )
     console.print(table)
     failures = result.failures()
-    counts = {s: sum(1 for f in failures if f["status"] == s)
-              for s in ("failed", "undefined", "skipped")}
-    console.print(f"failures: {counts['failed']} failed, {counts['undefined']} undefined, "
-                  f"{counts['skipped']} skipped")
+    counts = {
+        s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")
+    }
+    console.print(
+        f"failures: {counts['failed']} failed, {counts['undefined']} undefined, "
+        f"{counts['skipped']} skipped"
+    )
     # One line per (sample, status, reason), naming every metric it hit.
     grouped: dict[tuple[str, str, str], list[str]] = {}
     for f in failures:
         if f["status"] != "skipped":
-            grouped.setdefault((f["question_id"], f["status"], f["reason"] or ""),
-                               []).append(f["metric"])
+            grouped.setdefault((f["question_id"], f["status"], f["reason"] or ""), []).append(
+                f["metric"]
+            )
     for (qid, status, reason), names in list(grouped.items())[:10]:
-        console.print(f"  {qid} · {', '.join(names)} · {status}: {reason}", markup=False,
-                      highlight=False)
+        console.print(
+            f"  {qid} · {', '.join(names)} · {status}: {reason}", markup=False, highlight=False
+        )
     if len(grouped) > 10:
         console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
     for note in _group_notes(result.notes, result.metrics):
         console.print(f"note: {note}", style="dim", markup=False, highlight=False)
     usage = result.usage
     if usage.get("judge_tokens"):
-        console.print(f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
-                      f"cached: {usage.get('cache_hits', 0)}")
+        console.print(
+            f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
+            f"cached: {usage.get('cache_hits', 0)}"
+        )
 
 
 def _group_notes(notes: list[str], metrics: list[str]) -> list[str]:
@@ -80,8 +94,11 @@ def _group_notes(notes: list[str], metrics: list[str]) -> list[str]:
 
 
 def report_data_error(exc: DataError) -> None:
-    err_console.print(f"[bold red]error:[/bold red] {len(exc.problems)} problem(s) in "
-                      f"{escape(str(exc.source or 'the input'))}", soft_wrap=True)
+    err_console.print(
+        f"[bold red]error:[/bold red] {len(exc.problems)} problem(s) in "
+        f"{escape(str(exc.source or 'the input'))}",
+        soft_wrap=True,
+    )
     for p in exc.problems[:200]:
         err_console.print(f"  - {p}", markup=False, highlight=False, soft_wrap=True)
     if len(exc.problems) > 200:
@@ -103,47 +120,106 @@ def run_guarded(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
 @app.command()
 def evaluate(
     data: Annotated[Path, typer.Argument(help="JSONL, JSON, CSV or Parquet file of samples.")],
-    metrics: Annotated[Optional[str], typer.Option(  # noqa: UP007 - typer needs Optional
-        "--metrics", "-m", help="Comma-separated metric names (default: all applicable).")] = None,
-    out: Annotated[Optional[Path], typer.Option(  # noqa: UP007
-        "--out", "-o", help="Directory for scores.jsonl and summary.json.")] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics", "-m", help="Comma-separated metric names (default: all applicable)."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Directory for scores.jsonl and summary.json."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap CIs.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
-    judge: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none")] = None,
-    base_url: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="Environment variable holding the API key (default OPENAI_API_KEY).")] = None,
-    embedder: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="local (default) | st:PATH | openai:MODEL | none")] = None,
-    concurrency: Annotated[Optional[int], typer.Option(  # noqa: UP045
-        help="Judge calls in flight (default 8).")] = None,
-    timeout: Annotated[Optional[float], typer.Option(  # noqa: UP045
-        help="Seconds per HTTP call before a retry (default 120).")] = None,
-    cache: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="Cache directory for judge/embedding calls, or 'off'.")] = None,
-    config: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        help="TOML or JSON settings file; options given here override it.")] = None,
-    mode: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
-        help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable).")] = None,
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Estimate judge calls and tokens; send nothing.")] = False,
+    judge: Annotated[
+        Optional[str],
+        typer.Option(  # noqa: UP045
+            help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none"
+        ),
+    ] = None,
+    base_url: Annotated[
+        Optional[str],
+        typer.Option(  # noqa: UP045
+            help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM)."
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        Optional[str],
+        typer.Option(  # noqa: UP045
+            help="Environment variable holding the API key (default OPENAI_API_KEY)."
+        ),
+    ] = None,
+    embedder: Annotated[
+        Optional[str],
+        typer.Option(  # noqa: UP045
+            help="local (default) | st:PATH | openai:MODEL | none"
+        ),
+    ] = None,
+    concurrency: Annotated[
+        Optional[int],
+        typer.Option(  # noqa: UP045
+            help="Judge calls in flight (default 8)."
+        ),
+    ] = None,
+    timeout: Annotated[
+        Optional[float],
+        typer.Option(  # noqa: UP045
+            help="Seconds per HTTP call before a retry (default 120)."
+        ),
+    ] = None,
+    cache: Annotated[
+        Optional[str],
+        typer.Option(  # noqa: UP045
+            help="Cache directory for judge/embedding calls, or 'off'."
+        ),
+    ] = None,
+    config: Annotated[
+        Optional[Path],
+        typer.Option(  # noqa: UP045
+            help="TOML or JSON settings file; options given here override it."
+        ),
+    ] = None,
+    mode: Annotated[
+        Optional[list[str]],
+        typer.Option(  # noqa: UP045
+            help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate judge calls and tokens; send nothing.")
+    ] = False,
 ) -> None:
     """Score a dataset and print aggregates with 95% CIs."""
     from ragmeter.config import settings_from_options
     from ragmeter.runner import evaluate as run_evaluate
 
-    settings = run_guarded(settings_from_options, config, judge=judge, base_url=base_url,
-                           api_key_env=api_key_env, embedder=embedder,
-                           concurrency=concurrency, timeout=timeout, cache=cache, modes=mode)
+    settings = run_guarded(
+        settings_from_options,
+        config,
+        judge=judge,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        embedder=embedder,
+        concurrency=concurrency,
+        timeout=timeout,
+        cache=cache,
+        modes=mode,
+    )
     if dry_run:
         from ragmeter.model_runner import dry_run as run_dry
 
         print_estimate(run_guarded(run_dry, data, metrics, settings))
         return
-    result = run_guarded(run_evaluate, data, metrics, seed=seed, n_resamples=n_resamples,
-                         settings=settings, progress=True)
+    result = run_guarded(
+        run_evaluate,
+        data,
+        metrics,
+        seed=seed,
+        n_resamples=n_resamples,
+        settings=settings,
+        progress=True,
+    )
     print_result(result, title=str(data))
     if out is not None:
         scores_path, summary_path = result.write(out)
@@ -155,15 +231,28 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
     for col in ("metric", "new calls", "cached", "prompt tokens", "completion tokens"):
         table.add_column(col, justify="left" if col == "metric" else "right")
     for name, t in est["per_metric"].items():
-        table.add_row(name, str(t["calls"]), str(t["cache_hits"]), str(t["prompt_tokens"]),
-                      str(t["completion_tokens"]))
-    table.add_row("total", str(est["calls"]), str(est["cache_hits"]), str(est["prompt_tokens"]),
-                  str(est["completion_tokens"]), style="bold")
+        table.add_row(
+            name,
+            str(t["calls"]),
+            str(t["cache_hits"]),
+            str(t["prompt_tokens"]),
+            str(t["completion_tokens"]),
+        )
+    table.add_row(
+        "total",
+        str(est["calls"]),
+        str(est["cache_hits"]),
+        str(est["prompt_tokens"]),
+        str(est["completion_tokens"]),
+        style="bold",
+    )
     console.print(table)
     cost = est.get("cost_usd")
     cost_text = "unknown (no price configured)" if cost is None else f"${cost:.4f}"
-    console.print(f"estimated cost: {cost_text}; lists assumed to hold "
-                  f"{est['list_items_assumed']} items", highlight=False)
+    console.print(
+        f"estimated cost: {cost_text}; lists assumed to hold {est['list_items_assumed']} items",
+        highlight=False,
+    )
     for need, why in est.get("unavailable", {}).items():
         console.print(f"note: no {need}: {why}", style="dim", markup=False, highlight=False)
 
@@ -176,9 +265,12 @@ def list_metrics_cmd() -> None:
     # One block per metric rather than a table: definitions stay readable at 80 columns.
     for m in list_metrics():
         needs = ", ".join(sorted(m.needs)) or "nothing (pure arithmetic)"
-        console.print(f"[bold]{escape(m.name)}[/bold]  [dim]requires[/dim] "
-                      f"{escape(m.required_text())}  [dim]needs[/dim] {needs}",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"[bold]{escape(m.name)}[/bold]  [dim]requires[/dim] "
+            f"{escape(m.required_text())}  [dim]needs[/dim] {needs}",
+            highlight=False,
+            soft_wrap=True,
+        )
         console.print(f"    {escape(m.description)}", highlight=False, soft_wrap=True)
         if m.formula:
             console.print(f"    [dim]{escape(m.formula)}[/dim]", highlight=False, soft_wrap=True)
@@ -193,8 +285,9 @@ def main() -> None:
         err_console.print("interrupted")
         sys.exit(130)
     except Exception as exc:  # an internal error: say so, keep the traceback short
-        err_console.print(f"[bold red]internal error:[/bold red] {type(exc).__name__}: {exc}",
-                          highlight=False)
+        err_console.print(
+            f"[bold red]internal error:[/bold red] {type(exc).__name__}: {exc}", highlight=False
+        )
         sys.exit(EXIT_INTERNAL)
 
 

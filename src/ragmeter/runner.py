@@ -20,8 +20,12 @@ from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 
 
-def plan_metrics(samples: Sequence[Sample], metrics: Sequence[str] | str | None,
-                 notes: list[str], available_needs: set[str] | None = None) -> list[Metric]:
+def plan_metrics(
+    samples: Sequence[Sample],
+    metrics: Sequence[str] | str | None,
+    notes: list[str],
+    available_needs: set[str] | None = None,
+) -> list[Metric]:
     """Pick the metrics to run and check that each requested one applies to some row."""
     if metrics is None or (isinstance(metrics, (list, tuple)) and not metrics):
         chosen = []
@@ -34,8 +38,16 @@ def plan_metrics(samples: Sequence[Sample], metrics: Sequence[str] | str | None,
                 continue
             chosen.append(m)
         if not chosen:
-            raise DataError([Problem(None, None, "no metric applies: every metric needs fields "
-                                     "that no row has (see `ragmeter metrics`)")])
+            raise DataError(
+                [
+                    Problem(
+                        None,
+                        None,
+                        "no metric applies: every metric needs fields "
+                        "that no row has (see `ragmeter metrics`)",
+                    )
+                ]
+            )
         return chosen
     try:
         chosen = resolve(metrics)
@@ -44,8 +56,13 @@ def plan_metrics(samples: Sequence[Sample], metrics: Sequence[str] | str | None,
     problems = []
     for m in chosen:
         if not any(m.missing(s) is None for s in samples):
-            problems.append(Problem(None, m.required_text(), f"metric '{m.name}' needs "
-                                    f"{m.required_text()}, but no row has these fields"))
+            problems.append(
+                Problem(
+                    None,
+                    m.required_text(),
+                    f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
+                )
+            )
     if problems:
         raise DataError(problems)
     return chosen
@@ -69,14 +86,23 @@ def _run_compute(metric: Metric, sample: Sample) -> Score:
 def _text_match_note(metric: Metric, scores: list[Score]) -> str | None:
     n = sum(1 for s in scores if s.details.get("matched_by") == "text")
     if n:
-        return (f"{metric.name}: {n} sample(s) had no ids; retrieved contexts were matched to "
-                "reference contexts by normalised text")
+        return (
+            f"{metric.name}: {n} sample(s) had no ids; retrieved contexts were matched to "
+            "reference contexts by normalised text"
+        )
     return None
 
 
-def evaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
-             n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
-             settings: Any = None, progress: bool = False) -> EvaluationResult:
+def evaluate(
+    data: Any,
+    metrics: Sequence[str] | str | None = None,
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    settings: Any = None,
+    progress: bool = False,
+) -> EvaluationResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
     ``data`` is anything ``ragmeter.load`` takes. ``metrics`` is a list of names or a
@@ -89,17 +115,32 @@ def evaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
         # The result is handed back through a list, not as the coroutine's return value:
         # Python 3.11's asyncio.Runner can repr() the finished main task, result included,
         # which costs seconds on a large result.
-        holder.append(await aevaluate(data, metrics, n_resamples=n_resamples,
-                                      confidence=confidence, seed=seed, settings=settings,
-                                      progress=progress))
+        holder.append(
+            await aevaluate(
+                data,
+                metrics,
+                n_resamples=n_resamples,
+                confidence=confidence,
+                seed=seed,
+                settings=settings,
+                progress=progress,
+            )
+        )
 
     asyncio.run(run())
     return holder[0]
 
 
-async def aevaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
-                    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
-                    settings: Any = None, progress: bool = False) -> EvaluationResult:
+async def aevaluate(
+    data: Any,
+    metrics: Sequence[str] | str | None = None,
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    settings: Any = None,
+    progress: bool = False,
+) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     started = time.perf_counter()
     samples = load(data)
@@ -119,36 +160,47 @@ async def aevaluate(data: Any, metrics: Sequence[str] | str | None = None, *,
                 if key not in missing:
                     missing[key] = metric.missing(sample)
                 reason = missing[key]
-                column.append(Score.skipped(reason) if reason is not None
-                              else _run_compute(metric, sample))
+                column.append(
+                    Score.skipped(reason) if reason is not None else _run_compute(metric, sample)
+                )
     scores.update((m.name, column) for m, column in zip(sync, columns, strict=True))
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
     if model_metrics:
         from ragmeter.model_runner import run_model_metrics
 
-        model_scores, usage = await run_model_metrics(model_metrics, samples, settings,
-                                                      progress=progress)
+        model_scores, usage = await run_model_metrics(
+            model_metrics, samples, settings, progress=progress
+        )
         scores.update(model_scores)
 
     names = [m.name for m in chosen]
     for metric in chosen:
         skipped = sum(1 for s in scores[metric.name] if s.status == "skipped")
         if skipped:
-            notes.append(f"{metric.name}: {skipped} sample(s) skipped: they lack "
-                         f"{metric.required_text()}")
+            notes.append(
+                f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
+            )
         note = _text_match_note(metric, scores[metric.name])
         if note:
             notes.append(note)
-    aggregates = {m: aggregate(m, scores[m], n_resamples=n_resamples, confidence=confidence,
-                               seed=seed) for m in names}
+    aggregates = {
+        m: aggregate(m, scores[m], n_resamples=n_resamples, confidence=confidence, seed=seed)
+        for m in names
+    }
     usage["wall_s"] = round(time.perf_counter() - started, 3)
-    config = {"metrics": names, "n_resamples": n_resamples, "confidence": confidence,
-              "seed": seed}
+    config = {"metrics": names, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     if settings is not None and hasattr(settings, "public_dict"):
         config["settings"] = settings.public_dict()
-    return EvaluationResult(samples=samples, metrics=names, scores=scores,
-                            aggregates=aggregates, notes=notes, usage=usage, config=config)
+    return EvaluationResult(
+        samples=samples,
+        metrics=names,
+        scores=scores,
+        aggregates=aggregates,
+        notes=notes,
+        usage=usage,
+        config=config,
+    )
 
 
 def _available_needs(settings: Any) -> set[str]:

@@ -71,13 +71,20 @@ class Judge(Protocol):
 
     name: str  # "<backend>:<model>", part of every cache key
 
-    async def structured(self, messages: Sequence[Message], schema: type[M], *,
-                         prompt_version: str, max_tokens: int = 512) -> JudgeReply[M]:
+    async def structured(
+        self,
+        messages: Sequence[Message],
+        schema: type[M],
+        *,
+        prompt_version: str,
+        max_tokens: int = 512,
+    ) -> JudgeReply[M]:
         """A validated instance of ``schema`` (constrained decoding where available)."""
         ...
 
-    async def option_probs(self, messages: Sequence[Message], options: Sequence[str], *,
-                           prompt_version: str) -> JudgeReply[dict[str, float]]:
+    async def option_probs(
+        self, messages: Sequence[Message], options: Sequence[str], *, prompt_version: str
+    ) -> JudgeReply[dict[str, float]]:
         """P(option) for the first token of the assistant's reply, renormalised over options.
 
         One forward pass, no generated text: e.g. options=("yes", "no") for a verdict.
@@ -91,9 +98,9 @@ class Scorer(Protocol):
 
     name: str
 
-    async def target_logprobs(self, prompt: str, target: str, *,
-                              prompt_version: str) -> JudgeReply[TokenLogprobs]:
-        ...
+    async def target_logprobs(
+        self, prompt: str, target: str, *, prompt_version: str
+    ) -> JudgeReply[TokenLogprobs]: ...
 
 
 @runtime_checkable

@@ -20,20 +20,20 @@ def register(metric: Metric) -> Metric:
     return metric
 
 
-def register_template(prefix: str, factory: Callable[[int], Metric],
-                      default_ks: tuple[int, ...]) -> None:
+def register_template(
+    prefix: str, factory: Callable[[int], Metric], default_ks: tuple[int, ...]
+) -> None:
     """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named."""
     _TEMPLATES[prefix] = (factory, default_ks)
 
 
 def _ensure_loaded() -> None:
     # Importing the metric modules registers them; done lazily to avoid import cycles.
-    from ragmeter.metrics import lexical, retrieval  # noqa: F401
-
-    try:
-        from ragmeter.metrics import judged  # noqa: F401
-    except ImportError:  # pragma: no cover - judged metrics are optional at import time
-        pass
+    from ragmeter.metrics import (  # noqa: F401
+        judged,
+        lexical,
+        retrieval,
+    )
 
 
 def get_metric(name: str) -> Metric:
@@ -89,8 +89,15 @@ def list_metrics() -> list[Metric]:
     for prefix, (factory, _ks) in _TEMPLATES.items():
         template = factory(1)
         text = getattr(factory, "description_template", template.description)
-        out.append(Metric(name=f"{prefix}@k", description=text.replace("{k}", "k"),
-                          requires=template.requires, compute=template.compute,
-                          needs=template.needs, reference_based=template.reference_based,
-                          formula=template.formula.replace("@1", "@k")))
+        out.append(
+            Metric(
+                name=f"{prefix}@k",
+                description=text.replace("{k}", "k"),
+                requires=template.requires,
+                compute=template.compute,
+                needs=template.needs,
+                reference_based=template.reference_based,
+                formula=template.formula.replace("@1", "@k"),
+            )
+        )
     return out
