@@ -109,6 +109,13 @@ def meta_eval_cmd(
         int | None,
         typer.Option(help="Only the first N rows (quick checks)."),
     ] = None,
+    dimensions: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated subset of faithfulness, answer_relevance, context_relevance "
+            "(default: all three)."
+        ),
+    ] = None,
     cache: Annotated[
         str | None,
         typer.Option(
@@ -143,12 +150,30 @@ def meta_eval_cmd(
                 ]
             ),
         )
-    pairs = run_guarded(DATASETS[dataset], data)
+    dims = list(DIMENSIONS)
+    if dimensions is not None:
+        dims = [d.strip() for d in dimensions.split(",") if d.strip()]
+        bad = [d for d in dims if d not in DIMENSIONS]
+        if bad or not dims:
+            run_guarded(
+                _raise,
+                DataError(
+                    [
+                        Problem(
+                            None,
+                            "dimensions",
+                            f"unknown dimension(s) {bad or dimensions!r}; "
+                            f"known: {', '.join(DIMENSIONS)}",
+                        )
+                    ]
+                ),
+            )
+    pairs = [p for p in run_guarded(DATASETS[dataset], data) if p.dimension in dims]
     if limit is not None:
         groups = list(dict.fromkeys(p.group for p in pairs))[:limit]
         pairs = [p for p in pairs if p.group in set(groups)]
     wanted = [b.strip() for b in baselines.split(",") if b.strip() and b.strip() != "none"]
-    scorers = run_guarded(build_scorers, wanted)
+    scorers = [s for s in run_guarded(build_scorers, wanted) if s.dimension in dims]
     settings = run_guarded(
         settings_from_options,
         config,
@@ -191,7 +216,8 @@ def meta_eval_cmd(
     payload: dict[str, Any] = {
         "dataset": dataset,
         "data": str(data),
-        "n_pairs_per_dimension": len(pairs) // 3,
+        "dimensions": dims,
+        "n_pairs_per_dimension": len(pairs) // len(dims),
         "judge": judge_name,
         "modes": modes,
         "settings": settings.public_dict(),

@@ -11,6 +11,13 @@ import string
 from functools import lru_cache
 
 _PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+# Every character str.split() treats as whitespace (those with str.isspace()).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# Punctuation dropped and every whitespace made a plain space: tokens are then space-delimited.
+SPACE_PUNCT_TABLE = str.maketrans(WHITESPACE, " " * len(WHITESPACE), string.punctuation)
 _ARTICLES = frozenset({"a", "an", "the"})
 _ARTICLE_RE = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.registry import register
 from ragmeter.sample import Sample
-from ragmeter.text import cached_tokens, raw_tokens, tokens
+from ragmeter.text import SPACE_PUNCT_TABLE, cached_tokens, tokens
 
 
 def _overlap(pred: Sequence[str], ref: Sequence[str]) -> int:
@@ -34,23 +34,41 @@ def _overlap(pred: Sequence[str], ref: Sequence[str]) -> int:
 def _answer_bag(answer: str) -> tuple[int, dict[str, int], bool]:
     """Token count, token multiset, and whether every token is alphanumeric (fast path)."""
     toks = cached_tokens(answer)
-    return len(toks), dict(Counter(toks)), all(t.isalnum() for t in toks)
+    bag: dict[str, int] = {}
+    for t in toks:
+        bag[t] = bag.get(t, 0) + 1
+    return len(toks), bag, all(t.isalnum() for t in toks)
+
+
+def _count_token(padded: str, token: str, limit: int) -> int:
+    """Whole-token occurrences of ``token`` in a space-padded text, counting up to ``limit``."""
+    needle = f" {token} "
+    step = len(token) + 1  # the trailing space may open the next occurrence
+    n = 0
+    i = padded.find(needle)
+    while i >= 0:
+        n += 1
+        if n >= limit:
+            break
+        i = padded.find(needle, i + step)
+    return n
 
 
 def _supported(bag: dict[str, int], simple: bool, text: str) -> int:
-    """|bag ∩ T(text)| without materialising T(text) for long texts.
+    """|bag ∩ T(text)| without tokenising a long text.
 
-    When every answer token is alphanumeric (``simple``), the raw tokens of the text can be
-    matched as they stand: articles never equal an answer token, and a raw token with any
-    other character yields only non-alphanumeric tokens. Otherwise the exact tokens are used.
+    When every answer token is alphanumeric (``simple``), only the text's raw whitespace
+    tokens that equal an answer token matter (articles never equal one, and a raw token with
+    any other character yields only non-alphanumeric tokens), so each answer token is found
+    by a substring search between spaces in the lower-cased, punctuation-free text.
+    Otherwise the exact tokens are used.
     """
-    source = raw_tokens(text) if simple else tokens(text)
-    present = set(source)  # far cheaper than counting all of a long text's tokens
-    n = 0
-    for t, c in bag.items():
-        if t in present:
-            n += 1 if c == 1 else min(c, source.count(t))
-    return n
+    if simple:
+        padded = f" {text.lower().translate(SPACE_PUNCT_TABLE)} "
+        return sum(_count_token(padded, t, c) for t, c in bag.items())
+    source = tokens(text)
+    present = set(source)
+    return sum(min(c, source.count(t)) for t, c in bag.items() if t in present)
 
 
 def k_precision(answer: str, contexts: Sequence[str], *, per_context: bool = False) -> Score:
