@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -133,58 +133,40 @@ def evaluate(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap CIs.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
     judge: Annotated[
-        Optional[str],
-        typer.Option(  # noqa: UP045
-            help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none"
-        ),
+        str | None,
+        typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none"),
     ] = None,
     base_url: Annotated[
-        Optional[str],
-        typer.Option(  # noqa: UP045
-            help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM)."
-        ),
+        str | None,
+        typer.Option(help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM)."),
     ] = None,
     api_key_env: Annotated[
-        Optional[str],
-        typer.Option(  # noqa: UP045
-            help="Environment variable holding the API key (default OPENAI_API_KEY)."
-        ),
+        str | None,
+        typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
     ] = None,
     embedder: Annotated[
-        Optional[str],
-        typer.Option(  # noqa: UP045
-            help="local (default) | st:PATH | openai:MODEL | none"
-        ),
+        str | None,
+        typer.Option(help="local (default) | st:PATH | openai:MODEL | none"),
     ] = None,
     concurrency: Annotated[
-        Optional[int],
-        typer.Option(  # noqa: UP045
-            help="Judge calls in flight (default 8)."
-        ),
+        int | None,
+        typer.Option(help="Judge calls in flight (default 8)."),
     ] = None,
     timeout: Annotated[
-        Optional[float],
-        typer.Option(  # noqa: UP045
-            help="Seconds per HTTP call before a retry (default 120)."
-        ),
+        float | None,
+        typer.Option(help="Seconds per HTTP call before a retry (default 120)."),
     ] = None,
     cache: Annotated[
-        Optional[str],
-        typer.Option(  # noqa: UP045
-            help="Cache directory for judge/embedding calls, or 'off'."
-        ),
+        str | None,
+        typer.Option(help="Cache directory for judge/embedding calls, or 'off'."),
     ] = None,
     config: Annotated[
-        Optional[Path],
-        typer.Option(  # noqa: UP045
-            help="TOML or JSON settings file; options given here override it."
-        ),
+        Path | None,
+        typer.Option(help="TOML or JSON settings file; options given here override it."),
     ] = None,
     mode: Annotated[
-        Optional[list[str]],
-        typer.Option(  # noqa: UP045
-            help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."
-        ),
+        list[str] | None,
+        typer.Option(help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Estimate judge calls and tokens; send nothing.")
