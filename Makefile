@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 DEMO_DATA ?= examples/rag_turns.jsonl
 
-.PHONY: demo test lint format bench
+.PHONY: demo test lint format bench meta-eval
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,3 +33,16 @@ lint: $(VENV)/.test
 format: $(VENV)/.test
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# The WikiEval meta-evaluation of the embedded judge (about 20 minutes on 2 CPU cores).
+WIKIEVAL ?= ../shared/datasets/wikieval/wikieval.jsonl
+meta-eval: $(VENV)/.base
+	$(VENV)/bin/ragmeter meta-eval wikieval --data $(WIKIEVAL) --judge local \
+		--baselines k_precision,embedding_cosine --cache off \
+		--out benchmarks/results/meta_eval_wikieval_local.json
+
+bench: $(VENV)/.test
+	$(PY) benchmarks/lexical.py
+	$(PY) benchmarks/retrieval_crosscheck.py
+	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/local_judge.py

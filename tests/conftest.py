@@ -57,3 +57,33 @@ def example_jsonl() -> Path:
 @pytest.fixture
 def example_csv() -> Path:
     return EXAMPLES / "ragas_columns.csv"
+
+
+@pytest.fixture(scope="session")
+def embedded_judge():
+    """The real embedded judge, loaded once for the whole run.
+
+    Skipped only outside CI when llama.cpp or the model packages are missing; in CI
+    (CI=true, where `make test` installs them) a missing model is a failure, not a skip.
+    """
+    import os
+
+    from ragmeter.judges import embedded
+
+    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    if not in_ci:
+        pytest.importorskip("llama_cpp")
+    from ragmeter.judges.llamacpp import LocalJudge
+
+    model = embedded.DEFAULT_MODEL
+    try:
+        embedded.find_parts(model)
+    except embedded.ModelNotAvailable as exc:
+        if not embedded.is_verified(model, embedded.model_path(model)):
+            if in_ci:
+                raise
+            pytest.skip(str(exc))
+    judge = LocalJudge(n_ctx=2048)
+    judge.load()
+    yield judge
+    judge.close()

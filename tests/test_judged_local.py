@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.judges import embedded
 from ragmeter.judges.base import Resources
 from ragmeter.metrics.faithfulness import faithfulness
 from ragmeter.metrics.perplexity import context_relevance_perplexity
@@ -22,21 +21,8 @@ Q = "When was the Eiffel Tower completed and how tall is it?"
 
 
 @pytest.fixture(scope="module")
-def judge():
-    pytest.importorskip("llama_cpp")
-    from ragmeter.judges.llamacpp import LocalJudge
-
-    try:
-        embedded.find_parts(embedded.DEFAULT_MODEL)
-    except embedded.ModelNotAvailable as exc:
-        if not embedded.is_verified(
-            embedded.DEFAULT_MODEL, embedded.model_path(embedded.DEFAULT_MODEL)
-        ):
-            pytest.skip(str(exc))
-    j = LocalJudge(n_ctx=2048)
-    j.load()
-    yield j
-    j.close()
+def judge(embedded_judge):
+    return embedded_judge
 
 
 def s(answer: str, contexts: list[str] | None = None) -> Sample:

@@ -112,19 +112,8 @@ def _verdict_msgs(statement: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def judge():
-    pytest.importorskip("llama_cpp")
-    try:
-        embedded.find_parts(embedded.DEFAULT_MODEL)
-    except embedded.ModelNotAvailable as exc:
-        if not embedded.is_verified(
-            embedded.DEFAULT_MODEL, embedded.model_path(embedded.DEFAULT_MODEL)
-        ):
-            pytest.skip(str(exc))
-    j = LocalJudge(n_ctx=2048)
-    j.load()
-    yield j
-    j.close()
+def judge(embedded_judge):
+    return embedded_judge
 
 
 @pytest.mark.local_judge

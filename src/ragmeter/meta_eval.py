@@ -382,7 +382,6 @@ def _brief(score: Score) -> dict[str, Any]:
         "statements",
         "p_yes",
         "verdicts",
-        "best_window",
         "kept_numbers",
         "total_sentences",
         "questions",

@@ -1,14 +1,9 @@
 """RAGAS faithfulness: the share of the answer's statements that the contexts support.
 
 ``fast``: statements are the answer's sentences (split locally); one yes/no forward pass per
-statement and context window with [window][question][statement]. Windows are runs of
-consecutive context sentences of at most ``faithfulness_window_tokens`` (option, default
-300 estimated tokens, about 240 real ones; 0 = the whole judge budget), judged window-major
-so each window is evaluated once for all statements. A statement's P(yes) is its best
-window's: small judges are lenient with long contexts (an unsupported detail hidden among many
-related sentences gets a yes), and a short window leaves them nothing to confuse it with.
-The score is the expected share of supported statements, mean P(yes); the hard share
-(P(yes) >= 0.5) and each statement's best window are kept in the details.
+statement with [context][question][statement], so the context is evaluated once per sample
+(and once for several answers to the same question). The score is the expected share of
+supported statements, mean P(yes); the hard share (P(yes) >= 0.5) is kept in the details.
 ``generate``: the paper's procedure: the judge writes statements (pronouns resolved), then a
 reason and a verdict per statement against the context; F = supported / total.
 """
@@ -25,11 +20,8 @@ from ragmeter.metrics._judging import (
     ContextSentences,
     JudgeFailed,
     chat,
-    chunk_indices,
-    context_budget_tokens,
     context_chunks,
     context_first,
-    options_of,
     guarded,
     judge_of,
     mode_of,
@@ -41,7 +33,6 @@ from ragmeter.prompts import load_prompts
 from ragmeter.sample import Sample
 
 DEFAULT_MODE = "fast"
-DEFAULT_WINDOW_TOKENS = 300  # estimated tokens (3.2 chars each) per fast-mode context window
 
 
 class Statements(BaseModel):
@@ -73,15 +64,10 @@ async def supported_probs(
     statements: list[str],
     task: str,
     ver: str,
-    best_chunk: list[int] | None = None,
 ) -> list[float]:
-    """max over chunks of P(yes) per statement, chunk-major so each chunk is evaluated once.
-
-    ``best_chunk``, when given, receives each statement's argmax chunk index.
-    """
+    """max over chunks of P(yes) per statement, chunk-major so each chunk is evaluated once."""
     best = [0.0] * len(statements)
-    arg = [0] * len(statements)
-    for c, chunk in enumerate(chunks):
+    for chunk in chunks:
         text = ctx.render(chunk)
         for i, statement in enumerate(statements):
             if best[i] >= 0.999:  # already certain: later chunks cannot change the verdict
@@ -89,21 +75,8 @@ async def supported_probs(
             p = await calls.p_yes(
                 context_first(text, question, task.format(statement=statement)), version=ver
             )
-            if p > best[i]:
-                best[i], arg[i] = p, c
-    if best_chunk is not None:
-        best_chunk[:] = arg
+            best[i] = max(best[i], p)
     return best
-
-
-def window_chunks(
-    ctx: ContextSentences, judge: object, resources: Resources
-) -> tuple[list[list[int]], int]:
-    """Fast-mode windows: consecutive sentences of at most the window option (and the budget)."""
-    budget = context_budget_tokens(judge, resources)
-    opt = options_of(resources).get("faithfulness_window_tokens", DEFAULT_WINDOW_TOKENS)
-    window = min(int(opt), budget) if opt else budget
-    return chunk_indices(ctx.sentences, window), window
 
 
 @guarded
@@ -114,13 +87,12 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
         return bad
     calls = Calls(judge)
     ctx = ContextSentences.of(sample.contexts or [])
+    chunks = context_chunks(ctx, judge, resources)
     prompts = load_prompts("faithfulness")
     if mode == "fast":
         statements = statements_of(sample.answer or "")
         if not statements:
             return Score.undefined("the answer has no sentences to check")
-        chunks, window = window_chunks(ctx, judge, resources)
-        best: list[int] = []
         probs = await supported_probs(
             calls,
             ctx,
@@ -129,7 +101,6 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
             statements,
             prompts["fast"]["task"],
             version("common", "faithfulness"),
-            best_chunk=best,
         )
         verdicts = ["yes" if p >= 0.5 else "no" for p in probs]
         return Score.ok(
@@ -139,13 +110,9 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
             p_yes=[round(p, 4) for p in probs],
             verdicts=verdicts,
             hard_score=verdicts.count("yes") / len(verdicts),
-            # 1-based context sentence numbers [first, last] of each statement's best window
-            best_window=[[chunks[c][0] + 1, chunks[c][-1] + 1] for c in best],
             chunks=len(chunks),
-            window_tokens=window,
             judge=calls.details(),
         )
-    chunks = context_chunks(ctx, judge, resources)
     return await _generate(sample, calls, ctx, chunks, prompts)
 
 

@@ -303,6 +303,8 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
     return Score.ok(value, **details)
 
 
+# The reference-based judged metrics run on request only (-m ...): on a CPU judge they double
+# the cost of a default run, and the lexical reference metrics already run by default.
 CP_METRIC = Metric(
     name="context_precision",
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
@@ -311,6 +313,7 @@ CP_METRIC = Metric(
     acompute=context_precision,
     needs=frozenset({"judge"}),
     reference_based=True,
+    default=False,
     formula="sum_k precision@k * v_k / sum_k v_k",
 )
 CREC_METRIC = Metric(
@@ -321,6 +324,7 @@ CREC_METRIC = Metric(
     acompute=context_recall,
     needs=frozenset({"judge"}),
     reference_based=True,
+    default=False,
     formula="|attributed reference sentences| / |reference sentences|",
 )
 AC_METRIC = Metric(
@@ -331,5 +335,6 @@ AC_METRIC = Metric(
     acompute=answer_correctness,
     needs=frozenset({"judge"}),
     reference_based=True,
+    default=False,
     formula="w0 * TP / (TP + (FP + FN) / 2) + w1 * cos(E(answer), E(reference))",
 )
