@@ -180,3 +180,32 @@ def test_cli_meta_eval_end_to_end_on_fake_server(data, tmp_path):
     assert payload["n_pairs_per_dimension"] == 2
     assert "sk-test" not in out.read_text()
     assert {r["name"] for r in payload["results"]} >= {"ragas:faithfulness", "k_precision"}
+
+
+def test_cli_meta_eval_dimensions_restricts_pairs_and_scorers(data, tmp_path):
+    """--dimensions faithfulness scores only that dimension; an unknown one is a data error."""
+    from typer.testing import CliRunner
+
+    fake_server = pytest.importorskip("fake_server")
+    from ragmeter.cli import app
+
+    out = tmp_path / "meta.json"
+    base = ["meta-eval", "wikieval", "--data", str(data), "--embedder", "none"]
+    with fake_server.FakeOpenAIServer() as server:
+        args = [*base, "--judge", "openai:fake", "--base-url", server.url, "--cache", "off"]
+        env = {"OPENAI_API_KEY": "sk-test-not-a-real-key"}
+        only = ["--dimensions", "faithfulness", "--out", str(out)]
+        result = CliRunner().invoke(
+            app, [*args, "--baselines", "k_precision,gpt_score", *only], env=env
+        )
+        bad = CliRunner().invoke(app, [*args, "--dimensions", "faithfulness,nope"], env=env)
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("RESULT faithfulness=") and "answer_relevance=" not in last
+    payload = json.loads(out.read_text())
+    assert payload["dimensions"] == ["faithfulness"]
+    assert payload["n_pairs_per_dimension"] == 2
+    assert {r["dimension"] for r in payload["results"]} == {"faithfulness"}
+    assert payload["agreement"]["answer_relevance"] is None
+    assert bad.exit_code != 0
+    assert "nope" in bad.output
