@@ -175,19 +175,23 @@ async def aevaluate(
         scores.update(model_scores)
 
     names = [m.name for m in chosen]
-    for metric in chosen:
-        skipped = sum(1 for s in scores[metric.name] if s.status == "skipped")
-        if skipped:
-            notes.append(
-                f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
-            )
-        note = _text_match_note(metric, scores[metric.name])
-        if note:
-            notes.append(note)
     aggregates = {
         m: aggregate(m, scores[m], n_resamples=n_resamples, confidence=confidence, seed=seed)
         for m in names
     }
+    # Text matching happens only where ids are missing: scan the scores only then.
+    some_without_ids = any(
+        s.context_ids is None or s.reference_context_ids is None for s in samples
+    )
+    for metric in chosen:
+        skipped = aggregates[metric.name].n_skipped
+        if skipped:
+            notes.append(
+                f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
+            )
+        note = _text_match_note(metric, scores[metric.name]) if some_without_ids else None
+        if note:
+            notes.append(note)
     usage["wall_s"] = round(time.perf_counter() - started, 3)
     config = {"metrics": names, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     if settings is not None and hasattr(settings, "public_dict"):

@@ -138,6 +138,7 @@ class _Judged(NamedTuple):
     n_retrieved: int
     n_relevant: int
     matched_by: str
+    details: dict[str, object]  # one read-only dict shared by the sample's retrieval scores
 
 
 _LAST: tuple[Sample | None, _Judged | None] = (None, None)
@@ -154,9 +155,15 @@ def _judge(sample: Sample) -> _Judged:
     if last_sample is sample and last is not None:
         return last
     retrieved, relevant, matched_by = ranking_of(sample)
-    judged = _Judged(
-        tuple(_ranks(retrieved, relevant)), len(set(retrieved)), len(relevant), matched_by
-    )
+    ranks = tuple(_ranks(retrieved, relevant))
+    n_retrieved, n_relevant = len(set(retrieved)), len(relevant)
+    details = {
+        "matched_by": matched_by,
+        "relevant_ranks": ranks,
+        "n_retrieved": n_retrieved,
+        "n_relevant": n_relevant,
+    }
+    judged = _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
     _LAST = (sample, judged)
     return judged
 
@@ -166,13 +173,7 @@ def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Sco
         j = _judge(sample)
         if not j.n_relevant:
             return Score.undefined("no reference contexts: relevance is undefined")
-        return Score.ok(
-            fn(j.ranks, j.n_relevant),
-            matched_by=j.matched_by,
-            relevant_ranks=j.ranks,
-            n_retrieved=j.n_retrieved,
-            n_relevant=j.n_relevant,
-        )
+        return Score(float(fn(j.ranks, j.n_relevant)), "ok", None, j.details)
 
     return compute
 
