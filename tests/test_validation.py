@@ -294,3 +294,21 @@ def test_every_problem_is_collected_in_one_pass(tmp_path):
     located = {(p.row, p.field) for p in err.value.problems}
     assert located == {(1, "question"), (3, "metadata"), (4, "contexts[1]"), (5, "question_id")}
     assert "4 problem(s)" in str(err.value)
+
+
+def test_unparseable_lines_and_invalid_rows_are_reported_together(tmp_path):
+    # A broken JSON line must not hide the problems of the rows around it, and row numbers
+    # stay those of the file (blank lines skipped), not of the parsed records.
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(
+        json.dumps(make_row(1, question=3))
+        + "\n{broken\n\n"
+        + json.dumps(make_row(3))
+        + "\n"
+        + json.dumps(make_row(4, contexts="oops"))
+        + "\n"
+    )
+    with pytest.raises(DataError) as err:
+        ragmeter.load(path)
+    located = [(p.row, p.line, p.field) for p in err.value.problems]
+    assert located == [(1, 1, "question"), (2, 2, None), (4, 5, "contexts")]

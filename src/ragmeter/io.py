@@ -58,8 +58,7 @@ def load_file(path: str | Path) -> list[Sample]:
     suffix = "".join(path.suffixes[-1:]).lower()
     try:
         if suffix in (".jsonl", ".ndjson"):
-            records, lines = _read_jsonl(path)
-            return validate_records(records, src, lines)
+            return _load_jsonl(path)
         if suffix == ".json":
             return validate_records(_read_json(path), src)
         if suffix in (".csv", ".tsv"):
@@ -95,9 +94,26 @@ def load_file(path: str | Path) -> list[Sample]:
     )
 
 
-def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
+def _load_jsonl(path: Path) -> list[Sample]:
+    """Parse every line, validate every parsed row, and report both kinds of problem at once."""
+    records, lines, rows, problems = _read_jsonl(path)
+    if records or not problems:
+        try:
+            samples = validate_records(records, str(path), lines, rows=rows)
+        except DataError as exc:
+            problems = problems + exc.problems
+        else:
+            if not problems:
+                return samples
+    problems.sort(key=lambda p: (p.line or 0, p.row or 0))
+    raise DataError(problems, str(path))
+
+
+def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Problem]]:
+    """Records with their line and row numbers, and the lines that could not be parsed."""
     records: list[Any] = []
     lines: list[int] = []
+    rows: list[int] = []
     problems: list[Problem] = []
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -128,9 +144,8 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int]]:
                 )
                 continue
             lines.append(lineno)
-    if problems:
-        raise DataError(problems, str(path))
-    return records, lines
+            rows.append(len(records) + len(problems))
+    return records, lines, rows, problems
 
 
 def _read_json(path: Path) -> list[Any]:

@@ -304,9 +304,17 @@ def validate_record(
 
 
 def validate_records(
-    records: Iterable[Mapping[str, Any]], source: str | None = None, lines: list[int] | None = None
+    records: Iterable[Mapping[str, Any]],
+    source: str | None = None,
+    lines: list[int] | None = None,
+    *,
+    rows: list[int] | None = None,
 ) -> list[Sample]:
-    """Validate all rows; raise DataError listing every problem, or return the samples."""
+    """Validate all rows; raise DataError listing every problem, or return the samples.
+
+    ``rows`` gives each record's row number when some rows of the source were dropped
+    earlier (unparseable lines); by default rows are numbered from 1.
+    """
     problems: list[Problem] = []
     samples: list[Sample] = []
     seen: dict[str, int] = {}
@@ -314,7 +322,7 @@ def validate_records(
     with gc_paused():
         for i, record in enumerate(records):
             n += 1
-            row = i + 1
+            row = rows[i] if rows else i + 1
             line = lines[i] if lines else None
             sample = validate_record(record, row, problems, line)
             if sample is None:
