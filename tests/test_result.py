@@ -12,7 +12,7 @@ from tests.conftest import LEXICAL, make_row
 import ragmeter
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.result import aggregate, bootstrap_ci
-from ragmeter.runner import _compute_sync, plan_metrics
+from ragmeter.runner import _run_compute, plan_metrics
 
 
 def test_partial_rows_score_the_others_and_list_the_skipped(rows):
@@ -56,7 +56,7 @@ def test_an_exception_becomes_a_failed_score_with_reason():
         raise ZeroDivisionError("nope")
 
     metric = Metric(name="boom", description="", requires=(("answer",),), compute=boom)
-    score = _compute_sync(metric, ragmeter.load([make_row(1)])[0])
+    score = _run_compute(metric, ragmeter.load([make_row(1)])[0])
     assert score.status == "failed" and score.value is None
     assert score.reason == "internal error: ZeroDivisionError: nope"
     agg = aggregate("boom", [score, Score.ok(0.5)], n_resamples=10)

@@ -68,13 +68,6 @@ def plan_metrics(
     return chosen
 
 
-def _compute_sync(metric: Metric, sample: Sample) -> Score:
-    reason = metric.missing(sample)
-    if reason is not None:
-        return Score.skipped(reason)
-    return _run_compute(metric, sample)
-
-
 def _run_compute(metric: Metric, sample: Sample) -> Score:
     assert metric.compute is not None
     try:
