@@ -24,8 +24,9 @@ from pydantic import BaseModel
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from ragmeter._perf import relaxed_gc  # noqa: E402
 from ragmeter.engine.cache import CallCache  # noqa: E402
-from ragmeter.engine.engine import CachedJudge, relaxed_gc  # noqa: E402
+from ragmeter.engine.engine import CachedJudge  # noqa: E402
 from ragmeter.engine.retry import RetryPolicy  # noqa: E402
 from ragmeter.judges.openai_compat import OpenAICompatBackend  # noqa: E402
 

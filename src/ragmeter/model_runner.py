@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragmeter._perf import relaxed_gc
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine.accounting import CALL_TAG, Accountant, PriceTable
 from ragmeter.engine.cache import CallCache
-from ragmeter.engine.engine import CachedEmbedder, CachedJudge, CachedScorer, relaxed_gc
+from ragmeter.engine.engine import CachedEmbedder, CachedJudge, CachedScorer
 from ragmeter.engine.redact import describe, redact, register_secret
 from ragmeter.engine.retry import RetryPolicy
 from ragmeter.judges.base import Resources

@@ -29,15 +29,6 @@ def normalize_answer(text: str) -> str:
     return " ".join(text.split())
 
 
-def raw_tokens(text: str) -> list[str]:
-    """Lower-cased, punctuation-free whitespace tokens: ``tokens`` before article removal.
-
-    A raw token that is alphanumeric and not an article is a SQuAD token as it stands; a raw
-    token holding any other character can only ever yield non-alphanumeric SQuAD tokens.
-    """
-    return text.lower().translate(_PUNCT_TABLE).split()
-
-
 def tokens(text: str) -> list[str]:
     """normalize_answer(text).split(), computed faster.
 
@@ -47,7 +38,7 @@ def tokens(text: str) -> list[str]:
     """
     out: list[str] = []
     append = out.append
-    for tok in raw_tokens(text):
+    for tok in text.lower().translate(_PUNCT_TABLE).split():
         if tok in _ARTICLES:
             continue
         if tok.isalnum():

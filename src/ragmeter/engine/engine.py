@@ -11,11 +11,9 @@ the raw output kept; nothing raises into metric code.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import json
 import re
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -51,22 +49,6 @@ def safe_name(name: str) -> str:
 
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
-
-
-@contextlib.contextmanager
-def relaxed_gc(threshold0: int = 20_000) -> Iterator[None]:
-    """Collect the young generation less often during a run of many small calls.
-
-    Each HTTP call allocates thousands of short-lived objects; CPython's default threshold
-    (700) then runs the collector hundreds of times a second on the event loop, which is CPU
-    the calls wait for. Restored on exit.
-    """
-    before = gc.get_threshold()
-    gc.set_threshold(max(threshold0, before[0]), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 class CallFailed(Exception):
