@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -79,7 +80,7 @@ class HashEmbedder:
     def vec(self, text: str) -> np.ndarray:
         v = np.zeros(self.dim)
         for w in re.findall(r"\w+", text.lower()):
-            v[hash(w) % self.dim] += 1.0
+            v[zlib.crc32(w.encode()) % self.dim] += 1.0
         n = np.linalg.norm(v)
         return v / n if n else v
 

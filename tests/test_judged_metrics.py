@@ -80,7 +80,8 @@ async def test_faithfulness_chunks_long_context_and_takes_best_chunk():
     ctx = " ".join(f"Fact number {i} is true." for i in range(40))
     judge = ScriptedJudge(lambda t: 0.9 if "[40]" in t else 0.1)
     s = await faithfulness(
-        sample(answer="Fact number 39 is true.", contexts=[ctx]), res(judge, max_context_tokens=60)
+        sample(answer="Fact number 39 is true.", contexts=[ctx]),
+        res(judge, max_context_tokens=60, evidence_k=0),
     )
     assert s.details["chunks"] > 1
     assert s.value == pytest.approx(0.9)
@@ -348,7 +349,11 @@ async def test_answer_correctness_fast_soft_counts():
 
 
 def test_registered_with_needs():
+    from ragmeter.model_runner import _needs
+
     assert get_metric("faithfulness").needs == {"judge"}
+    assert get_metric("faithfulness").uses == {"embedder"}  # optional: evidence selection
+    assert _needs([get_metric("faithfulness")]) == {"judge", "embedder"}  # built when it can be
     assert get_metric("answer_relevance").needs == {"judge", "embedder"}
     assert not get_metric("answer_reward").default
 
@@ -360,3 +365,73 @@ def test_chunking_is_prefix_stable_and_bounded():
     assert a[0] == b[0] and sum(len(c) for c in a) == 30
     assert all(len(c) >= 1 for c in a)
     assert not any(math.isnan(x) for x in [0.0])
+
+
+# ---- evidence selection (fast faithfulness) --------------------------------------------------
+
+WEATHER = [
+    f"On {day} the weather in {city} was {kind}."
+    for day, city, kind in [
+        ("Monday", "Oslo", "rainy"),
+        ("Tuesday", "Lima", "sunny"),
+        ("Wednesday", "Cairo", "hot"),
+        ("Thursday", "Quito", "mild"),
+        ("Friday", "Hanoi", "humid"),
+        ("Saturday", "Perth", "windy"),
+    ]
+]
+TOWER = "The Eiffel Tower was completed in 1889."
+BRIDGE = "The Golden Gate Bridge opened in 1937."
+
+
+class FailingEmbedder:
+    name = "failing:test"
+
+    async def embed(self, texts):  # type: ignore[no-untyped-def]
+        from ragmeter.judges.base import JudgeReply
+
+        return JudgeReply(value=None, error="embedder down")
+
+
+def evidence_sample(answer: str) -> Sample:
+    ctx = " ".join([*WEATHER[:3], TOWER, *WEATHER[3:], BRIDGE])
+    return sample(question="When was the tower completed?", answer=answer, contexts=[ctx])
+
+
+@pytest.mark.parametrize("embedder", ["hash", None])
+async def test_faithfulness_fast_shows_the_judge_only_the_evidence(embedder):
+    judge = ScriptedJudge(lambda t: 0.8)
+    r = Resources(
+        judge=judge,
+        embedder=HashEmbedder(dim=4096) if embedder else None,
+        options={"evidence_k": 1},
+    )
+    s = await faithfulness(evidence_sample(f"{BRIDGE} {TOWER}"), r)
+    assert s.status == "ok" and s.value == pytest.approx(0.8)
+    ev = s.details["evidence"]
+    assert ev["method"] == ("embedding" if embedder else "lexical")
+    assert ev["sentences"] == [4, 8] and ev["of"] == 8  # text order, global numbers
+    for _, messages in judge.log:
+        context = messages[-1]["content"].split("Question:")[0]
+        assert "[4] The Eiffel Tower" in context and "[8] The Golden Gate" in context
+        assert "weather" not in context
+
+
+async def test_faithfulness_evidence_falls_back_to_word_overlap_when_the_embedder_fails():
+    r = Resources(
+        judge=ScriptedJudge(lambda t: 1.0), embedder=FailingEmbedder(), options={"evidence_k": 1}
+    )
+    s = await faithfulness(evidence_sample(TOWER), r)
+    assert s.status == "ok"
+    assert s.details["evidence"]["method"] == "lexical"
+    assert s.details["evidence"]["sentences"] == [4]
+    assert "embedder down" in s.details["evidence"]["note"]
+
+
+async def test_faithfulness_evidence_k_zero_or_short_context_shows_everything():
+    judge = ScriptedJudge(lambda t: 1.0)
+    s = await faithfulness(evidence_sample(TOWER), res(judge, evidence_k=0))
+    assert s.details["evidence"]["method"] == "all"
+    assert s.details["evidence"]["sentences"] == list(range(1, 9))
+    short = await faithfulness(sample(), res(ScriptedJudge(lambda t: 1.0), evidence_k=10))
+    assert short.details["evidence"] == {"method": "all", "sentences": [1, 2, 3, 4], "of": 4}

@@ -247,6 +247,8 @@ def list_metrics_cmd() -> None:
     # One block per metric rather than a table: definitions stay readable at 80 columns.
     for m in list_metrics():
         needs = ", ".join(sorted(m.needs)) or "nothing (pure arithmetic)"
+        if m.uses:
+            needs += f" (uses {', '.join(sorted(m.uses))} when configured)"
         if not m.default:
             needs += "  [dim](on request only)[/dim]"
         console.print(

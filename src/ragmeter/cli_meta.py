@@ -188,7 +188,8 @@ def meta_eval_cmd(
         needs.add("embedder")
     if "perplexity" in wanted:
         needs.add("scorer")
-    built = build_resources(settings, needs)
+    uses = {"embedder"} if "faithfulness" in dims else set()  # evidence selection
+    built = build_resources(settings, needs | uses)
     for need, why in built.unavailable.items():
         if need in needs:
             err_console.print(f"[bold red]error:[/bold red] {why}", highlight=False)

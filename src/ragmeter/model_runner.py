@@ -294,7 +294,7 @@ class _ProgressBar:
 def _needs(metrics: Sequence[Metric]) -> set[str]:
     out: set[str] = set()
     for m in metrics:
-        out |= set(m.needs)
+        out |= set(m.needs) | set(m.uses)
     return out
 
 

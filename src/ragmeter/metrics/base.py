@@ -61,6 +61,7 @@ class Metric:
     compute: SyncFn | None = None
     acompute: AsyncFn | None = None
     needs: frozenset[str] = frozenset()
+    uses: frozenset[str] = frozenset()  # resources used when configured, not required
     reference_based: bool = False
     default: bool = True
     formula: str = ""

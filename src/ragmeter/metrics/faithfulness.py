@@ -1,9 +1,11 @@
 """RAGAS faithfulness: the share of the answer's statements that the contexts support.
 
-``fast``: statements are the answer's sentences (split locally); one yes/no forward pass per
-statement with [context][question][statement], so the context is evaluated once per sample
-(and once for several answers to the same question). The score is the expected share of
-supported statements, mean P(yes); the hard share (P(yes) >= 0.5) is kept in the details.
+``fast``: statements are the answer's sentences (split locally). The judge sees the evidence:
+the ``evidence_k`` (default 3) context sentences most similar to each statement, united and
+in text order (option ``evidence_k=0``: the whole context). One yes/no forward pass per
+statement with [evidence][question][statement], so the evidence is evaluated once per answer.
+The score is the expected share of supported statements, mean P(yes); the hard share
+(P(yes) >= 0.5) is kept in the details.
 ``generate``: the paper's procedure: the judge writes statements (pronouns resolved), then a
 reason and a verdict per statement against the context; F = supported / total.
 """
@@ -16,6 +18,7 @@ from pydantic import BaseModel
 
 from ragmeter.judges.base import Resources
 from ragmeter.metrics._judging import (
+    DEFAULT_EVIDENCE_K,
     Calls,
     ContextSentences,
     JudgeFailed,
@@ -25,6 +28,8 @@ from ragmeter.metrics._judging import (
     guarded,
     judge_of,
     mode_of,
+    options_of,
+    select_evidence,
     statements_of,
     version,
 )
@@ -87,12 +92,14 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
         return bad
     calls = Calls(judge)
     ctx = ContextSentences.of(sample.contexts or [])
-    chunks = context_chunks(ctx, judge, resources)
     prompts = load_prompts("faithfulness")
     if mode == "fast":
         statements = statements_of(sample.answer or "")
         if not statements:
             return Score.undefined("the answer has no sentences to check")
+        k = int(options_of(resources).get("evidence_k", DEFAULT_EVIDENCE_K))
+        evidence = await select_evidence(ctx, statements, resources, k)
+        chunks = context_chunks(ctx, judge, resources, evidence.indices)
         probs = await supported_probs(
             calls,
             ctx,
@@ -110,10 +117,11 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
             p_yes=[round(p, 4) for p in probs],
             verdicts=verdicts,
             hard_score=verdicts.count("yes") / len(verdicts),
+            evidence=evidence.details(ctx),
             chunks=len(chunks),
             judge=calls.details(),
         )
-    return await _generate(sample, calls, ctx, chunks, prompts)
+    return await _generate(sample, calls, ctx, context_chunks(ctx, judge, resources), prompts)
 
 
 async def _generate(
@@ -177,5 +185,6 @@ METRIC = Metric(
     requires=(("question", "answer", "contexts"),),
     acompute=faithfulness,
     needs=frozenset({"judge"}),
+    uses=frozenset({"embedder"}),  # picks the evidence sentences; word overlap without one
     formula="|supported statements| / |statements|  (fast: mean P(yes))",
 )

@@ -8,15 +8,15 @@ question?", AR = P(yes). No embedder needed.
 context_relevance ``generate`` (paper): the judge copies the needed sentences; each is matched
 back to a real context sentence (paraphrases that match nothing are not counted);
 CR = |matched sentences| / |context sentences|. ``fast``: one yes/no verdict per candidate sentence
-("is this sentence needed to answer the question?") after the same [context][question] prefix
-as faithfulness; candidates are the sentences overlapping the question most (option
+("is this sentence needed to answer the question?") after a [candidates][question] prefix;
+candidates are the sentences overlapping the question most (option
 ``context_relevance_candidates``, default 6; 0 = every sentence), the others count as not
-needed. CR = expected number of needed sentences / |sentences|.
+needed, and the judge reads only the candidates (they are what it decides on; reading the
+rest costs tokens without changing a verdict much). CR = expected number of needed
+sentences / |sentences|.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from pydantic import BaseModel
@@ -34,6 +34,8 @@ from ragmeter.metrics._judging import (
     judge_of,
     mode_of,
     options_of,
+    overlap_scores,
+    top_k,
     version,
 )
 from ragmeter.metrics.base import Metric, Score
@@ -45,12 +47,6 @@ DEFAULT_AR_MODE = "fast"
 DEFAULT_CR_MODE = "fast"
 MATCH_F1 = 0.8  # token F1 above which an extracted sentence is taken as a real one
 DEFAULT_CANDIDATES = 6
-_STOP_WORDS = (
-    "what when where which who whom whose why how is are was were be been do does did of in "
-    "on at to for from by with and or as it its this that these those there their they he "
-    "she his her has have had will would can could should about into than then so such not"
-)
-_STOP = frozenset(_STOP_WORDS.split(" "))
 
 
 class GeneratedQuestions(BaseModel):
@@ -175,16 +171,7 @@ def candidates(question: str, sentences: list[str], k: int) -> list[int]:
     """
     if k <= 0 or len(sentences) <= k:
         return list(range(len(sentences)))
-    toks = [set(tokens(s)) for s in sentences]
-    n = len(sentences)
-    df: dict[str, int] = {}
-    for t in toks:
-        for w in t:
-            df[w] = df.get(w, 0) + 1
-    q = {w for w in tokens(question) if w not in _STOP}
-    scores = [sum(math.log(1 + n / df[w]) for w in q & t) for t in toks]
-    best = sorted(range(n), key=lambda i: (-scores[i], i))[:k]
-    return sorted(best)
+    return top_k(overlap_scores(question, sentences), k)
 
 
 @guarded
@@ -205,10 +192,11 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
         ver = version("common", "relevance")
         k = int(options_of(resources).get("context_relevance_candidates", DEFAULT_CANDIDATES))
         cands = candidates(sample.question, ctx.sentences, k)
+        chunks = context_chunks(ctx, judge, resources, cands)
         task = prompts["context_fast"]["task"]
         probs: dict[int, float] = {}
         for chunk in chunks:  # chunk-major: each chunk's context is evaluated once
-            for i in (c for c in cands if c in set(chunk)):
+            for i in chunk:
                 probs[i] = await calls.p_yes(
                     context_first(
                         ctx.render(chunk), sample.question, task.format(sentence=ctx.sentences[i])
