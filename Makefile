@@ -46,3 +46,4 @@ bench: $(VENV)/.test
 	$(PY) benchmarks/retrieval_crosscheck.py
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/local_judge.py
+	$(PY) benchmarks/faithfulness_scifact.py
