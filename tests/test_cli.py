@@ -91,6 +91,8 @@ def test_metrics_lists_names_fields_and_definitions():
         assert name in result.output
     assert "answer+contexts" in result.output
     assert "TREC" in result.output
+    faithfulness = next(line for line in result.output.splitlines() if "faithfulness " in line)
+    assert "needs judge (uses embedder when configured)" in faithfulness
 
 
 def test_installed_entry_point_exit_codes(tmp_path, example_jsonl):
