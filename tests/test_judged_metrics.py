@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from judged_fakes import HashEmbedder, ScriptedJudge, statement_in
@@ -435,3 +436,20 @@ async def test_faithfulness_evidence_k_zero_or_short_context_shows_everything():
     assert s.details["evidence"]["sentences"] == list(range(1, 9))
     short = await faithfulness(sample(), res(ScriptedJudge(lambda t: 1.0), evidence_k=10))
     assert short.details["evidence"] == {"method": "all", "sentences": [1, 2, 3, 4], "of": 4}
+
+
+async def test_faithfulness_evidence_survives_an_embedder_returning_too_few_vectors():
+    class ShortEmbedder:
+        name = "short:test"
+
+        async def embed(self, texts):  # type: ignore[no-untyped-def]
+            from ragmeter.judges.base import JudgeReply
+
+            return JudgeReply(value=np.ones((2, 4)))
+
+    r = Resources(
+        judge=ScriptedJudge(lambda t: 1.0), embedder=ShortEmbedder(), options={"evidence_k": 1}
+    )
+    s = await faithfulness(evidence_sample(TOWER), r)
+    assert s.status == "ok" and s.details["evidence"]["method"] == "lexical"
+    assert "2 vectors back" in s.details["evidence"]["note"]

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel
 
 from ragmeter.judges.base import Judge, JudgeReply, Message, Resources
@@ -301,17 +302,16 @@ async def select_evidence(
     note = None
     if embedder is not None:
         reply = await embedder.embed([*queries, *ctx.sentences])
-        if reply.ok and reply.value is not None:
-            import numpy as np
-
-            v = np.asarray(reply.value, dtype=np.float64)
+        v = np.asarray(reply.value if reply.ok else [], dtype=np.float64)
+        if v.ndim == 2 and v.shape[0] == len(queries) + n:
             v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
             sims = v[: len(queries)] @ v[len(queries) :].T
             keep: set[int] = set()
             for row in sims:
                 keep.update(top_k(row.tolist(), k))
             return Evidence(sorted(keep), "embedding")
-        note = f"embedder error ({reply.error}); chose by word overlap instead"
+        why = reply.error if not reply.ok else f"{v.shape[0] if v.ndim else 0} vectors back"
+        note = f"embedder error ({why}); chose by word overlap instead"
     keep = set()
     for q in queries:
         keep.update(top_k(overlap_scores(q, ctx.sentences), k))
