@@ -17,6 +17,7 @@ from ragmeter.meta_eval import (
     DATASETS,
     DIMENSIONS,
     PAPER_TABLE1,
+    RAGAS_METRICS,
     ScorerResult,
     build_scorers,
     run_meta_eval,
@@ -135,6 +136,7 @@ def meta_eval_cmd(
     from ragmeter.config import settings_from_options
     from ragmeter.errors import DataError, Problem
     from ragmeter.metrics.judged import MODES
+    from ragmeter.metrics.registry import get_metric
     from ragmeter.model_runner import build_resources
 
     if dataset not in DATASETS:
@@ -188,7 +190,9 @@ def meta_eval_cmd(
         needs.add("embedder")
     if "perplexity" in wanted:
         needs.add("scorer")
-    uses = {"embedder"} if "faithfulness" in dims else set()  # evidence selection
+    # resources the judged metrics use when present (faithfulness: the evidence embedder)
+    judged = [get_metric(RAGAS_METRICS[s.dimension]) for s in scorers if s.kind == "ragas"]
+    uses = {u for m in judged for u in m.uses}
     built = build_resources(settings, needs | uses)
     for need, why in built.unavailable.items():
         if need in needs:

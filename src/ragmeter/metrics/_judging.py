@@ -249,16 +249,22 @@ _STOP_WORDS = (
 _STOP = frozenset(_STOP_WORDS.split(" "))
 
 
-def overlap_scores(query: str, sentences: Sequence[str]) -> list[float]:
-    """idf-weighted overlap of each sentence with the query's content words (no model)."""
+def overlap_scores(queries: Sequence[str], sentences: Sequence[str]) -> list[list[float]]:
+    """Per query, idf-weighted overlap of each sentence with its content words (no model).
+
+    The sentences are tokenised and counted once for all queries.
+    """
     toks = [set(tokens(s)) for s in sentences]
     n = len(sentences)
     df: dict[str, int] = {}
     for t in toks:
         for w in t:
             df[w] = df.get(w, 0) + 1
-    q = {w for w in tokens(query) if w not in _STOP}
-    return [sum(math.log(1 + n / df[w]) for w in q & t) for t in toks]
+    out = []
+    for query in queries:
+        q = {w for w in tokens(query) if w not in _STOP}
+        out.append([sum(math.log(1 + n / df[w]) for w in q & t) for t in toks])
+    return out
 
 
 def top_k(scores: Sequence[float], k: int) -> list[int]:
@@ -313,8 +319,8 @@ async def select_evidence(
         why = reply.error if not reply.ok else f"{v.shape[0] if v.ndim else 0} vectors back"
         note = f"embedder error ({why}); chose by word overlap instead"
     keep = set()
-    for q in queries:
-        keep.update(top_k(overlap_scores(q, ctx.sentences), k))
+    for scores in overlap_scores(queries, ctx.sentences):
+        keep.update(top_k(scores, k))
     return Evidence(sorted(keep), "lexical", note)
 
 

@@ -84,6 +84,18 @@ async def supported_probs(
     return best
 
 
+def supported_share(probs: list[float], **details: object) -> Score:
+    """Expected share of supported items, mean P(yes); hard verdicts (P >= 0.5) in details."""
+    verdicts = ["yes" if p >= 0.5 else "no" for p in probs]
+    return Score.ok(
+        sum(probs) / len(probs),
+        p_yes=[round(p, 4) for p in probs],
+        verdicts=verdicts,
+        hard_score=verdicts.count("yes") / len(verdicts),
+        **details,
+    )
+
+
 @guarded
 async def faithfulness(sample: Sample, resources: Resources) -> Score:
     mode = mode_of(resources, "faithfulness", DEFAULT_MODE)
@@ -109,14 +121,10 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
             prompts["fast"]["task"],
             version("common", "faithfulness"),
         )
-        verdicts = ["yes" if p >= 0.5 else "no" for p in probs]
-        return Score.ok(
-            sum(probs) / len(probs),
+        return supported_share(
+            probs,
             mode=mode,
             statements=statements,
-            p_yes=[round(p, 4) for p in probs],
-            verdicts=verdicts,
-            hard_score=verdicts.count("yes") / len(verdicts),
             evidence=evidence.details(ctx),
             chunks=len(chunks),
             judge=calls.details(),

@@ -36,7 +36,7 @@ from ragmeter.metrics._judging import (
     version,
 )
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.faithfulness import supported_probs
+from ragmeter.metrics.faithfulness import supported_probs, supported_share
 from ragmeter.prompts import load_prompts
 from ragmeter.sample import Sample
 
@@ -173,15 +173,8 @@ async def context_recall(sample: Sample, resources: Resources) -> Score:
             prompts["recall_fast"]["task"],
             version("common", "reference"),
         )
-        verdicts = ["yes" if p >= 0.5 else "no" for p in probs]
-        return Score.ok(
-            sum(probs) / len(probs),
-            mode=mode,
-            reference_sentences=sentences,
-            p_yes=[round(p, 4) for p in probs],
-            verdicts=verdicts,
-            hard_score=verdicts.count("yes") / len(verdicts),
-            judge=calls.details(),
+        return supported_share(
+            probs, mode=mode, reference_sentences=sentences, judge=calls.details()
         )
     listing = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(sentences))
     attributed = [False] * len(sentences)

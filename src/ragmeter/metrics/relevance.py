@@ -171,7 +171,7 @@ def candidates(question: str, sentences: list[str], k: int) -> list[int]:
     """
     if k <= 0 or len(sentences) <= k:
         return list(range(len(sentences)))
-    return top_k(overlap_scores(question, sentences), k)
+    return top_k(overlap_scores([question], sentences)[0], k)
 
 
 @guarded
@@ -184,7 +184,6 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
     if not ctx.sentences:
         return Score.undefined("the contexts have no sentences")
     calls = Calls(judge)
-    chunks = context_chunks(ctx, judge, resources)
     prompts = load_prompts("relevance")
     kept: set[int] = set()
     extra: dict[str, list] = {}
@@ -220,6 +219,7 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
     else:
         g = prompts["context_generate"]
         unmatched: list[str] = []
+        chunks = context_chunks(ctx, judge, resources)
         for chunk in chunks:
             text = " ".join(ctx.sentences[i] for i in chunk)
             got = await calls.structured(
