@@ -45,3 +45,48 @@ class DataError(RagmeterError, ValueError):
 
 class MetricError(RagmeterError, ValueError):
     """An unknown metric name or bad metric parameter."""
+
+
+class UnpairedRunsError(RagmeterError, ValueError):
+    """Two runs cannot be compared sample by sample: names the ids found in only one run."""
+
+    def __init__(
+        self,
+        only_in_a: list[str],
+        only_in_b: list[str],
+        a: str = "A",
+        b: str = "B",
+        *,
+        none_paired: bool = False,
+        message: str | None = None,
+    ) -> None:
+        self.only_in_a = list(only_in_a)
+        self.only_in_b = list(only_in_b)
+        if message is None:
+            parts = []
+            for ids, name in ((self.only_in_a, a), (self.only_in_b, b)):
+                if ids:
+                    shown = ", ".join(ids[:10]) + (
+                        f" ... (+{len(ids) - 10})" if len(ids) > 10 else ""
+                    )
+                    parts.append(f"{len(ids)} id(s) only in {name}: {shown}")
+            if none_paired:
+                head = "the runs share no question_id: nothing to compare"
+            else:
+                head = "the runs do not pair: "
+                head += (
+                    "; ".join(parts)
+                    + " (compare on the shared ids with intersect=True / --intersect)"
+                )
+                parts = []
+            message = "; ".join([head, *parts])
+        super().__init__(message)
+
+    @classmethod
+    def metrics(cls, unknown: list[str], shared: list[str]) -> UnpairedRunsError:
+        return cls(
+            [],
+            [],
+            message=f"metric(s) not in both runs: {', '.join(unknown)} "
+            f"(shared: {', '.join(shared) or 'none'})",
+        )

@@ -158,10 +158,25 @@ class EvaluationResult:
         return sum(a.n_failed for a in self.aggregates.values())
 
     def records(self) -> list[dict[str, Any]]:
-        """One JSON-ready object per sample: question_id, one key per metric, then why/how."""
+        """One self-describing JSON-ready object per sample.
+
+        The sample itself (question_id, question, answer, contexts, context_ids when given,
+        metadata = the pass-through columns) comes first so that a run directory alone is
+        enough to compare, slice and report; then one key per metric; then status / reasons /
+        details for the metrics that need them. Readers accept rows without the sample keys
+        (runs written before they were added).
+        """
         rows = []
         for i, sample in enumerate(self.samples):
-            row: dict[str, Any] = {"question_id": sample.question_id}
+            row: dict[str, Any] = {
+                "question_id": sample.question_id,
+                "question": sample.question,
+                "answer": sample.answer,
+                "contexts": sample.contexts,
+            }
+            if sample.context_ids is not None:
+                row["context_ids"] = sample.context_ids
+            row["metadata"] = dict(sample.metadata)
             reasons: dict[str, str] = {}
             status: dict[str, str] = {}
             details: dict[str, Any] = {}
