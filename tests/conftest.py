@@ -87,3 +87,28 @@ def embedded_judge():
     judge.load()
     yield judge
     judge.close()
+
+
+def in_ci() -> bool:
+    import os
+
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(ok: bool, why: str) -> None:
+    """Skip when a test's dependency is missing, except under CI, where that is a failure."""
+    if ok:
+        return
+    if in_ci():
+        pytest.fail(f"missing under CI: {why}")
+    pytest.skip(why)
+
+
+def judged_rows(n: int = 6, lie: str = "The moon is made of cheese.") -> list[dict[str, Any]]:
+    """Rows whose answers hold one supported and (odd rows) one invented statement."""
+    rows = []
+    for i in range(1, n + 1):
+        answer = f"Fact {i} is that the sky is blue." + (f" {lie}" if i % 2 else "")
+        rows.append(make_row(i, answer=answer, topic="odd" if i % 2 else "even"))
+    rows.append(make_row(n + 1, contexts=[""], context_ids=["d-empty"], topic="even"))
+    return rows

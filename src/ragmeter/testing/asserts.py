@@ -14,8 +14,8 @@ def _short(text: str | None, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def offending_samples(result: Any, metric: str, threshold: float) -> list[str]:
-    """Lines for the samples below ``threshold`` (lowest first), then those without a value."""
+def _split(result: Any, metric: str, threshold: float) -> tuple[list[str], list[str]]:
+    """Lines for the samples below ``threshold`` (lowest first) and for those without a value."""
     low, missing = [], []
     for sample, sc in zip(result.samples, result.scores.get(metric, []), strict=False):
         if sc.status == "ok" and sc.value is not None:
@@ -24,8 +24,13 @@ def offending_samples(result: Any, metric: str, threshold: float) -> list[str]:
         elif sc.status != "skipped":
             missing.append(f"{sample.question_id}  {sc.status}: {_short(sc.reason)}")
     low.sort(key=lambda t: (t[0], t[1].question_id))
-    lines = [f"{s.question_id}  {v:.3f}  {_short(s.question)!r}" for v, s in low]
-    return lines + missing
+    return [f"{s.question_id}  {v:.3f}  {_short(s.question)!r}" for v, s in low], missing
+
+
+def offending_samples(result: Any, metric: str, threshold: float) -> list[str]:
+    """Lines for the samples below ``threshold`` (lowest first), then those without a value."""
+    low, missing = _split(result, metric, threshold)
+    return low + missing
 
 
 def assert_scores(
@@ -48,11 +53,14 @@ def assert_scores(
     if on == "each":
         failures = []
         for name, threshold in limits.items():
-            bad = offending_samples(result, name, threshold)
+            low, missing = _split(result, name, threshold)
             if name not in result.aggregates:
                 failures.append(GateFailure(name, "not computed in this run"))
-            elif bad:
-                failures.append(GateFailure(name, f"{len(bad)} sample(s) below {threshold}"))
+            elif low or missing:
+                why = f"{len(low)} sample(s) below {threshold}"
+                failures.append(
+                    GateFailure(name, why + (f", {len(missing)} unscored" if missing else ""))
+                )
     else:
         failures = fail_under(result, limits, on=on)
     if not failures:

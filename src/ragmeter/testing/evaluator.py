@@ -54,7 +54,7 @@ class Evaluator:
         chosen = metrics if metrics is not None else self.metrics
         if not self.scripted:
             return run_evaluate(data, chosen, settings=self.settings(), **kw)
-        return asyncio.run(self._evaluate_direct(data, chosen, **kw))
+        return _run_sync(self._evaluate_direct(data, chosen, **kw))
 
     def _resources(self) -> Resources:
         from ragmeter.testing.judge import HashEmbedder, ScriptedJudge
@@ -104,6 +104,19 @@ class Evaluator:
                 "settings": {"judge": getattr(resources.judge, "name", None)},
             },
         )
+
+
+def _run_sync(coro: Any) -> Any:
+    """asyncio.run, or in a worker thread when this thread already runs an event loop
+    (a notebook, an async test, a Playwright session)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 async def _score(metric: Metric, sample: Any, resources: Resources) -> Score:
