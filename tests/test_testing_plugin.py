@@ -91,7 +91,6 @@ def test_default_judge_is_the_embedded_one(pytester, monkeypatch):
 
 def test_entry_point_is_declared():
     import tomllib
-
     from tests.conftest import ROOT
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -110,7 +109,7 @@ def test_assert_scores_lists_offending_samples_and_failures():
     assert "q1  0.500  'What is fact number 1?'" in msg
     assert "q7  undefined: no contexts: nothing to check the answer against" in msg
     assert "q2 " not in msg  # fully supported answers are not listed
-    with pytest.raises(AssertionError, match="3 sample\\(s\\) below 0.9, 1 unscored"):
+    with pytest.raises(AssertionError, match=r"3 sample\(s\) below 0\.9, 1 unscored"):
         assert_scores(result, {"faithfulness": 0.9}, on="each")
     with pytest.raises(AssertionError, match="CI lower bound"):
         assert_scores(result, {"faithfulness": 0.74}, on="ci_low")

@@ -171,10 +171,25 @@ def evaluate(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Estimate judge calls and tokens; send nothing.")
     ] = False,
+    by: Annotated[
+        str | None, typer.Option(help="Also summarise per slice of this input column.")
+    ] = None,
+    fail_under: Annotated[
+        str | None,
+        typer.Option(help="Gate, e.g. faithfulness=0.8,mrr=0.6: exit 1 when a metric is below."),
+    ] = None,
+    gate_on: Annotated[
+        str, typer.Option(help="What --fail-under checks: mean | ci-low (the CI's lower bound).")
+    ] = "mean",
 ) -> None:
     """Score a dataset and print aggregates with 95% CIs."""
+    from ragmeter.cli_compare import finish_evaluate, prepare_evaluate
     from ragmeter.config import settings_from_options
     from ragmeter.runner import evaluate as run_evaluate
+
+    if gate_on not in ("mean", "ci-low", "ci_low"):
+        err_console.print("[bold red]error:[/bold red] --gate-on must be mean or ci-low")
+        raise typer.Exit(EXIT_BAD_INPUT)
 
     settings = run_guarded(
         settings_from_options,
@@ -193,9 +208,10 @@ def evaluate(
 
         print_estimate(run_guarded(run_dry, data, metrics, settings))
         return
+    samples, thresholds = prepare_evaluate(data, by, fail_under, metrics)
     result = run_guarded(
         run_evaluate,
-        data,
+        samples,
         metrics,
         seed=seed,
         n_resamples=n_resamples,
@@ -206,6 +222,7 @@ def evaluate(
     if out is not None:
         scores_path, summary_path = result.write(out)
         console.print(f"wrote {scores_path} and {summary_path}")
+    finish_evaluate(result, by, thresholds, gate_on)
 
 
 def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
@@ -282,6 +299,7 @@ from ragmeter.cli_models import models_app  # noqa: E402  (sub-app: ragmeter mod
 app.add_typer(models_app, name="models")
 
 from ragmeter import cli_meta  # noqa: E402, F401  (registers `ragmeter meta-eval`)
+from ragmeter import cli_compare  # noqa: E402, F401  (registers `compare` and `report`)
 
 if __name__ == "__main__":
     main()

@@ -59,7 +59,7 @@ def metric_rows(cmp: Comparison, alpha: float) -> list[list[str]]:
     return rows
 
 
-HEADERS = ["metric", "n", "mean A", "mean B", "delta", "CI", "p", "p (Holm)", "W/T/L", "B vs A"]
+HEADERS = ["metric", "n", "mean A", "mean B", "delta", "CI", "p", "Holm p", "W/T/L", "B vs A"]
 SLICE_HEADERS = ["metric", "slice", "n", "mean A", "mean B", "delta", "CI", "p", ""]
 
 
@@ -124,25 +124,51 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
 
 
 def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
-    """Renderables for a rich Console: the metric table, then the slice table when sliced."""
+    """Renderables for a rich Console: the metric table, then the slice table when sliced.
+
+    Compact (no vertical rules, one space between columns) so ten columns fit 80 characters.
+    """
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
     pct = round(cmp.confidence * 100)
-    table = Table(title=f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples")
+    table = Table(
+        title=f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),  # one space between columns: ten columns fit 80 characters
+    )
+    longest = max((len(m.metric) for m in cmp.metrics), default=6)
     for h in HEADERS:
         label = f"{pct}% CI" if h == "CI" else h
+        left = h in ("metric", "B vs A")
         table.add_column(
-            label, justify="left" if h in ("metric", "B vs A") else "right", no_wrap=True
+            label,
+            justify="left" if left else "right",
+            no_wrap=h != "metric",
+            min_width=min(longest, 14) if h == "metric" else None,
         )
     styles = {"better": "green", "worse": "bold red"}
     for row in metric_rows(cmp, alpha):
-        table.add_row(*row[:-1], Text(row[-1], style=styles.get(row[-1], "")))
+        word = row[-1] if row[-1] in styles else "n.s."  # not significant
+        table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
     out: list[Any] = [table]
+    out.append(
+        Text(
+            f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
+            f"Holm-adjusted across metrics; n.s. = not significant at {alpha}",
+            style="dim",
+        )
+    )
     if cmp.slices:
-        st = Table(title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged)")
+        st = Table(
+            title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged)",
+            box=box.SIMPLE_HEAD,
+            padding=(0, 0),
+        )
         for h in SLICE_HEADERS:
-            st.add_column(h, justify="left" if h in ("metric", "slice") else "right")
+            left = h in ("metric", "slice")
+            st.add_column(h, justify="left" if left else "right", no_wrap=not left)
         for row in slice_rows(cmp):
             st.add_row(*row)
         out.append(st)
