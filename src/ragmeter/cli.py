@@ -298,8 +298,8 @@ from ragmeter.cli_models import models_app  # noqa: E402  (sub-app: ragmeter mod
 
 app.add_typer(models_app, name="models")
 
-from ragmeter import cli_meta  # noqa: E402, F401  (registers `ragmeter meta-eval`)
-from ragmeter import cli_compare  # noqa: E402, F401  (registers `compare` and `report`)
+# Sub-modules that register commands on `app`: `compare`, `report` and `meta-eval`.
+from ragmeter import cli_compare, cli_meta  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

@@ -118,7 +118,7 @@ def compare_cmd(
     from ragmeter.gates import fail_on_regression as regressions
 
     if output not in ("table", "markdown", "json"):
-        err_console.print(f"[bold red]error:[/bold red] --format must be table, markdown or json")
+        err_console.print("[bold red]error:[/bold red] --format must be table, markdown or json")
         raise typer.Exit(2)
     if not 0 < alpha < 1:
         err_console.print("[bold red]error:[/bold red] --alpha must be between 0 and 1")
