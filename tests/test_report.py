@@ -7,7 +7,7 @@ import re
 import pytest
 from tests.conftest import EXAMPLES, judged_rows, require
 
-from ragmeter.report.evidence import context_lines, evidence_of
+from ragmeter.reporting.evidence import context_lines, evidence_of
 from ragmeter.sample import Sample
 from ragmeter.testing import Evaluator
 
@@ -39,7 +39,7 @@ def judged_runs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def report_html(judged_runs, tmp_path_factory):
-    from ragmeter.report import report
+    from ragmeter.reporting import report
 
     out = tmp_path_factory.mktemp("report") / "report.html"
     report(judged_runs[0], judged_runs[1], out=out, by="topic", worst=3)
@@ -80,7 +80,7 @@ def test_report_compare_section_shows_both_answers(report_html):
 
 def test_report_of_the_example_runs(tmp_path):
     require(_has_report_deps(), "jinja2 and matplotlib (pip install 'ragmeter[report]')")
-    from ragmeter.report import render_report
+    from ragmeter.reporting import render_report
 
     html = render_report(RUNS / "baseline", RUNS / "reranked", by="topic")
     assert "B = reranked vs A = baseline (36 paired samples)" in html

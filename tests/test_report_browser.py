@@ -46,7 +46,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory):
-    from ragmeter.report import report
+    from ragmeter.reporting import report
     from ragmeter.testing import Evaluator
 
     metrics = ["faithfulness", "context_relevance", "answer_relevance", "token_f1"]

@@ -30,7 +30,6 @@ def main() -> None:
             "**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort()
         )
         page.goto(report.as_uri())
-        page.locator("details.sample").first.click()
         page.screenshot(path=str(out), full_page="--full" in sys.argv)
         browser.close()
     print(f"wrote {out}")

@@ -167,7 +167,7 @@ def report_cmd(
     title: Annotated[str | None, typer.Option(help="Page title.")] = None,
 ) -> None:
     """Write one self-contained HTML report (opens offline) of a run, or of two compared."""
-    from ragmeter.report import report
+    from ragmeter.reporting import report
 
     path = run_guarded(
         report, run, compare_run, out=out, by=by, worst=worst, alpha=alpha, title=title

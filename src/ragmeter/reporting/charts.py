@@ -102,21 +102,24 @@ def delta_forest(
 
 
 def scatter(a: Sequence[float], b: Sequence[float], metric: str, prefix: str) -> str:
-    """Per-sample A vs B; points above the diagonal improved in B."""
+    """Per-sample A vs B; above the diagonal improved in B. Coinciding samples are one point
+    whose area grows with their number (metric values repeat: 0/1 hits, ratios)."""
     with _rc():
         fig = _figure(3.0, 3.0)
         ax = fig.add_subplot()
-        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        pts, counts = np.unique(np.column_stack([a, b]).astype(float), axis=0, return_counts=True)
+        x, y = pts[:, 0], pts[:, 1]
         colors = np.where(y > x, GREEN, np.where(y < x, RED, GREY))
-        ax.scatter(x, y, s=14, c=colors, alpha=0.8)
+        ax.scatter(x, y, s=12 * counts, c=colors, alpha=0.7, linewidths=0)
         lo = float(min(x.min(initial=0.0), y.min(initial=0.0)))
         hi = float(max(x.max(initial=1.0), y.max(initial=1.0)))
+        pad = 0.04 * (hi - lo)
         ax.plot([lo, hi], [lo, hi], color=GREY, linewidth=0.8)
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(lo, hi)
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_ylim(lo - pad, hi + pad)
         ax.set_xlabel(f"A: {metric}")
         ax.set_ylabel(f"B: {metric}")
-        ax.set_title(metric)
+        ax.set_title(f"{metric} (n={len(a)}; area = samples)", fontsize=8)
         return to_svg(fig, prefix)
 
 

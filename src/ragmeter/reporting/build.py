@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.compare import Comparison
-from ragmeter.report import charts
-from ragmeter.report.evidence import Evidence, evidence_of
+from ragmeter.reporting import charts
+from ragmeter.reporting.evidence import Evidence, evidence_of
 from ragmeter.runs import Run
 from ragmeter.sample import Sample
 
@@ -31,6 +31,7 @@ class SampleView:
     other_value: float | None = None  # compare: the value in B
     other_answer: str | None = None
     other_evidence: Evidence | None = None
+    other_contexts: list[str] | None = None  # compare: B's contexts, when they differ from A's
 
 
 def _samples(run: Run) -> dict[str, tuple[int, Sample]]:
@@ -79,6 +80,7 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
             vb,
             sb.answer,
             evidence_of(cmp.b.result.scores[metric][ib].details, sb),
+            list(sb.contexts or []) if sb.contexts != sa.contexts else None,
         )
 
     worse = [view(*p) for p in pairs if p[2] < p[1]][:n]
@@ -170,7 +172,12 @@ def report_context(
 
     res = run.result
     return {
-        "title": title or f"ragmeter report: {run.name}",
+        "title": title
+        or (
+            f"ragmeter report: {comparison.b.name} vs {comparison.a.name}"
+            if comparison is not None
+            else f"ragmeter report: {run.name}"
+        ),
         "version": __version__,
         "run_name": run.name,
         "n_samples": len(res.samples),

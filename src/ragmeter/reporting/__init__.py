@@ -53,7 +53,7 @@ def render_report(
 
     from ragmeter.compare import Comparison
     from ragmeter.compare import compare as run_compare
-    from ragmeter.report.build import report_context
+    from ragmeter.reporting.build import report_context
     from ragmeter.runs import as_run
     from ragmeter.slices import slice_summary
 
@@ -70,7 +70,7 @@ def render_report(
         base, comparison=comparison, slices=slices, by=by, worst=worst, alpha=alpha, title=title
     )
     env = Environment(
-        loader=PackageLoader("ragmeter.report", "templates"),
+        loader=PackageLoader("ragmeter.reporting", "templates"),
         autoescape=select_autoescape(default=True),
         undefined=StrictUndefined,
         trim_blocks=True,
