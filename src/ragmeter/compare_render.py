@@ -6,10 +6,11 @@ digits; a metric whose Holm-adjusted p is below alpha is marked, with its direct
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ragmeter.compare import Comparison, MetricDelta
+# A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
+Comparison = Any
+MetricDelta = Any
 
 
 def fmt(x: float | None, signed: bool = False) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from ragmeter.errors import DataError, Problem
+from ragmeter.redact import public_url
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
@@ -103,6 +104,10 @@ class Settings(BaseModel):
     def judge_model(self) -> str:
         return self.judge.split(":", 1)[1] if ":" in self.judge else ""
 
+    def metric_options(self) -> dict[str, Any]:
+        """What metrics read from ``Resources.options``: the knobs plus the chosen modes."""
+        return {**self.options, "modes": dict(self.modes)}
+
     def public_dict(self) -> dict[str, Any]:
         """The settings as recorded in results: no key, ever (only the variable's name)."""
         data = self.model_dump(mode="json", exclude={"api_key"})
@@ -173,8 +178,6 @@ class Settings(BaseModel):
 def _public_url(url: str | None) -> str | None:
     if url is None:
         return None
-    from ragmeter.judges.openai_compat import public_url
-
     return public_url(url)
 
 

@@ -1,4 +1,4 @@
-"""evaluate(): load -> validate -> plan -> compute -> aggregate.
+"""evaluate(): load -> validate -> plan -> build resources -> score -> aggregate -> result.
 
 Nothing computed is lost: an exception in one (sample, metric) becomes a failed Score with
 its reason and the run goes on; rows lacking a metric's inputs are skipped and listed.
@@ -11,61 +11,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ragmeter._perf import gc_paused
-from ragmeter.errors import DataError, MetricError, Problem
+from ragmeter._perf import gc_paused, relaxed_gc
+from ragmeter.config import Settings, as_settings
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.registry import default_metrics, resolve
+from ragmeter.plan import needs_of, plan_metrics
+from ragmeter.resources import available_needs, build_resources
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
-
-
-def plan_metrics(
-    samples: Sequence[Sample],
-    metrics: Sequence[str] | str | None,
-    notes: list[str],
-    available_needs: set[str] | None = None,
-) -> list[Metric]:
-    """Pick the metrics to run and check that each requested one applies to some row."""
-    if metrics is None or (isinstance(metrics, (list, tuple)) and not metrics):
-        chosen = []
-        for m in default_metrics():
-            if not any(m.missing(s) is None for s in samples):
-                continue
-            if available_needs is not None and not m.needs <= available_needs:
-                lacking = ", ".join(sorted(m.needs - available_needs))
-                notes.append(f"not run: {m.name} (no {lacking} available)")
-                continue
-            chosen.append(m)
-        if not chosen:
-            raise DataError(
-                [
-                    Problem(
-                        None,
-                        None,
-                        "no metric applies: every metric needs fields "
-                        "that no row has (see `ragmeter metrics`)",
-                    )
-                ]
-            )
-        return chosen
-    try:
-        chosen = resolve(metrics)
-    except MetricError as exc:
-        raise DataError([Problem(None, "metrics", str(exc))]) from None
-    problems = []
-    for m in chosen:
-        if not any(m.missing(s) is None for s in samples):
-            problems.append(
-                Problem(
-                    None,
-                    m.required_text(),
-                    f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
-                )
-            )
-    if problems:
-        raise DataError(problems)
-    return chosen
+from ragmeter.scheduler import score_all
 
 
 def _run_compute(metric: Metric, sample: Sample) -> Score:
@@ -138,8 +92,9 @@ async def aevaluate(
     started = time.perf_counter()
     samples = load(data)
     notes: list[str] = []
-    available = _available_needs(settings) if metrics is None else None
-    chosen = plan_metrics(samples, metrics, notes, available)
+    s = as_settings(settings)
+    available = available_needs(s) if metrics is None else None
+    chosen = plan_metrics(samples, metrics, notes, available, s.metric_options())
 
     scores: dict[str, list[Score]] = {}
     sync = [m for m in chosen if not m.is_async]
@@ -160,11 +115,7 @@ async def aevaluate(
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
     if model_metrics:
-        from ragmeter.model_runner import run_model_metrics
-
-        model_scores, usage = await run_model_metrics(
-            model_metrics, samples, settings, progress=progress
-        )
+        model_scores, usage = await run_model_metrics(model_metrics, samples, s, progress=progress)
         scores.update(model_scores)
 
     names = [m.name for m in chosen]
@@ -200,10 +151,28 @@ async def aevaluate(
     )
 
 
-def _available_needs(settings: Any) -> set[str]:
-    """Which model resources can be had without an explicit request (used for defaults)."""
+async def run_model_metrics(
+    metrics: Sequence[Metric],
+    samples: Sequence[Sample],
+    settings: Settings | dict[str, Any] | None = None,
+    *,
+    progress: bool = False,
+) -> tuple[dict[str, list[Score]], dict[str, Any]]:
+    """Scores of every model-based metric on every sample, and what it cost."""
+    s = as_settings(settings)
+    started = time.perf_counter()
+    built = await asyncio.to_thread(build_resources, s, needs_of(metrics, s.metric_options()))
+    # A local model is one worker: run (metric, sample) tasks one by one so consecutive
+    # prompts share their prefix in its KV cache; remote servers take 2x concurrency.
+    limit = 1 if built.local else 2 * s.concurrency
     try:
-        from ragmeter.model_runner import available_needs
-    except ImportError:
-        return set()
-    return available_needs(settings)
+        with relaxed_gc():
+            scores = await score_all(metrics, samples, built, limit, progress)
+    finally:
+        await built.aclose()
+    usage = built.accountant.summary()
+    usage["judge"] = built.resources.judge.name if built.resources.judge else None
+    usage["embedder"] = built.resources.embedder.name if built.resources.embedder else None
+    usage["unavailable"] = dict(built.unavailable)
+    usage["model_wall_s"] = round(time.perf_counter() - started, 3)
+    return scores, usage

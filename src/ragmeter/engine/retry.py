@@ -16,20 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragmeter.errors import PermanentError, TransientError
+
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-
-
-class TransientError(Exception):
-    """A failure that may go away on retry (rate limit, 5xx, time-out, dropped connection)."""
-
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-
-
-class PermanentError(Exception):
-    """A failure that another identical request will not fix (400, 401, 404, ...)."""
 
 
 @dataclass(frozen=True)

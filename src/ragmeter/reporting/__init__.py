@@ -10,13 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragmeter.errors import RagmeterError
+from ragmeter.errors import ReportUnavailable
 
 __all__ = ["render_report", "report"]
-
-
-class ReportDependencyError(RagmeterError, ImportError):
-    """jinja2 or matplotlib is missing."""
 
 
 def _require() -> None:
@@ -27,7 +23,7 @@ def _require() -> None:
         except ImportError:
             missing.append(mod)
     if missing:
-        raise ReportDependencyError(
+        raise ReportUnavailable(
             f"the HTML report needs {', '.join(missing)}: pip install 'ragmeter[report]'"
         )
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.io import load
-from ragmeter.judges.base import Resources
 from ragmeter.metrics.base import Metric, Score
+from ragmeter.plan import plan_metrics
+from ragmeter.protocols import Resources
 from ragmeter.result import EvaluationResult, aggregate
-from ragmeter.runner import aevaluate, plan_metrics
+from ragmeter.runner import aevaluate
 from ragmeter.runner import evaluate as run_evaluate
 
 SCRIPTED = ("scripted", "scripted:overlap")

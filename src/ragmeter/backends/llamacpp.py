@@ -21,15 +21,17 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from ragmeter.judges import embedded
-from ragmeter.judges.base import JudgeReply, Message, TokenLogprobs, Usage
+from ragmeter.backends import model_store
+from ragmeter.backends.llama_tokens import LocalStats, _longest_prefix, option_token_ids
+from ragmeter.errors import LlamaCppMissing, ModelNotAvailable
+from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
+from ragmeter.vectors import log_softmax
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
@@ -39,60 +41,6 @@ _CHATML = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-
-
-class LlamaCppMissing(embedded.ModelNotAvailable):
-    pass
-
-
-@dataclass
-class LocalStats:
-    """Work done by this judge; ``prompt_tokens_evaluated`` < ``prompt_tokens`` = prefix reuse."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    prompt_tokens_evaluated: int = 0
-    completion_tokens: int = 0
-    busy_s: float = 0.0
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(self.__dict__)
-
-
-def _longest_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _fingerprint(path: Path) -> str:
-    """sha256 of a user GGUF, remembered per (path, size, mtime) so it is computed once."""
-    st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
-    store = embedded.models_dir() / "gguf_sha256.json"
-    try:
-        known = json.loads(store.read_text())
-    except (OSError, ValueError):
-        known = {}
-    if key not in known:
-        known[key] = embedded.sha256_file(path)
-        try:  # atomic: concurrent runs never read a half-written store
-            store.parent.mkdir(parents=True, exist_ok=True)
-            tmp = store.with_name(f".{store.name}.{os.getpid()}")
-            tmp.write_text(json.dumps(known, indent=0))
-            os.replace(tmp, store)
-        except OSError:
-            pass
-    return known[key]
-
-
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    x = logits.astype(np.float64)
-    m = x.max(axis=-1, keepdims=True)
-    return x - (m + np.log(np.exp(x - m).sum(axis=-1, keepdims=True)))
 
 
 class LocalJudge:
@@ -132,16 +80,16 @@ class LocalJudge:
         self._load_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragmeter-llama")
         if model_path is None:
-            self._embedded: embedded.EmbeddedModel | None = embedded.get_model(embedded_key)
+            self._embedded: model_store.EmbeddedModel | None = model_store.get_model(embedded_key)
             self.model_path: Path | None = None
             self.name = self._embedded.name
         else:
             path = Path(model_path).expanduser()
             if not path.is_file():
-                raise embedded.ModelNotAvailable(f"GGUF file not found: {path}")
+                raise ModelNotAvailable(f"GGUF file not found: {path}")
             self._embedded, self.model_path = None, path
-            digest = _fingerprint(path)
-            known = [m for m in embedded.MODELS.values() if m.sha256 == digest]
+            digest = model_store.gguf_sha256(path)
+            known = [m for m in model_store.MODELS.values() if m.sha256 == digest]
             self.name = known[0].name if known else f"gguf:{path.name}+{digest[:12]}"
 
     # ---- loading -------------------------------------------------------------------------
@@ -157,11 +105,11 @@ class LocalJudge:
                 from llama_cpp._internals import LlamaBatch
             except ImportError as exc:
                 raise LlamaCppMissing(
-                    f"llama-cpp-python is not installed ({exc}); {embedded.INSTALL_HINT}"
+                    f"llama-cpp-python is not installed ({exc}); {model_store.INSTALL_HINT}"
                 ) from None
             if self.model_path is None:
                 assert self._embedded is not None
-                self.model_path = embedded.ensure_model(self._embedded.key)
+                self.model_path = model_store.ensure_model(self._embedded.key)
             llm = llama_cpp.Llama(
                 model_path=str(self.model_path),
                 n_ctx=self.n_ctx,
@@ -345,26 +293,8 @@ class LocalJudge:
         return await self._run(work)
 
     def option_token_ids(self, options: Sequence[str]) -> dict[str, list[int]]:
-        """First-token ids spelling each option in case and leading-space variants.
-
-        A token claimed by two options (say "n" for "no" and "not") counts for neither.
-        """
-        cand: dict[str, set[int]] = {}
-        for opt in options:
-            base = opt.strip()
-            forms = {base, base.lower(), base.capitalize(), base.upper()}
-            ids = set()
-            for form in forms:
-                for text in (form, " " + form):
-                    toks = self.tokenize(text)
-                    if toks:
-                        ids.add(toks[0])
-            cand[opt] = ids
-        out = {}
-        for opt, ids in cand.items():
-            others = set().union(*(v for k, v in cand.items() if k != opt))
-            out[opt] = sorted(ids - others)
-        return out
+        """First-token ids spelling each option (see ``llama_tokens.option_token_ids``)."""
+        return option_token_ids(self.tokenize, options)
 
     async def option_probs(
         self, messages: Sequence[Message], options: Sequence[str], *, prompt_version: str
@@ -390,7 +320,7 @@ class LocalJudge:
                 return JudgeReply(value=None, error=err)
             got: list[np.ndarray] = []
             n_eval = self._evaluate(
-                tokens, len(tokens) - 1, lambda _pos, rows: got.append(_log_softmax(rows[-1]))
+                tokens, len(tokens) - 1, lambda _pos, rows: got.append(log_softmax(rows[-1]))
             )
             logp = got[-1]
             mass = {o: float(np.exp(logp[v]).sum()) for o, v in ids.items()}
@@ -446,7 +376,7 @@ class LocalJudge:
                 for r in range(rows.shape[0]):
                     i = pos + r + 1 - n_p
                     if 0 <= i < len(t_toks):
-                        lps[i] = float(_log_softmax(rows[r])[t_toks[i]])
+                        lps[i] = float(log_softmax(rows[r])[t_toks[i]])
 
             n_eval = self._evaluate(tokens, n_p - 1, take)
             pieces = [self._llm.detokenize([t]).decode("utf-8", "replace") for t in t_toks]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ragmeter.engine.backend import ChatCompletion, ChatRequest
-from ragmeter.engine.redact import register_secret
-from ragmeter.judges.openai_compat import ConfigError, completion_from_dict, public_url
+from ragmeter.backends.openai_compat import completion_from_dict
+from ragmeter.errors import ConfigError
+from ragmeter.protocols import ChatCompletion, ChatRequest
+from ragmeter.redact import public_url, register_secret
 
 
 def _litellm() -> Any:

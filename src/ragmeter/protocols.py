@@ -1,4 +1,6 @@
-"""The contract between metrics and models.
+"""The contracts between metrics, the engine and models: what each side may ask of the other.
+
+Imports nothing of ragmeter's, so every layer can depend on it.
 
 A metric asks a Judge for (a) an object matching a pydantic schema, or (b) the probabilities
 of a few candidate next tokens ("yes"/"no") after a chat prompt, or (c) the log-likelihood
@@ -125,3 +127,38 @@ class Resources:
     scorer: Scorer | None = None  # teacher-forced LM for perplexity context relevance
     reward_model: Any = None  # HF sequence-classification model wrapper, user-supplied
     options: dict[str, Any] = field(default_factory=dict)  # per-metric modes and knobs
+
+
+# ---- what an HTTP or in-process model offers the engine --------------------------------------
+# A backend does one request and reports what came back, raising on transport faults. It knows
+# nothing of caching, retries, schema validation or metrics: the engine adds those.
+
+
+@dataclass
+class ChatRequest:
+    messages: list[Message]
+    max_tokens: int
+    json_schema: dict[str, Any] | None = None  # ask for schema-constrained output
+    schema_name: str | None = None
+    top_logprobs: int | None = None  # ask for the first token's top-k log-probabilities
+
+
+@dataclass
+class ChatCompletion:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    top_logprobs: list[tuple[str, float]] | None = None  # first generated token's top-k
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class ChatBackend(Protocol):
+    name: str  # "<backend>:<model>", part of every cache key
+
+    def cache_params(self) -> dict[str, Any]:
+        """Everything besides the request that decides the answer (temperature, seed, url)."""
+        ...
+
+    async def complete(self, request: ChatRequest) -> ChatCompletion:
+        """One request. Raises TransientError/PermanentError or SDK errors on faults."""
+        ...

@@ -12,36 +12,17 @@ from __future__ import annotations
 import json
 import os
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ragmeter.engine.backend import ChatCompletion, ChatRequest
-from ragmeter.engine.redact import register_secret
-from ragmeter.engine.retry import PermanentError, TransientError
-from ragmeter.errors import RagmeterError
-from ragmeter.judges.base import Usage
+from ragmeter.errors import ConfigError, PermanentError, TransientError
+from ragmeter.protocols import ChatCompletion, ChatRequest, Usage
+from ragmeter.redact import OPENAI_URL, public_url, register_secret
 
 try:  # openai>=3 ships its own httpx build
     import httpx2 as _HTTPX
 except ImportError:  # pragma: no cover - older openai releases
     import httpx as _HTTPX  # type: ignore[no-redef]
 
-OPENAI_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, the SDK insists on one
-
-
-class ConfigError(RagmeterError):
-    """A backend cannot be built from the given settings."""
-
-
-def public_url(url: str | None) -> str:
-    """The URL without user info, query or fragment: safe to store and print."""
-    if not url:
-        return OPENAI_URL
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
 def resolve_api_key(
