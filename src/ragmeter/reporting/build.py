@@ -157,6 +157,15 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
     }
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragmeter")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
 def report_context(
     run: Run,
     *,
@@ -168,8 +177,6 @@ def report_context(
     title: str | None = None,
 ) -> dict[str, Any]:
     """Everything the template renders."""
-    from ragmeter import __version__
-
     res = run.result
     return {
         "title": title
@@ -178,7 +185,7 @@ def report_context(
             if comparison is not None
             else f"ragmeter report: {run.name}"
         ),
-        "version": __version__,
+        "version": _version(),
         "run_name": run.name,
         "n_samples": len(res.samples),
         "confidence": res.config.get("confidence", 0.95),
