@@ -85,21 +85,6 @@ def embedded_judge():
     judge.close()
 
 
-def in_ci() -> bool:
-    import os
-
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def require(ok: bool, why: str) -> None:
-    """Skip when a test's dependency is missing, except under CI, where that is a failure."""
-    if ok:
-        return
-    if in_ci():
-        pytest.fail(f"missing under CI: {why}")
-    pytest.skip(why)
-
-
 def judged_rows(n: int = 6, lie: str = "The moon is made of cheese.") -> list[dict[str, Any]]:
     """Rows whose answers hold one supported and (odd rows) one invented statement."""
     rows = []

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.conftest import EXAMPLES, judged_rows, require
+from tests.conftest import EXAMPLES, judged_rows
+from tests.needs import require_module
 
 from ragmeter.reporting.evidence import context_lines, evidence_of
 from ragmeter.sample import Sample
@@ -15,19 +16,16 @@ JUDGED = ["faithfulness", "context_relevance", "answer_relevance", "token_f1"]
 RUNS = EXAMPLES / "compare" / "runs"
 
 
-def _has_report_deps() -> bool:
-    try:
-        import jinja2  # noqa: F401
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def _report_deps() -> None:
+    """jinja2 and matplotlib (the report extra): skipped without them, failed under CI."""
+    require_module("jinja2")
+    require_module("matplotlib")
 
 
 @pytest.fixture(scope="module")
 def judged_runs(tmp_path_factory):
     """Run A (answers with an invented statement) and run B (without), written to disk."""
-    require(_has_report_deps(), "jinja2 and matplotlib (pip install 'ragmeter[report]')")
+    _report_deps()
     root = tmp_path_factory.mktemp("runs")
     ev = Evaluator(judge="scripted")
     a = ev.evaluate(judged_rows(), JUDGED, n_resamples=200)
@@ -79,7 +77,7 @@ def test_report_compare_section_shows_both_answers(report_html):
 
 
 def test_report_of_the_example_runs(tmp_path):
-    require(_has_report_deps(), "jinja2 and matplotlib (pip install 'ragmeter[report]')")
+    _report_deps()
     from ragmeter.reporting import render_report
 
     html = render_report(RUNS / "baseline", RUNS / "reranked", by="topic")

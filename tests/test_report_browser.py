@@ -11,7 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.conftest import judged_rows, require
+from tests.conftest import judged_rows
+from tests.needs import missing, require_module
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -33,12 +34,10 @@ def _chromium() -> str | None:
 @pytest.fixture(scope="module")
 def browser():
     exe = _chromium()
-    require(exe is not None, "chromium is not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright is not installed (pip install 'ragmeter[test]')")
-    with sync_playwright() as p:
+    if exe is None:
+        missing("chromium is not installed (`make test` runs apt-get install chromium)")
+    sync_api = require_module("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         yield b
         b.close()
@@ -46,6 +45,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory):
+    require_module("jinja2")
+    require_module("matplotlib")
     from ragmeter.reporting import report
     from ragmeter.testing import Evaluator
 
