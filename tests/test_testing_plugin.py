@@ -135,3 +135,11 @@ def test_scripted_judge_failures_become_failed_scores():
     statuses = [s.status for s in result.scores["faithfulness"]]
     assert statuses == ["failed", "ok"]
     assert judge.log and judge.log[0][0] == "option_probs"
+
+
+async def test_evaluator_works_inside_a_running_event_loop():
+    result = Evaluator(judge="scripted").evaluate([make_row(1)], ["faithfulness", "token_f1"])
+    assert result.scores["faithfulness"][0].value == 1.0
+    # a spec judge goes through Settings and the normal runner (here: no judge needed)
+    plain = Evaluator(judge="none", options={"cache": "off"}).evaluate([make_row(1)], "token_f1")
+    assert plain.aggregates["token_f1"].n_ok == 1 and plain.config["settings"]["judge"] == "none"

@@ -19,7 +19,6 @@ from ragmeter.plan import plan_metrics
 from ragmeter.protocols import Resources
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.runner import aevaluate
-from ragmeter.runner import evaluate as run_evaluate
 
 SCRIPTED = ("scripted", "scripted:overlap")
 
@@ -54,7 +53,7 @@ class Evaluator:
         """Score ``data`` (anything ``ragmeter.load`` takes) with this evaluator's models."""
         chosen = metrics if metrics is not None else self.metrics
         if not self.scripted:
-            return run_evaluate(data, chosen, settings=self.settings(), **kw)
+            return _run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
         return _run_sync(self._evaluate_direct(data, chosen, **kw))
 
     def _resources(self) -> Resources:
@@ -64,12 +63,11 @@ class Evaluator:
         embedder = (
             self.embedder if not isinstance(self.embedder, (str, type(None))) else HashEmbedder()
         )
-        modes = dict(self.options.get("modes") or {})
-        return Resources(
-            judge=judge,
-            embedder=embedder,
-            options={**self.options.get("options", {}), "modes": modes},
-        )
+        return Resources(judge=judge, embedder=embedder, options=self._metric_options())
+
+    def _metric_options(self) -> dict[str, Any]:
+        """Per-metric knobs and modes, as Settings.metric_options() gives them to metrics."""
+        return {**self.options.get("options", {}), "modes": dict(self.options.get("modes") or {})}
 
     async def _evaluate_direct(
         self,
@@ -82,7 +80,9 @@ class Evaluator:
     ) -> EvaluationResult:
         samples = load(data)
         notes: list[str] = []
-        chosen = plan_metrics(samples, metrics, notes, {"judge", "embedder"})
+        chosen = plan_metrics(
+            samples, metrics, notes, {"judge", "embedder"}, self._metric_options()
+        )
         sync = [m.name for m in chosen if not m.is_async]
         opts = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
         base = await aevaluate(samples, sync, **opts) if sync else None
