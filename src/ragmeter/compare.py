@@ -179,7 +179,7 @@ def compare(
     intersect: bool = False,
     confidence: float = 0.95,
     n_resamples: int = 2000,
-    permutations: int = 9999,
+    permutations: int | None = None,
     seed: int = 0,
     min_slice: int = SMALL_SLICE,
 ) -> Comparison:
@@ -187,7 +187,8 @@ def compare(
 
     Raises UnpairedRunsError naming the ids found in only one run unless ``intersect`` is
     set, in which case only the shared ids are compared (and the others are listed in the
-    result). ``by`` adds per-slice deltas for that input column.
+    result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
+    patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
     """
     run_a, run_b = as_run(a), as_run(b)
     ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)

@@ -46,7 +46,10 @@ def compare_cmd(
     ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
-    permutations: Annotated[int, typer.Option(help="Permutation-test resamples.")] = 9999,
+    permutations: Annotated[
+        int | None,
+        typer.Option(help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."),
+    ] = None,
 ) -> None:
     """Compare run B with run A sample by sample: deltas, CIs, p-values, win/tie/loss."""
     if output not in FORMATS:
