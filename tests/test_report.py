@@ -113,3 +113,16 @@ def test_evidence_of_context_relevance_marks_needed_sentences():
         ("B.", "no", "absent"),
     ]
     assert evidence_of({}, sample).empty
+
+
+def test_single_run_report_shows_context_relevance_evidence(judged_runs):
+    from ragmeter.reporting import render_report
+
+    html = render_report(judged_runs[0], worst=7)
+    assert '<section id="compare">' not in html and html.count("<svg") == 4
+    worst = html.split('<section id="worst">', 1)[1]
+    cr = worst.split("<h3>context_relevance</h3>", 1)[1].split("<h3>", 1)[0]
+    # the sentence the judge found needed is marked, with its P(yes); the other is not
+    assert '<tr class="marked"><td>[1]</td><td class="text">Fact 1 is that the sky is blue.' in cr
+    assert '<tr class=""><td>[2]</td><td class="text">Grass is green.</td>' in cr
+    assert "judged needed to answer the question" in cr
