@@ -78,7 +78,7 @@ meta-eval: $(VENV)/.base
 # The compare example: two versions of one pipeline, evaluated, compared, reported.
 EXAMPLE := examples/compare
 EXAMPLE_METRICS := mrr,ndcg@10,token_f1
-examples: $(VENV)/.test
+examples: $(VENV)/.test $(VENV)/.browser
 	$(PY) $(EXAMPLE)/make_inputs.py
 	$(VENV)/bin/ragmeter evaluate $(EXAMPLE)/baseline.jsonl -m $(EXAMPLE_METRICS) -o $(EXAMPLE)/runs/baseline
 	$(VENV)/bin/ragmeter evaluate $(EXAMPLE)/reranked.jsonl -m $(EXAMPLE_METRICS) -o $(EXAMPLE)/runs/reranked
