@@ -197,3 +197,10 @@ def test_copied_run_directory_compares_like_the_original(tmp_path):
     shutil.copytree(RUNS / "baseline", tmp_path / "copy")
     cmp = compare(tmp_path / "copy", RUNS / "baseline")
     assert all(m.delta == 0 for m in cmp.metrics)
+
+
+def test_markdown_escapes_user_values():
+    rows = [make_row(i, source="wiki|<b>x</b>") for i in range(1, 4)]
+    a = _result(rows)
+    md = compare(a, a, by="source").to_markdown()
+    assert "| wiki\\|&lt;b&gt;x&lt;/b&gt; |" in md and "<b>" not in md

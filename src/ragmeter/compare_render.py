@@ -82,8 +82,10 @@ def slice_rows(cmp: Comparison) -> list[list[str]]:
 
 
 def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|")
+    def esc(cell: str) -> str:  # user values (slice labels) must not break the table or inject HTML
+        return (
+            cell.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+        )
 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
