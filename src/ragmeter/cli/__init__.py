@@ -1,8 +1,9 @@
 """The command line: a leaf package over the library, one module per command.
 
 Nothing outside ``ragmeter.cli`` imports it. Each command parses options, calls one library
-function and prints; the logic a Python user needs lives in the library. Exit codes: 0 ok,
-2 bad input or configuration (no traceback), 1 internal error.
+function and prints; the logic a Python user needs lives in the library. Exit codes: 0 every
+requested score computed (or not applicable by definition), 1 some scores failed (or an
+internal error), 2 bad input or configuration (no traceback), 3 judge unreachable: run aborted.
 """
 
 from __future__ import annotations

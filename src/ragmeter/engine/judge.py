@@ -77,12 +77,35 @@ class CachedJudge:
             timeout=timeout,
             concurrency=concurrency,
             accountant=accountant,
+            endpoint=getattr(inner, "base_url", None),
         )
         self.name = self.core.name
         self.repair = repair
         self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
-        params = getattr(inner, "cache_params", None)
-        self._params: dict[str, Any] = dict(params()) if callable(params) else {}
+
+    @property
+    def _params(self) -> dict[str, Any]:
+        # Read per call: preflight may settle the backend's structured-output mode.
+        params = getattr(self.inner, "cache_params", None)
+        return dict(params()) if callable(params) else {}
+
+    async def preflight(self) -> dict[str, Any]:
+        """One tiny request before the run (for backends that offer ``preflight``).
+
+        Raises JudgeUnreachable when the endpoint refuses us (refused, DNS, TLS, 401/403/404)
+        so the run stops before its first row; a transient fault (time-out, 429, 5xx) is only
+        noted, as the per-call retries will deal with it. Returns what it found out.
+        """
+        probe = getattr(self.inner, "preflight", None)
+        if probe is None:
+            return {}
+        try:
+            found, _ = await self.core.retrying(probe)
+        except CallFailed as exc:
+            if exc.unreachable:
+                raise self.core.breaker.unreachable(exc.reason, "preflight request") from None
+            return {"preflight": f"no answer ({redact(exc.reason)}); going on with retries"}
+        return {"preflight": "ok", **dict(found or {})}
 
     @property
     def accountant(self) -> Accountant:
