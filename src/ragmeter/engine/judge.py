@@ -215,7 +215,7 @@ class CachedJudge:
                     lambda m=current: self._structured_once(m, schema, prompt_version, max_tokens)
                 )
             except CallFailed as exc:
-                return _transport_failure(exc, attempts, usage)
+                return _transport_failure(exc, attempts, usage, self._structured_hint(exc))
             attempts += n
             usage += att.usage
             if att.error is None:
@@ -226,6 +226,12 @@ class CachedJudge:
             break
         suffix = " (after a repair retry)" if self.repair else ""
         return JudgeReply(None, redact(f"{att.error}{suffix}"), att.raw, usage, attempts=attempts)
+
+    def _structured_hint(self, exc: CallFailed) -> str | None:
+        """What to change when a server refuses the structured-output format we asked for."""
+        if exc.unreachable or "Error code: " not in exc.reason:
+            return None  # only an HTTP status error can be a refused response_format
+        return _HINTS.get(str(self._params.get("structured_mode")))
 
     # -- verdict probabilities -----------------------------------------------------------
     async def option_probs(
@@ -311,9 +317,21 @@ class CachedJudge:
         return reply
 
 
-def _transport_failure(exc: CallFailed, attempts: int, usage: Usage) -> JudgeReply[Any]:
+_HINTS = {
+    "json_schema": "if the server does not take response_format json_schema (llama.cpp's "
+    "server answers HTTP 500), use --structured-output json_object or none "
+    "(Settings(structured_mode=...)), or auto with the preflight on",
+    "json_object": "if the server does not take response_format json_object, use "
+    "--structured-output none (the schema is then written into the prompt)",
+}
+
+
+def _transport_failure(
+    exc: CallFailed, attempts: int, usage: Usage, hint: str | None = None
+) -> JudgeReply[Any]:
+    reason = f"{exc.reason}; {hint}" if hint else exc.reason
     reply: JudgeReply[Any] = JudgeReply(
-        None, redact(exc.reason), None, usage, attempts=attempts + exc.attempts
+        None, redact(reason), None, usage, attempts=attempts + exc.attempts
     )
     reply._transient = True  # type: ignore[attr-defined]
     return reply
