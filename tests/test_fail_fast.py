@@ -430,3 +430,20 @@ def test_plain_progress_prints_every_tenth_and_every_30_seconds() -> None:
     bar.advance()
     assert len(stream.getvalue().splitlines()) == 3
     assert stream.getvalue().splitlines()[-1].startswith("judging: 26/100 (26%)")
+
+
+async def test_embedder_batches_do_not_swallow_an_unreachable_endpoint() -> None:
+    """CachedEmbedder gathers its batches with return_exceptions: JudgeUnreachable must
+    still come out, not become a failed reply."""
+    from ragmeter.engine import CachedEmbedder, RetryPolicy
+
+    class Refusing:
+        name = "openai:emb"
+        base_url = "http://127.0.0.1:9/v1"
+
+        async def embed(self, texts: list[str]) -> Any:
+            raise ConnectionRefusedError(111, "Connect call failed")
+
+    emb = CachedEmbedder(Refusing(), policy=RetryPolicy(max_retries=6, base_delay=0.001))
+    with pytest.raises(JudgeUnreachable, match=r"127\.0\.0\.1:9.*connection refused"):
+        await emb.embed(["a", "b"])
