@@ -107,6 +107,7 @@ def test_manifest_differences_warn_loudly(tmp_path):
     b.config["settings"] = dict(a.config["settings"])
     b.write(tmp_path / "b")
     (tmp_path / "a" / "run.json").write_text(json.dumps({"prompts": {"common": "common-2"}}))
+    (tmp_path / "b" / "run.json").unlink()  # b as written by a ragmeter without manifests
     only_one = compare(tmp_path / "a", tmp_path / "b").warnings
     assert any("only a has a run.json" in w for w in only_one)
     (tmp_path / "b" / "run.json").write_text(
@@ -166,7 +167,9 @@ def test_records_are_self_describing_and_load_back(tmp_path):
     assert back.samples[0].question == rows[0]["question"]
     assert back.samples[0].metadata["topic"] == "t1"
     assert back.aggregates == result.aggregates
-    assert run.manifest == {} and run.name == tmp_path.name
+    assert run.name == tmp_path.name
+    assert run.manifest["schema"] == "ragmeter.run/1"  # run.json is read back too
+    assert [m["name"] for m in run.manifest["metrics"]] == result.metrics
 
 
 def test_old_records_without_sample_keys_still_load(tmp_path):

@@ -113,7 +113,8 @@ KILL_SCRIPT = textwrap.dedent("""
 
     name = ensure_registered()
     settings = Settings(judge="openai:m", base_url=sys.argv[1], cache=sys.argv[2],
-                        api_key_env="RAGMETER_TEST_NO_KEY", concurrency=4, max_retries=1)
+                        api_key_env="RAGMETER_TEST_NO_KEY", concurrency=4, max_retries=1,
+                        preflight=False)  # counts below are the metric's own calls
     result = runner.evaluate(rows(int(sys.argv[3])), [name], settings=settings)
     print("DONE", result.usage["calls"], result.usage["cache_hits"], flush=True)
 """)

@@ -18,6 +18,9 @@ from ragmeter.resources import available_needs
 
 
 def settings_for(url: str, cache: Path | str, **kw: Any) -> Settings:
+    # No preflight here: these tests count the metric's own requests exactly (the preflight's
+    # requests are counted in test_fail_fast.py).
+    kw.setdefault("preflight", False)
     return Settings(
         judge="openai:m",
         base_url=url,
@@ -119,7 +122,10 @@ def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:
             app, [*common, "--mode", f"{name}=fast", "-o", str(tmp_path / "out")]
         )
         assert out.exit_code == 0, out.output
-        assert srv.calls == 5
+        # 5 rows + the preflight: one plain probe and one json_schema probe (accepted)
+        assert srv.calls == 7
+        probes = [b for b in srv.bodies if "probe" in json.dumps(b.get("response_format"))]
+        assert len(probes) == 1 and srv.bodies[0].get("response_format") is None
         summary = json.loads((tmp_path / "out" / "summary.json").read_text())
         recorded = json.dumps(summary)
         assert '"concurrency": 3' in recorded and f'"{name}": "fast"' in recorded

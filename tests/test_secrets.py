@@ -44,7 +44,8 @@ def test_key_absent_from_cache_logs_results_and_errors(
     cache, out = tmp_path / "cache", tmp_path / "out"
 
     def faults(body: dict, n: int) -> str | None:  # type: ignore[type-arg]
-        return "401" if "number 1?" in body["messages"][1]["content"] else None
+        msgs = body["messages"]  # the preflight's probe has one message: never faulted
+        return "401" if len(msgs) > 1 and "number 1?" in msgs[1]["content"] else None
 
     with FakeOpenAIServer(fault_fn=faults) as srv:
         settings = Settings(
@@ -83,7 +84,7 @@ def test_key_absent_from_cache_logs_results_and_errors(
                 str(tmp_path / "cli-out"),
             ],
         )
-        assert cli.exit_code == 0, cli.output
+        assert cli.exit_code == 1, cli.output  # one score failed (the 401): exit 1
 
     assert (cache / "ragmeter-cache.sqlite").is_file()
     assert grep_tree(tmp_path) == []  # cache db (+ WAL), scores.jsonl, summary.json

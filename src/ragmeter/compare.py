@@ -15,8 +15,8 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ragmeter.comparability import manifest_differences
 from ragmeter.errors import UnpairedRunsError
-from ragmeter.manifest import manifest_differences
 from ragmeter.runs import Run, as_run
 from ragmeter.slices import SMALL_SLICE, check_column, slice_value
 from ragmeter.stats import holm, paired_delta_ci, paired_p_value

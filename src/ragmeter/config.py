@@ -62,7 +62,14 @@ class Settings(BaseModel):
     )
     seed: int = 0
     temperature: float = Field(0.0, ge=0)
-    structured_mode: str = Field("json_schema", pattern="^(json_schema|json_object|none)$")
+    structured_mode: str = Field(
+        "auto",
+        pattern="^(auto|json_schema|json_object|none)$",
+        description="structured output a remote judge is asked for; auto: found at preflight",
+    )
+    preflight: bool = Field(
+        True, description="send one tiny request to a remote judge before the run"
+    )
     n_ctx: int | None = Field(None, ge=512, description="local judge window (tokens)")
     n_threads: int | None = Field(None, ge=1, description="local judge threads")
     modes: dict[str, str] = Field(default_factory=dict, description="metric -> mode")

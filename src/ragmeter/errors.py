@@ -4,18 +4,27 @@ The hierarchy says who must act. A ``UsageError`` is the caller's to fix (bad da
 metric, bad settings) and is raised before any expensive work. A ``ResourceUnavailable``
 names a model that cannot be had and how to get it. A ``JudgeError`` is a model call that
 went wrong; metrics turn it into a failed Score with its reason, so it never ends a run.
+A ``RunAborted`` does end a run: the judge is unreachable (refused, DNS, TLS, 401/403/404),
+so every further call would fail too. What was computed stays in the call cache, and a
+re-run of the same command resumes from there.
+
+The CLI's exit codes follow the hierarchy: 2 for a ``UsageError``, 3 for a ``RunAborted``
+(1 is a finished run with failed scores, see ``EvaluationResult.exit_code``).
 
     RagmeterError
     ├── UsageError                  the caller's input or configuration (CLI exit 2)
     │   ├── DataError               the data, or the requested metrics: every Problem at once
-    │   ├── MetricError             an unknown metric name or a bad metric parameter
+    │   ├── MetricError             an unknown metric or mode, an empty metric list
     │   ├── ConfigError             settings a backend cannot be built from (keys, URLs, specs)
+    │   ├── OutputError             --out cannot be written, or holds a run with other settings
     │   └── UnpairedRunsError       two runs to compare whose question_ids do not pair
     ├── ResourceUnavailable         a judge, embedder or model cannot be built or used
     │   ├── ModelNotAvailable       the embedded GGUF's chunk packages are missing or corrupt
     │   │   └── LlamaCppMissing     llama-cpp-python is not installed
     │   ├── EmbedderUnavailable     the embedder's packages or weights are missing
     │   └── ReportUnavailable       the HTML report's packages (jinja2, matplotlib) are missing
+    ├── RunAborted                  the run stopped early; computed calls stay cached (exit 3)
+    │   └── JudgeUnreachable        preflight or circuit breaker: refused, DNS, TLS, 401/403/404
     └── JudgeError                  one model call went wrong
         ├── TransientError          raised by backends: worth retrying (429, 5xx, time-out)
         ├── PermanentError          raised by backends: retrying cannot help (400, 401, 404)
@@ -126,6 +135,29 @@ class UnpairedRunsError(UsageError, ValueError):
         )
 
 
+class OutputError(UsageError):
+    """The output directory cannot be written, or holds a run made with other settings."""
+
+
+# ---- a run that cannot go on -----------------------------------------------------------------
+
+
+class RunAborted(RagmeterError):
+    """The run stopped before its end; calls already answered stay in the cache.
+
+    Never caught by metrics or the scheduler: it ends the run (CLI exit 3).
+    """
+
+
+class JudgeUnreachable(RunAborted):
+    """The judge (or embedder) cannot be reached or refuses us: connection refused, DNS,
+    TLS, HTTP 401/403/404, seen at preflight or on several consecutive calls."""
+
+    def __init__(self, message: str, *, endpoint: str | None = None) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+
+
 # ---- a model that cannot be had --------------------------------------------------------------
 
 
@@ -172,11 +204,14 @@ class PermanentError(JudgeError):
 class CallFailed(JudgeError):
     """A call that did not produce model output, after all retries."""
 
-    def __init__(self, reason: str, attempts: int, transient: bool) -> None:
+    def __init__(
+        self, reason: str, attempts: int, transient: bool, unreachable: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.attempts = attempts
         self.transient = transient
+        self.unreachable = unreachable  # refused, DNS, TLS, 401/403/404: see JudgeUnreachable
 
 
 class NoModelOutput(JudgeError):

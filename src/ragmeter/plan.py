@@ -10,7 +10,7 @@ from typing import Any
 
 from ragmeter.errors import DataError, MetricError, Problem
 from ragmeter.metrics.base import Metric
-from ragmeter.metrics.registry import default_metrics, resolve
+from ragmeter.metrics.registry import default_metrics, get_metric, list_metrics, resolve
 from ragmeter.sample import Sample
 
 
@@ -30,6 +30,49 @@ def needs_of(metrics: Sequence[Metric], options: Mapping[str, Any] | None = None
     return out
 
 
+def check_modes(modes: Mapping[str, str] | None) -> None:
+    """Every ``metric=mode`` names a known metric that has that mode; MetricError otherwise.
+
+    Checked before any work, for every entry (not only the metrics this run chose), so a
+    typo in ``--mode`` is an error rather than a silently ignored option.
+    """
+    problems: list[str] = []
+    with_modes = sorted(m.name for m in list_metrics() if m.mode_names)
+    for name, mode in (modes or {}).items():
+        try:
+            metric = get_metric(name)
+        except MetricError:
+            problems.append(
+                f"--mode {name}={mode}: unknown metric {name!r}; metrics with modes: "
+                + ", ".join(with_modes)
+            )
+            continue
+        if not metric.mode_names:
+            problems.append(
+                f"--mode {name}={mode}: {name} has no modes; metrics with modes: "
+                + ", ".join(with_modes)
+            )
+        elif mode not in metric.mode_names:
+            problems.append(
+                f"--mode {name}={mode}: unknown mode {mode!r} for {name}; choose one of "
+                + ", ".join(metric.mode_names)
+            )
+    if problems:
+        raise MetricError("; ".join(problems))
+
+
+def check_metric_names(metrics: Sequence[str] | str | None) -> None:
+    """An explicit metric list must name at least one metric (``-m ","`` is a mistake)."""
+    if metrics is None:
+        return
+    names = metrics.split(",") if isinstance(metrics, str) else list(metrics)
+    if not any(str(n).strip() for n in names):
+        raise MetricError(
+            "no metric named: give at least one metric name (e.g. -m faithfulness,mrr; "
+            "`ragmeter metrics` lists them), or leave the option out to run every applicable one"
+        )
+
+
 def plan_metrics(
     samples: Sequence[Sample],
     metrics: Sequence[str] | str | None,
@@ -41,8 +84,11 @@ def plan_metrics(
 
     Without a list: every default metric that some row can feed and whose needs, in the
     chosen mode (``options``), are among ``available_needs``; each one left out is noted.
+    An empty list, an unknown metric or an unknown mode raises MetricError.
     """
-    if metrics is None or (isinstance(metrics, (list, tuple)) and not metrics):
+    check_metric_names(metrics)
+    check_modes((options or {}).get("modes"))
+    if metrics is None:
         chosen = []
         for m in default_metrics():
             if not any(m.missing(s) is None for s in samples):

@@ -26,7 +26,7 @@ from ragmeter.engine import (
     RetryPolicy,
 )
 from ragmeter.protocols import Resources
-from ragmeter.redact import describe, register_secret
+from ragmeter.redact import describe, public_url, register_secret
 
 LOCAL_KINDS = ("local", "gguf")
 
@@ -41,6 +41,7 @@ class Built:
     unavailable: dict[str, str] = field(default_factory=dict)
     closers: list[Any] = field(default_factory=list)
     local: bool = False
+    facts: dict[str, Any] = field(default_factory=dict)  # judge/embedder, for the manifest
 
     async def aclose(self) -> None:
         for obj in self.closers:
@@ -87,7 +88,7 @@ def _build_judge(s: Settings) -> Any:
             seed=s.seed,
             temperature=s.temperature,
             timeout=s.timeout,
-            structured_mode=s.structured_mode,
+            structured_mode="json_schema" if s.structured_mode == "auto" else s.structured_mode,
         )
     if kind in LOCAL_KINDS:
         from ragmeter.backends.llamacpp import LocalJudge
@@ -101,6 +102,45 @@ def _build_judge(s: Settings) -> Any:
             return LocalJudge(model, **extra)
         return LocalJudge(None, embedded_key=model or None, **extra)
     raise ValueError(f"no judge configured (judge={s.judge!r})")
+
+
+def judge_facts(inner: Any) -> dict[str, Any]:
+    """What a run's manifest records about the judge backend: model, weights' sha256 for
+    local files, public base URL, sampling settings. Never a key."""
+    facts = getattr(inner, "facts", None)
+    if callable(facts):
+        return dict(facts())
+    out: dict[str, Any] = {"model": getattr(inner, "name", type(inner).__name__)}
+    if hasattr(inner, "n_ctx") and hasattr(inner, "model_path"):  # the llama.cpp judge
+        from ragmeter.backends import model_store
+
+        embedded = getattr(inner, "_embedded", None)
+        if embedded is not None:
+            out.update(weights=f"embedded:{embedded.filename}", weights_sha256=embedded.sha256)
+        elif inner.model_path is not None:
+            out.update(
+                weights=inner.model_path.name,
+                weights_sha256=model_store.gguf_sha256(inner.model_path),
+            )
+        out.update(
+            kind="local",
+            temperature=0.0,
+            seed=getattr(inner, "seed", None),
+            n_ctx=inner.n_ctx,
+            n_threads=getattr(inner, "n_threads", None),
+            n_batch=getattr(inner, "n_batch", None),
+            structured_output="grammar",
+        )
+        return out
+    for attr in ("base_url", "temperature", "seed", "structured_mode"):
+        if hasattr(inner, attr):
+            value = getattr(inner, attr)
+            out[attr] = _url_or_none(value) if attr == "base_url" else value
+    return out
+
+
+def _url_or_none(url: str | None) -> str | None:
+    return public_url(url) if url else None
 
 
 def _build_embedder(s: Settings) -> Any:
@@ -143,6 +183,7 @@ def build_resources(
                 built.unavailable["judge"] = built.unavailable["scorer"] = reason
             else:
                 built.closers.append(inner)
+                built.facts["judge"] = judge_facts(inner)
                 local = s.judge_kind in LOCAL_KINDS
                 limit = getattr(inner, "max_concurrency", None) or s.concurrency
                 built.resources.judge = CachedJudge(
@@ -174,6 +215,10 @@ def build_resources(
                 )
             else:
                 built.closers.append(inner_e)
+                built.facts["embedder"] = {
+                    "name": getattr(inner_e, "name", s.embedder),
+                    "base_url": _url_or_none(getattr(inner_e, "base_url", None)),
+                }
                 built.resources.embedder = CachedEmbedder(
                     inner_e,
                     cache=cache,

@@ -1,16 +1,23 @@
 """Runs every (metric, sample) ``acompute`` of the model-based metrics under bounded
-concurrency, with per-sample accounting and a progress bar.
+concurrency, with per-sample accounting and progress (a bar on a terminal, plain lines in
+CI logs).
 
 The engine knows nothing of metrics and metrics know nothing of HTTP or threads: this module
-is where the two meet. Any exception from a metric becomes a failed Score with its reason.
+is where the two meet. Any exception from a metric becomes a failed Score with its reason,
+except ``RunAborted`` (the judge cannot be reached): it cancels the remaining jobs and ends
+the run, since every further call would fail the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
+import time
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from ragmeter.engine.accounting import CALL_TAG
+from ragmeter.errors import RunAborted
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import mode_of_metric
 from ragmeter.protocols import Resources
@@ -47,7 +54,7 @@ async def score_all(
             else:
                 jobs.append((metric, i, sample))
 
-    bar = _ProgressBar(len(jobs)) if progress and jobs else None
+    bar = make_progress(len(jobs)) if progress and jobs else None
 
     async def one(metric: Metric, i: int, sample: Sample) -> None:
         CALL_TAG.set((metric.name, sample.question_id))
@@ -60,7 +67,7 @@ async def score_all(
                         f"internal error: {metric.name} returned "
                         f"{type(score).__name__}, not a Score"
                     )
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, RunAborted):
                 raise
             except Exception as exc:
                 score = Score.failed(f"internal error: {describe(exc)}")
@@ -76,10 +83,17 @@ async def score_all(
             }
         scores[metric.name][i] = score
         if bar is not None:
-            bar.advance()
+            bar.advance(failed=score.status == "failed")
 
+    tasks = [asyncio.ensure_future(one(m, i, s)) for m, i, s in jobs]
     try:
-        await asyncio.gather(*(one(m, i, s) for m, i, s in jobs))
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # RunAborted (or a cancellation): stop every job still waiting, then re-raise.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     finally:
         if bar is not None:
             bar.stop()
@@ -89,8 +103,66 @@ async def score_all(
     }
 
 
+def make_progress(total: int, stream: TextIO | None = None) -> Any:
+    """A rich bar when stderr is a terminal, else plain lines that read well in CI logs."""
+    from rich.console import Console
+
+    if stream is None and Console(stderr=True).is_terminal:
+        return _ProgressBar(total)
+    return PlainProgress(total, stream or sys.stderr)
+
+
+class PlainProgress:
+    """One line every 10% of the jobs or every 30 s, whichever comes first: done/total,
+    failures, rate and ETA. For logs (CI, nohup), where a redrawn bar shows nothing."""
+
+    def __init__(
+        self, total: int, stream: TextIO, every_s: float = 30.0, clock: Any = time.monotonic
+    ) -> None:
+        self.total, self.stream, self.every_s, self.clock = total, stream, every_s, clock
+        self.done = self.failed = 0
+        self.started = self.last_time = clock()
+        self.step = max(1, -(-total // 10))  # ceil(10%)
+        self.next_done = self.step
+
+    def advance(self, failed: bool = False) -> None:
+        self.done += 1
+        self.failed += int(failed)
+        now = self.clock()
+        if self.done >= self.next_done or now - self.last_time >= self.every_s:
+            self.emit(now)
+
+    def emit(self, now: float) -> None:
+        elapsed = max(now - self.started, 1e-9)
+        rate = self.done / elapsed
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        eta = "?" if left == float("inf") else _hms(left)
+        pct = 100 * self.done // max(1, self.total)
+        self.stream.write(
+            f"judging: {self.done}/{self.total} ({pct}%), {self.failed} failed, "
+            f"{rate:.2f}/s, elapsed {_hms(elapsed)}, ETA {eta}\n"
+        )
+        self.stream.flush()
+        self.last_time = now
+        while self.next_done <= self.done:
+            self.next_done += self.step
+
+    def stop(self) -> None:
+        if self.done and self.done < self.total:  # stopped early: say where
+            self.emit(self.clock())
+
+
+def _hms(seconds: float) -> str:
+    s = round(seconds)
+    return (
+        f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s"
+        if s >= 3600
+        else f"{s // 60}m{s % 60:02d}s"
+    )
+
+
 class _ProgressBar:
-    """A rich progress bar with ETA on stderr; silent when stderr is not a terminal."""
+    """A rich progress bar with ETA on stderr (a terminal)."""
 
     def __init__(self, total: int) -> None:
         from rich.console import Console
@@ -116,7 +188,7 @@ class _ProgressBar:
         self._task = self._progress.add_task("judging", total=total)
         self._progress.start()
 
-    def advance(self) -> None:
+    def advance(self, failed: bool = False) -> None:
         self._progress.advance(self._task)
 
     def stop(self) -> None:

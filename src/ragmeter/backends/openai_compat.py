@@ -1,8 +1,12 @@
 """Any OpenAI-compatible chat server as a judge backend (OpenAI, vLLM, Ollama, llama.cpp
 server, TGI, a LiteLLM proxy), through the official ``openai`` SDK.
 
-Temperature 0 and a fixed seed; structured output through ``response_format`` json_schema;
-verdict probabilities through ``logprobs`` with ``top_logprobs=20`` and ``max_tokens=1``.
+Temperature 0 and a fixed seed; verdict probabilities through ``logprobs`` with
+``top_logprobs=20`` and ``max_tokens=1``. Structured output: servers differ in what they
+accept (OpenAI and vLLM: ``json_schema``; llama.cpp's server answers HTTP 500 to it but takes
+``json_object``; some take neither). With ``structured_mode="auto"`` the preflight asks once
+per endpoint and falls back json_schema -> json_object -> none; in json_object and none the
+schema is written into the prompt, and the engine validates the reply with the same schema.
 The SDK's own retries are off: the engine retries, with backoff and Retry-After. The API
 key is read from an environment variable, registered for redaction, and never stored.
 """
@@ -23,6 +27,29 @@ except ImportError:  # pragma: no cover - older openai releases
     import httpx as _HTTPX  # type: ignore[no-redef]
 
 PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, the SDK insists on one
+STRUCTURED_MODES = ("auto", "json_schema", "json_object", "none")
+_PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+_PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+
+
+def with_schema_instruction(messages: list[Any], schema: dict[str, Any]) -> list[Any]:
+    """The messages with the JSON schema appended to the last user turn, for servers that
+    cannot enforce it (json_object or no response_format): the model is told, the engine
+    validates."""
+    text = (
+        "\n\nReply with one JSON object only, no other text, that matches this JSON schema:\n"
+        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    )
+    out = [dict(m) for m in messages]
+    for m in reversed(out):
+        if m.get("role") == "user":
+            m["content"] = f"{m.get('content') or ''}{text}"
+            return out
+    return [*out, {"role": "user", "content": text.strip()}]
 
 
 def resolve_api_key(
@@ -86,9 +113,10 @@ class OpenAICompatBackend:
         api_key: str | None = None,
         client: Any = None,
     ) -> None:
-        if structured_mode not in ("json_schema", "json_object", "none"):
+        if structured_mode not in STRUCTURED_MODES:
             raise ConfigError(
-                f"structured_mode must be json_schema, json_object or none, not {structured_mode!r}"
+                "structured_mode must be auto, json_schema, json_object or none, "
+                f"not {structured_mode!r}"
             )
         self.model = model
         self.name = f"openai:{model}"
@@ -98,23 +126,76 @@ class OpenAICompatBackend:
         self.structured_mode = structured_mode
         self.client = client or make_client(base_url, api_key_env, timeout, concurrency, api_key)
 
+    @property
+    def effective_structured_mode(self) -> str:
+        """The mode requests use: ``auto`` not settled by a preflight means json_schema."""
+        return "json_schema" if self.structured_mode == "auto" else self.structured_mode
+
     def cache_params(self) -> dict[str, Any]:
         return {
             "url": public_url(self.base_url),
             "temperature": self.temperature,
             "seed": self.seed,
-            "structured_mode": self.structured_mode,
+            "structured_mode": self.effective_structured_mode,
         }
 
+    def facts(self) -> dict[str, Any]:
+        """What a run's manifest records about this judge (no key, ever)."""
+        return {
+            "kind": "openai",
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "structured_output": self.effective_structured_mode,
+        }
+
+    async def preflight(self) -> dict[str, Any]:
+        """One tiny plain request (its errors propagate: the engine classifies them), then,
+        with ``structured_mode="auto"``, the structured-output mode this endpoint takes."""
+        await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
+        if self.structured_mode == "auto":
+            self.structured_mode = await self._detect_structured()
+        return {"structured_output": self.effective_structured_mode}
+
+    async def _detect_structured(self) -> str:
+        """json_schema, else json_object, else none: the first the server accepts.
+
+        A 4xx rejects a mode at once; a 5xx is tried three times (llama.cpp's server answers
+        500 to json_schema every time; a flaky server does not fail three times running).
+        """
+        saved = self.structured_mode
+        try:
+            for mode in ("json_schema", "json_object"):
+                self.structured_mode = mode
+                request = ChatRequest(
+                    list(_PROBE_MESSAGES), 16, json_schema=_PROBE_SCHEMA, schema_name="probe"
+                )
+                for _ in range(3):
+                    try:
+                        await self.complete(request)
+                        return mode
+                    except Exception as exc:
+                        status = getattr(exc, "status_code", None)
+                        if not (isinstance(status, int) and status >= 500):
+                            break
+            return "none"
+        finally:
+            self.structured_mode = saved
+
     def _request_args(self, request: ChatRequest) -> dict[str, Any]:
+        mode = self.effective_structured_mode
+        messages = request.messages
+        if request.json_schema is not None and mode != "json_schema":
+            messages = with_schema_instruction(list(messages), request.json_schema)
         args: dict[str, Any] = {
             "model": self.model,
-            "messages": request.messages,
+            "messages": messages,
             "temperature": self.temperature,
             "seed": self.seed,
             "max_tokens": request.max_tokens,
         }
-        if request.json_schema is not None and self.structured_mode == "json_schema":
+        if request.json_schema is not None and mode == "json_schema":
             args["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
@@ -123,7 +204,7 @@ class OpenAICompatBackend:
                     "strict": False,
                 },
             }
-        elif request.json_schema is not None and self.structured_mode == "json_object":
+        elif request.json_schema is not None and mode == "json_object":
             args["response_format"] = {"type": "json_object"}
         if request.top_logprobs:
             args["logprobs"] = True

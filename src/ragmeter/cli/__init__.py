@@ -1,9 +1,11 @@
 """The command line: a leaf package over the library, one module per command.
 
 Nothing outside ``ragmeter.cli`` imports it. Each command parses options, calls one library
-function and prints; the logic a Python user needs lives in the library. Exit codes: 0 ok,
-2 bad input or configuration (no traceback), 1 internal error or a failed CI gate
-(``--fail-under``, ``--fail-on-regression``: one ``gate failed:`` line each).
+function and prints; the logic a Python user needs lives in the library. Exit codes: 0 every
+requested score computed (or not applicable by definition), 1 some scores failed (or an
+internal error, or a failed CI gate: `--fail-under`, `--fail-on-regression`, one ``gate
+failed:`` line each), 2 bad input or configuration (no traceback), 3 judge unreachable:
+run aborted.
 """
 
 from __future__ import annotations

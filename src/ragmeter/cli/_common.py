@@ -8,12 +8,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ragmeter.errors import DataError, RagmeterError
+from ragmeter.errors import DataError, RagmeterError, RunAborted
 
 console = Console()
 err_console = Console(stderr=True)
 
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+# 0: every requested score computed (or not applicable by definition); 1: some scores failed
+# (or an internal error); 2: usage or configuration; 3: the judge is unreachable, run aborted.
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_ABORTED = 0, 1, 2, 3
+EXIT_INTERNAL = EXIT_FAILED
 
 
 def fmt(x: float | None) -> str:
@@ -33,12 +36,19 @@ def report_data_error(exc: DataError) -> None:
 
 
 def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Map errors to exit codes: bad input 2 (no traceback), internal 1."""
+    """Map errors to exit codes: bad input 2, aborted run 3 (no traceback)."""
     try:
         return fn(*args, **kwargs)
     except DataError as exc:
         report_data_error(exc)
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except RunAborted as exc:
+        err_console.print(
+            f"[bold red]aborted:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(EXIT_ABORTED) from None
     except RagmeterError as exc:
-        err_console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
+        err_console.print(
+            f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(EXIT_BAD_INPUT) from None

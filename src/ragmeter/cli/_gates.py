@@ -69,18 +69,18 @@ def print_slices(rows: list[Any], by: str) -> None:
 
 def prepare_evaluate(
     data: Path, by: str | None, gates: str | None, metrics: str | None
-) -> tuple[Any, dict[str, float]]:
-    """Before any scoring: load the data, check the slice column and the gated metric names.
+) -> dict[str, float]:
+    """Before any scoring: check the gated metric names and the slice column (--by).
 
-    Returns (samples, thresholds); the samples go to evaluate() so the file is read once.
+    Returns the thresholds. evaluate() is then given the path, not the loaded rows, so its
+    run.json records the input file's name and sha256.
     """
     thresholds = run_guarded(parse_thresholds, gates)
     listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     run_guarded(check_metric_names, thresholds, listed)
-    samples = run_guarded(load, data)
     if by:
-        run_guarded(check_column, samples, by, str(data))
-    return samples, thresholds
+        run_guarded(check_column, run_guarded(load, data), by, str(data))
+    return thresholds
 
 
 def finish_evaluate(result: Any, by: str | None, thresholds: dict[str, float], on: str) -> None:

@@ -79,8 +79,38 @@ def evaluate(
     gate_on: Annotated[
         str, typer.Option(help="What --fail-under checks: mean | ci-low (the CI's lower bound).")
     ] = "mean",
+    overwrite: Annotated[
+        bool,
+        typer.Option(help="Replace a run in --out made with other settings (else exit 2)."),
+    ] = False,
+    max_failure_rate: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Exit 0 while at most this share of scores failed (default 0)."
+        ),
+    ] = 0.0,
+    structured_output: Annotated[
+        str | None,
+        typer.Option(
+            help="auto (default: found at preflight) | json_schema | json_object | none: the "
+            "structured output a remote judge is asked for."
+        ),
+    ] = None,
+    preflight: Annotated[
+        bool,
+        typer.Option(
+            "--preflight/--no-preflight", help="One tiny request to a remote judge first."
+        ),
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
-    """Score a dataset and print aggregates with 95% CIs."""
+    """Score a dataset and print aggregates with 95% CIs.
+
+    Exit codes: 0 every requested score computed (or not applicable by definition); 1 some
+    scores failed (see --max-failure-rate); 2 usage or configuration error; 3 judge
+    unreachable, run aborted (computed calls stay cached: re-run to resume). A failed
+    --fail-under gate exits 1 with one `gate failed:` line per metric.
+    """
     on = check_gate_on(gate_on)
     settings = run_guarded(
         settings_from_options,
@@ -93,25 +123,36 @@ def evaluate(
         timeout=timeout,
         cache=cache,
         modes=mode,
+        structured_mode=structured_output,
+        preflight=None if preflight else False,
     )
     if dry_run:
         print_estimate(run_guarded(run_dry, data, metrics, settings))
         return
-    samples, thresholds = prepare_evaluate(data, by, fail_under, metrics)
+    thresholds = prepare_evaluate(data, by, fail_under, metrics)
     result = run_guarded(
         run_evaluate,
-        samples,
+        data,
         metrics,
         seed=seed,
         n_resamples=n_resamples,
         settings=settings,
-        progress=True,
+        progress=not quiet,
+        out=out,
+        overwrite=overwrite,
     )
     print_result(result, title=str(data))
     if out is not None:
-        scores_path, summary_path = result.write(out)
-        console.print(f"wrote {scores_path} and {summary_path}")
-    finish_evaluate(result, by, thresholds, on)
+        console.print(f"wrote {out}/scores.jsonl, summary.json and run.json")
+    finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
+    code = result.exit_code(max_failure_rate)
+    if code:
+        console.print(
+            f"exit {code}: {result.n_failed} score(s) failed "
+            f"({result.failure_rate():.1%} > --max-failure-rate {max_failure_rate:g})",
+            highlight=False,
+        )
+        raise typer.Exit(code)
 
 
 def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
@@ -141,7 +182,7 @@ def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
         s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")
     }
     console.print(
-        f"failures: {counts['failed']} failed, {counts['undefined']} undefined, "
+        f"failures: {counts['failed']} failed; not applicable: {counts['undefined']} undefined, "
         f"{counts['skipped']} skipped"
     )
     # One line per (sample, status, reason), naming every metric it hit.

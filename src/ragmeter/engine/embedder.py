@@ -13,7 +13,7 @@ from ragmeter.engine.accounting import Accountant
 from ragmeter.engine.cache import CallCache, embedding_key
 from ragmeter.engine.calls import CallCore
 from ragmeter.engine.retry import RetryPolicy
-from ragmeter.errors import CallFailed, NoModelOutput
+from ragmeter.errors import CallFailed, NoModelOutput, RunAborted
 from ragmeter.protocols import Embedder, JudgeReply, Usage
 from ragmeter.redact import describe, redact
 from ragmeter.vectors import unit_rows
@@ -41,6 +41,7 @@ class CachedEmbedder:
             timeout=timeout,
             concurrency=concurrency,
             accountant=accountant,
+            endpoint=getattr(inner, "base_url", None),
         )
         self.name = self.core.name
         self.batch_size = max(1, batch_size)
@@ -81,8 +82,8 @@ class CachedEmbedder:
             error: str | None = None
             for batch, res in zip(batches, results, strict=True):
                 if isinstance(res, BaseException):
-                    if isinstance(res, asyncio.CancelledError):
-                        raise res
+                    if isinstance(res, (asyncio.CancelledError, RunAborted)):
+                        raise res  # a dead endpoint ends the run: never a failed batch
                     error = res.reason if isinstance(res, CallFailed) else describe(res)
                     continue
                 matrix, u, n = res

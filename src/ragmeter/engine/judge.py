@@ -77,12 +77,35 @@ class CachedJudge:
             timeout=timeout,
             concurrency=concurrency,
             accountant=accountant,
+            endpoint=getattr(inner, "base_url", None),
         )
         self.name = self.core.name
         self.repair = repair
         self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
-        params = getattr(inner, "cache_params", None)
-        self._params: dict[str, Any] = dict(params()) if callable(params) else {}
+
+    @property
+    def _params(self) -> dict[str, Any]:
+        # Read per call: preflight may settle the backend's structured-output mode.
+        params = getattr(self.inner, "cache_params", None)
+        return dict(params()) if callable(params) else {}
+
+    async def preflight(self) -> dict[str, Any]:
+        """One tiny request before the run (for backends that offer ``preflight``).
+
+        Raises JudgeUnreachable when the endpoint refuses us (refused, DNS, TLS, 401/403/404)
+        so the run stops before its first row; a transient fault (time-out, 429, 5xx) is only
+        noted, as the per-call retries will deal with it. Returns what it found out.
+        """
+        probe = getattr(self.inner, "preflight", None)
+        if probe is None:
+            return {}
+        try:
+            found, _ = await self.core.retrying(probe)
+        except CallFailed as exc:
+            if exc.unreachable:
+                raise self.core.breaker.unreachable(exc.reason, "preflight request") from None
+            return {"preflight": f"no answer ({redact(exc.reason)}); going on with retries"}
+        return {"preflight": "ok", **dict(found or {})}
 
     @property
     def accountant(self) -> Accountant:
@@ -192,7 +215,7 @@ class CachedJudge:
                     lambda m=current: self._structured_once(m, schema, prompt_version, max_tokens)
                 )
             except CallFailed as exc:
-                return _transport_failure(exc, attempts, usage)
+                return _transport_failure(exc, attempts, usage, self._structured_hint(exc))
             attempts += n
             usage += att.usage
             if att.error is None:
@@ -203,6 +226,12 @@ class CachedJudge:
             break
         suffix = " (after a repair retry)" if self.repair else ""
         return JudgeReply(None, redact(f"{att.error}{suffix}"), att.raw, usage, attempts=attempts)
+
+    def _structured_hint(self, exc: CallFailed) -> str | None:
+        """What to change when a server refuses the structured-output format we asked for."""
+        if exc.unreachable or "Error code: " not in exc.reason:
+            return None  # only an HTTP status error can be a refused response_format
+        return _HINTS.get(str(self._params.get("structured_mode")))
 
     # -- verdict probabilities -----------------------------------------------------------
     async def option_probs(
@@ -288,9 +317,21 @@ class CachedJudge:
         return reply
 
 
-def _transport_failure(exc: CallFailed, attempts: int, usage: Usage) -> JudgeReply[Any]:
+_HINTS = {
+    "json_schema": "if the server does not take response_format json_schema (llama.cpp's "
+    "server answers HTTP 500), use --structured-output json_object or none "
+    "(Settings(structured_mode=...)), or auto with the preflight on",
+    "json_object": "if the server does not take response_format json_object, use "
+    "--structured-output none (the schema is then written into the prompt)",
+}
+
+
+def _transport_failure(
+    exc: CallFailed, attempts: int, usage: Usage, hint: str | None = None
+) -> JudgeReply[Any]:
+    reason = f"{exc.reason}; {hint}" if hint else exc.reason
     reply: JudgeReply[Any] = JudgeReply(
-        None, redact(exc.reason), None, usage, attempts=attempts + exc.attempts
+        None, redact(reason), None, usage, attempts=attempts + exc.attempts
     )
     reply._transient = True  # type: ignore[attr-defined]
     return reply

@@ -81,6 +81,10 @@ class Metric:
     formula: str = ""
     modes: tuple[tuple[str, Mode], ...] = ()  # (name, Mode) pairs; empty: no modes
     default_mode: str | None = None
+    # The definition's version (bump when the arithmetic changes) and the prompt files
+    # (``ragmeter/prompts/<family>.json``) it asks the judge with: a run's manifest records both.
+    version: str = "1"
+    prompts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.modes]

@@ -190,6 +190,7 @@ async def _generate(
 
 METRIC = Metric(
     name="faithfulness",
+    prompts=("common", "faithfulness"),
     description="RAGAS faithfulness: share of the answer's statements supported by the contexts "
     "(LLM judge; modes fast = P(yes) per sentence, generate = paper procedure).",
     requires=(("question", "answer", "contexts"),),

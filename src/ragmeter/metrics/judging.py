@@ -41,7 +41,11 @@ class Calls:
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
         if not reply.ok or reply.value is None:
-            raw = f"; raw output: {reply.raw[:200]!r}" if reply.raw else ""
+            # The reason whole; the model's raw output after it, marked when shortened.
+            raw = ""
+            if reply.raw:
+                cut = len(reply.raw) > 200
+                raw = f"; raw output{' (first 200 characters)' if cut else ''}: {reply.raw[:200]!r}"
             raise JudgeFailed(f"judge error ({what}): {reply.error or 'no value'}{raw}")
         return reply.value
 

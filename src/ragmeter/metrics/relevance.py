@@ -247,6 +247,7 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
+    prompts=("common", "relevance"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
     requires=(("question", "answer"),),
@@ -260,6 +261,7 @@ AR_METRIC = Metric(
 )
 CR_METRIC = Metric(
     name="context_relevance",
+    prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
     requires=(("question", "contexts"),),
