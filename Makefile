@@ -5,30 +5,64 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 DEMO_DATA ?= examples/rag_turns.jsonl
 
-.PHONY: demo test lint format bench meta-eval
+.PHONY: demo test test-fast lint format bench meta-eval examples
+
+# llama.cpp is built from source for this CPU, without the AMX kernels: on Xeons with AMX
+# (Sapphire Rapids and later) a native build of llama-cpp-python 0.3.36 crashes (SIGSEGV)
+# on any multi-token batch. The wheel is kept in the user cache, keyed by these flags, so a
+# fresh clone builds it once per machine; pip's own wheel cache ignores CMAKE_ARGS.
+LLAMA_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
+	-DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF
+LLAMA_KEY := $(shell printf '%s' '$(LLAMA_VERSION) $(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
+WHEELS := $(HOME)/.cache/ragmeter/wheels/llama-$(LLAMA_KEY)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+$(WHEELS)/.built: | $(PY)
+	mkdir -p $(WHEELS)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PIP) wheel --no-deps \
+		--no-cache-dir -w $(WHEELS) llama-cpp-python==$(LLAMA_VERSION)
+	touch $@
+
 # torch first, pinned: an unpinned torch pulls gigabytes of CUDA packages.
-$(VENV)/.base: pyproject.toml | $(PY)
+$(VENV)/.base: pyproject.toml $(WHEELS)/.built | $(PY)
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e ".[local,embed]"
+	$(PIP) install --force-reinstall --no-deps $(WHEELS)/llama_cpp_python-*.whl
+	$(PIP) install --find-links $(WHEELS) -e ".[local,embed]"
 	touch $@
 
 $(VENV)/.test: $(VENV)/.base pyproject.toml
-	$(PIP) install -e ".[local,embed,hf,test]"
+	$(PIP) install --find-links $(WHEELS) -e ".[local,embed,hf,test]"
+	touch $@
+
+# The report's browser test drives Debian's chromium through Playwright (Playwright's own
+# browser download is not used). Installed once, only when missing; needs root or sudo.
+$(VENV)/.browser: | $(PY)
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends chromium; \
+	fi
 	touch $@
 
 demo: $(VENV)/.base
 	$(VENV)/bin/ragmeter evaluate $(DEMO_DATA) --out ragmeter-out
 
-test: $(VENV)/.test
+# Everything CI must run: the import-layer contract, then the whole suite, slow tests included.
+test: $(VENV)/.test $(VENV)/.browser
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
+
+# The quick loop while coding: no real models, no real data sets (tests marked slow).
+test-fast: $(VENV)/.test
+	$(PY) -m pytest -m "not slow"
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: $(VENV)/.test
 	$(VENV)/bin/ruff format .
@@ -40,6 +74,19 @@ meta-eval: $(VENV)/.base
 	$(VENV)/bin/ragmeter meta-eval wikieval --data $(WIKIEVAL) --judge local \
 		--baselines k_precision,embedding_cosine --cache off \
 		--out benchmarks/results/meta_eval_wikieval_local.json
+
+# The compare example: two versions of one pipeline, evaluated, compared, reported.
+EXAMPLE := examples/compare
+EXAMPLE_METRICS := mrr,ndcg@10,token_f1
+examples: $(VENV)/.test $(VENV)/.browser
+	$(PY) $(EXAMPLE)/make_inputs.py
+	$(VENV)/bin/ragmeter evaluate $(EXAMPLE)/baseline.jsonl -m $(EXAMPLE_METRICS) -o $(EXAMPLE)/runs/baseline
+	$(VENV)/bin/ragmeter evaluate $(EXAMPLE)/reranked.jsonl -m $(EXAMPLE_METRICS) -o $(EXAMPLE)/runs/reranked
+	$(VENV)/bin/ragmeter compare $(EXAMPLE)/runs/baseline $(EXAMPLE)/runs/reranked --by topic \
+		--markdown $(EXAMPLE)/compare.md
+	$(VENV)/bin/ragmeter report $(EXAMPLE)/runs/baseline --compare $(EXAMPLE)/runs/reranked \
+		--by topic -o $(EXAMPLE)/report.html
+	$(PY) $(EXAMPLE)/screenshot.py $(EXAMPLE)/report.html docs/report.png
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/lexical.py

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from ragmeter._perf import relaxed_gc  # noqa: E402
+from ragmeter.backends.openai_compat import OpenAICompatBackend  # noqa: E402
+from ragmeter.engine import CachedJudge  # noqa: E402
 from ragmeter.engine.cache import CallCache  # noqa: E402
-from ragmeter.engine.engine import CachedJudge  # noqa: E402
 from ragmeter.engine.retry import RetryPolicy  # noqa: E402
-from ragmeter.judges.openai_compat import OpenAICompatBackend  # noqa: E402
 
 
 class Verdict(BaseModel):
@@ -75,7 +75,7 @@ async def run(url: str, calls: int, concurrency: int, cache_dir: str) -> tuple[f
         )
     )
     start = time.perf_counter()
-    with relaxed_gc():  # as model_runner does for every run
+    with relaxed_gc():  # as the runner does for every run
         replies = await asyncio.gather(
             *(
                 judge.structured(

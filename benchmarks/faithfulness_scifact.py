@@ -31,7 +31,7 @@ import numpy as np
 from ragmeter.config import settings_from_options
 from ragmeter.metrics.faithfulness import faithfulness
 from ragmeter.metrics.lexical import k_precision
-from ragmeter.model_runner import build_resources
+from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from ragmeter.judges.llamacpp import LocalJudge
+from ragmeter.backends.llamacpp import LocalJudge
 
 ROOT = Path(__file__).resolve().parent
 WIKIEVAL = Path("/work/shared/datasets/wikieval/wikieval.jsonl")

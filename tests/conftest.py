@@ -66,24 +66,30 @@ def embedded_judge():
     Skipped only outside CI when llama.cpp or the model packages are missing; in CI
     (CI=true, where `make test` installs them) a missing model is a failure, not a skip.
     """
-    import os
+    from needs import missing, require_module
+    from ragmeter.backends import model_store
+    from ragmeter.errors import ModelNotAvailable
 
-    from ragmeter.judges import embedded
+    require_module("llama_cpp")
+    from ragmeter.backends.llamacpp import LocalJudge
 
-    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-    if not in_ci:
-        pytest.importorskip("llama_cpp")
-    from ragmeter.judges.llamacpp import LocalJudge
-
-    model = embedded.DEFAULT_MODEL
+    model = model_store.DEFAULT_MODEL
     try:
-        embedded.find_parts(model)
-    except embedded.ModelNotAvailable as exc:
-        if not embedded.is_verified(model, embedded.model_path(model)):
-            if in_ci:
-                raise
-            pytest.skip(str(exc))
+        model_store.find_parts(model)
+    except ModelNotAvailable as exc:
+        if not model_store.is_verified(model, model_store.model_path(model)):
+            missing(str(exc))
     judge = LocalJudge(n_ctx=2048)
     judge.load()
     yield judge
     judge.close()
+
+
+def judged_rows(n: int = 6, lie: str = "The moon is made of cheese.") -> list[dict[str, Any]]:
+    """Rows whose answers hold one supported and (odd rows) one invented statement."""
+    rows = []
+    for i in range(1, n + 1):
+        answer = f"Fact {i} is that the sky is blue." + (f" {lie}" if i % 2 else "")
+        rows.append(make_row(i, answer=answer, topic="odd" if i % 2 else "even"))
+    rows.append(make_row(n + 1, contexts=[""], context_ids=["d-empty"], topic="even"))
+    return rows

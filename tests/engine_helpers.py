@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics import registry
-from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.base import Metric, Mode, Score
 
 
 class Support(BaseModel):
@@ -39,11 +39,12 @@ TEST_METRIC = Metric(
     acompute=_judged,
     needs=frozenset({"judge"}),
     default=False,
+    modes=(("fast", Mode(needs=frozenset({"judge"}))),),  # one mode, so --mode can name it
+    default_mode="fast",
 )
 
 
 def ensure_registered() -> str:
-    registry._ensure_loaded()
     if TEST_METRIC.name not in registry._FIXED:
         registry.register(TEST_METRIC)
     return TEST_METRIC.name

@@ -5,6 +5,12 @@ Replies are scripted (a function of the request body) and faults are injected on
 schema-violating JSON content, an HTTP body that is not JSON, and dropped connections.
 Every request is counted, so tests can prove that a cached re-run sends nothing.
 
+``structured`` sets what structured output the server accepts, as real servers differ:
+"all" (OpenAI, vLLM), "json_object" (llama.cpp's server: HTTP 500 to json_schema), "none"
+(HTTP 400 to any response_format). Without a json_schema the server answers with an instance
+of a JSON schema written into the prompt (``JSON schema:`` then the schema), as a model that
+follows the instruction would.
+
 Run standalone (for benchmarks and kill tests): ``python tests/fake_server.py --latency 0.05``
 prints ``URL http://127.0.0.1:PORT/v1`` and serves until killed.
 """
@@ -83,7 +89,10 @@ class FakeOpenAIServer:
         slow_seconds: float = 2.0,
         retry_after: str = "0",
         yes_logprob: float = -0.2,
+        structured: str = "all",
     ) -> None:
+        assert structured in ("all", "json_object", "none")
+        self.structured = structured
         self.latency = latency
         self.fault_fn = fault_fn
         self.script = script
@@ -179,7 +188,7 @@ class FakeOpenAIServer:
             content = self.script(body) if self.script else None
             if content is None:
                 fmt = body.get("response_format") or {}
-                schema = (fmt.get("json_schema") or {}).get("schema")
+                schema = (fmt.get("json_schema") or {}).get("schema") or _prompt_schema(messages)
                 content = json.dumps(synth(schema)) if schema else "ok"
             if fault == "malformed":
                 content = '{"verdict": "yes", "reason": '  # cut short
@@ -220,6 +229,24 @@ class FakeOpenAIServer:
             "model": body.get("model", "fake"),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+
+def _prompt_schema(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A JSON schema written into the last user message after ``JSON schema:``, if any."""
+    for m in reversed(messages):
+        if m.get("role") != "user":
+            continue
+        text = str(m.get("content", ""))
+        at = text.rfind("JSON schema:")
+        if at < 0:
+            return None
+        start = text.find("{", at)
+        try:
+            schema, _ = json.JSONDecoder().raw_decode(text[start:])
+        except ValueError:
+            return None
+        return schema if isinstance(schema, dict) else None
+    return None
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -298,6 +325,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        kind = (body.get("response_format") or {}).get("type")
+        if kind == "json_schema" and srv.structured == "json_object":
+            self._error(500, "Either 'json_schema' or 'grammar' can be specified, but not both")
+            return
+        if kind and srv.structured == "none":
+            self._error(400, f"response_format {kind!r} is not supported")
             return
         if fault == "slow":
             time.sleep(srv.slow_seconds)

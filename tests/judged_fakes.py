@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from ragmeter.judges.base import JudgeReply, Usage
+from ragmeter.protocols import JudgeReply, Usage
 
 Verdict = Callable[[str], float]  # last user message -> P(yes)
 Structured = Callable[[str, type[BaseModel]], Any]  # last user message, schema -> dict | error

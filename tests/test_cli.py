@@ -61,7 +61,7 @@ def test_internal_error_exits_1_without_traceback(monkeypatch, capsys, example_j
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr("ragmeter.runner.evaluate", broken)
+    monkeypatch.setattr("ragmeter.cli.evaluate.run_evaluate", broken)
     monkeypatch.setattr(sys, "argv", ["ragmeter", "evaluate", str(example_jsonl), "-m", "mrr"])
     with pytest.raises(SystemExit) as exit_info:
         cli.main()
@@ -92,7 +92,11 @@ def test_metrics_lists_names_fields_and_definitions():
     assert "answer+contexts" in result.output
     assert "TREC" in result.output
     faithfulness = next(line for line in result.output.splitlines() if "faithfulness " in line)
-    assert "needs judge (uses embedder when configured)" in faithfulness
+    assert "needs fast (default): judge (uses embedder when configured); generate: judge" in (
+        faithfulness
+    )
+    relevance = next(x for x in result.output.splitlines() if x.startswith("answer_relevance "))
+    assert "fast (default): judge; generate: embedder, judge" in relevance
 
 
 def test_installed_entry_point_exit_codes(tmp_path, example_jsonl):

@@ -12,20 +12,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from ragmeter import embedders
-from ragmeter.embedders import (
-    EmbedderUnavailable,
+from needs import missing
+from ragmeter.backends import embedders
+from ragmeter.backends.embedders import (
     OpenAICompatEmbedder,
     SentenceTransformerEmbedder,
-    l2_normalise,
     make_embedder,
 )
-from ragmeter.judges.base import Embedder
+from ragmeter.errors import EmbedderUnavailable
+from ragmeter.protocols import Embedder
+from ragmeter.vectors import unit_rows
+
+
+def l2_normalise(m: np.ndarray) -> np.ndarray:
+    return unit_rows(m, np.float32)
+
 
 SECRET = "sk-test-embedder-secret-1234567890"
 
 
-def test_l2_normalise_rows_and_zero_vector() -> None:
+def test_unit_rows_normalises_rows_and_keeps_zero_vectors() -> None:
     m = l2_normalise(np.array([[3.0, 4.0], [0.0, 0.0]]))
     assert np.allclose(m, [[0.6, 0.8], [0.0, 0.0]]) and m.dtype == np.float32
     assert l2_normalise(np.array([1.0, 0.0])).shape == (1, 2)
@@ -150,7 +156,7 @@ def minilm() -> SentenceTransformerEmbedder:
     try:
         emb = make_embedder("local")
     except EmbedderUnavailable as exc:
-        pytest.skip(str(exc))
+        missing(str(exc))
     assert isinstance(emb, SentenceTransformerEmbedder)
     return emb
 

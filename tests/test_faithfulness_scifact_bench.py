@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from needs import missing
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "faithfulness_scifact.py"
 _spec = importlib.util.spec_from_file_location("faithfulness_scifact", BENCH)
 assert _spec is not None and _spec.loader is not None
@@ -22,7 +24,7 @@ def test_auc_counts_ties_half():
 
 def test_load_claims_takes_n_per_label_in_id_order():
     if not (bench.DEFAULT_DATA / "queries.jsonl").is_file():
-        pytest.skip("SciFact is not beside the checkout")
+        missing(f"SciFact is not beside the checkout ({bench.DEFAULT_DATA})")
     claims = bench.load_claims(bench.DEFAULT_DATA, 5)
     labels = [label for _, label, _, _ in claims]
     assert labels == ["SUPPORT"] * 5 + ["CONTRADICT"] * 5

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import ragmeter
+from needs import require_module
 from ragmeter.io import write_jsonl
 from ragmeter.sample import LIST_FIELDS
 
@@ -90,7 +91,7 @@ def test_pandas_dataframe_with_missing_cells(rows):
 
 
 def test_hf_datasets(rows, expected):
-    datasets = pytest.importorskip("datasets")
+    datasets = require_module("datasets")
     assert _core(ragmeter.load(datasets.Dataset.from_list(rows))) == expected
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.judges.base import Resources
 from ragmeter.metrics.faithfulness import faithfulness
 from ragmeter.metrics.perplexity import context_relevance_perplexity
 from ragmeter.metrics.relevance import answer_relevance, context_relevance
+from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_judge]

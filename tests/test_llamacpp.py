@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 from pydantic import BaseModel, Field
 
-from ragmeter.judges import embedded
-from ragmeter.judges.base import Judge, Scorer
-from ragmeter.judges.llamacpp import LocalJudge, _log_softmax, _longest_prefix
+from needs import require_module
+from ragmeter.backends import model_store
+from ragmeter.backends.llamacpp import LocalJudge, _longest_prefix
+from ragmeter.protocols import Judge, Scorer
+from ragmeter.vectors import log_softmax as _log_softmax
 
 PV = "test-v1"
 
@@ -32,7 +34,7 @@ def test_helpers() -> None:
 
 
 def test_missing_gguf_path_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(embedded.ModelNotAvailable, match="GGUF file not found"):
+    with pytest.raises(model_store.ModelNotAvailable, match="GGUF file not found"):
         LocalJudge(tmp_path / "nope.gguf")
 
 
@@ -41,14 +43,14 @@ def test_user_gguf_name_carries_its_sha(tmp_path: Path, monkeypatch) -> None:
     f = tmp_path / "my-model.Q4.gguf"
     f.write_bytes(b"not really a gguf")
     judge = LocalJudge(f)
-    sha = embedded.sha256_file(f)
+    sha = model_store.sha256_file(f)
     assert judge.name == f"gguf:my-model.Q4.gguf+{sha[:12]}"
     assert isinstance(judge, Judge) and isinstance(judge, Scorer)
     judge.close()
 
 
 async def test_broken_gguf_gives_error_replies_not_exceptions(tmp_path: Path, monkeypatch) -> None:
-    pytest.importorskip("llama_cpp")
+    require_module("llama_cpp")
     monkeypatch.setenv("RAGMETER_HOME", str(tmp_path / "home"))
     f = tmp_path / "broken.gguf"
     f.write_bytes(b"GGUF" + b"\0" * 64)
@@ -61,16 +63,16 @@ async def test_broken_gguf_gives_error_replies_not_exceptions(tmp_path: Path, mo
 
 
 async def test_missing_embedded_model_says_how_to_install(tmp_path: Path, monkeypatch) -> None:
-    pytest.importorskip("llama_cpp")
+    require_module("llama_cpp")
     monkeypatch.setenv("RAGMETER_HOME", str(tmp_path / "home"))
 
     def nothing(dist: str, version: str) -> Path:
         raise FileNotFoundError(f"package {dist}=={version} is not installed")
 
-    monkeypatch.setattr(embedded, "locate_part", nothing)
+    monkeypatch.setattr(model_store, "locate_part", nothing)
     judge = LocalJudge()
     assert judge.name == "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
-    with pytest.raises(embedded.ModelNotAvailable, match=r"ragmeter\[local\]"):
+    with pytest.raises(model_store.ModelNotAvailable, match=r"ragmeter\[local\]"):
         judge.load()
     reply = await judge.structured([{"role": "user", "content": "x"}], _Verdict, prompt_version=PV)
     assert not reply.ok and "ragmeter models install" in (reply.error or "")

@@ -8,7 +8,6 @@ import pytest
 
 from judged_fakes import HashEmbedder, ScriptedJudge
 from ragmeter.errors import DataError
-from ragmeter.judges.base import Resources
 from ragmeter.meta_eval import (
     PairScorer,
     build_scorers,
@@ -17,6 +16,7 @@ from ragmeter.meta_eval import (
     wikieval_pairs,
 )
 from ragmeter.metrics.base import Score
+from ragmeter.protocols import Resources
 
 ROWS = [
     {
@@ -144,7 +144,7 @@ def test_cli_meta_eval_end_to_end_on_fake_server(data, tmp_path):
     """The command on an OpenAI-compatible scripted server: table, JSON and RESULT line."""
     from typer.testing import CliRunner
 
-    fake_server = pytest.importorskip("fake_server")
+    import fake_server
     from ragmeter.cli import app
 
     out = tmp_path / "meta.json"
@@ -186,7 +186,7 @@ def test_cli_meta_eval_dimensions_restricts_pairs_and_scorers(data, tmp_path):
     """--dimensions faithfulness scores only that dimension; an unknown one is a data error."""
     from typer.testing import CliRunner
 
-    fake_server = pytest.importorskip("fake_server")
+    import fake_server
     from ragmeter.cli import app
 
     out = tmp_path / "meta.json"
@@ -209,3 +209,40 @@ def test_cli_meta_eval_dimensions_restricts_pairs_and_scorers(data, tmp_path):
     assert payload["agreement"]["answer_relevance"] is None
     assert bad.exit_code != 0
     assert "nope" in bad.output
+
+
+def test_python_api_runs_the_whole_meta_eval(data, monkeypatch):
+    """ragmeter.meta_eval.run: the same work as the CLI, from Python, with a report object."""
+    import fake_server
+    from ragmeter import Settings, meta_eval
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    seen: list[str] = []
+    with fake_server.FakeOpenAIServer() as server:
+        settings = Settings(judge="openai:fake", base_url=server.url, embedder="none", cache="off")
+        report = meta_eval.run(
+            "wikieval",
+            data,
+            settings=settings,
+            baselines=["k_precision"],
+            dimensions=["faithfulness"],
+            progress=seen.append,
+        )
+    assert report.payload["dimensions"] == ["faithfulness"]
+    assert set(report.agreement) == set(meta_eval.DIMENSIONS)
+    assert report.agreement["faithfulness"] is not None
+    assert report.agreement["answer_relevance"] is None  # not run
+    assert {r.name for r in report.results} == {"ragas:faithfulness", "k_precision"}
+    assert report.result_line().startswith("RESULT faithfulness=")
+    assert seen and "rows" in seen[-1]
+
+
+def test_python_api_refuses_bad_requests_before_any_work(data):
+    from ragmeter import ResourceUnavailable, Settings, meta_eval
+
+    with pytest.raises(DataError, match="unknown dataset"):
+        meta_eval.run("nope", data)
+    with pytest.raises(DataError, match="unknown dimension"):
+        meta_eval.run("wikieval", data, dimensions=["bogus"])
+    with pytest.raises(ResourceUnavailable, match="no judge configured"):
+        meta_eval.run("wikieval", data, settings=Settings(judge="none", cache="off"))

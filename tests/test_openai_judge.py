@@ -9,14 +9,14 @@ import pytest
 from pydantic import BaseModel
 
 from fake_server import FakeOpenAIServer
-from ragmeter.engine.backend import ChatRequest
-from ragmeter.engine.retry import TransientError, classify
-from ragmeter.judges.openai_compat import (
+from ragmeter.backends.openai_compat import (
     ConfigError,
     OpenAICompatBackend,
     public_url,
     resolve_api_key,
 )
+from ragmeter.engine.retry import TransientError, classify
+from ragmeter.protocols import ChatRequest
 
 
 class Claim(BaseModel):
@@ -109,7 +109,7 @@ def test_public_url() -> None:
 
 
 def test_litellm_is_an_optional_extra() -> None:
-    from ragmeter.judges import litellm_backend
+    from ragmeter.backends import litellm_backend
 
     try:
         import litellm  # noqa: F401

@@ -6,15 +6,14 @@ import math
 
 import pytest
 
-pytest.importorskip("transformers")
+from needs import require_module
+
+require_module("transformers")
 import torch
 
-from ragmeter.judges.base import JudgeReply, Resources, TokenLogprobs
-from ragmeter.metrics.perplexity import (
-    PROMPT,
-    HFScorer,
-    context_relevance_perplexity,
-)
+from ragmeter.backends.hf import HFScorer
+from ragmeter.metrics.perplexity import PROMPT, context_relevance_perplexity
+from ragmeter.protocols import JudgeReply, Resources, TokenLogprobs
 from ragmeter.sample import Sample
 from tiny_hf import build_gpt2, build_t5
 

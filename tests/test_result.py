@@ -11,8 +11,9 @@ from tests.conftest import LEXICAL, make_row
 
 import ragmeter
 from ragmeter.metrics.base import Metric, Score
+from ragmeter.plan import plan_metrics
 from ragmeter.result import aggregate, bootstrap_ci
-from ragmeter.runner import _run_compute, plan_metrics
+from ragmeter.runner import _run_compute
 
 
 def test_partial_rows_score_the_others_and_list_the_skipped(rows):
@@ -120,6 +121,9 @@ def test_exports(tmp_path, rows):
     kp = summary["metrics"]["k_precision"]
     assert kp["n_ok"] == 2 and kp["n_undefined"] == 1
     assert kp["ci_low"] <= kp["mean"] <= kp["ci_high"]
-    assert summary["n_failures"] == 1 and summary["failures"][0]["question_id"] == "q3"
+    # undefined is not a failure: counted apart, as not applicable
+    assert summary["n_failed"] == 0 and summary["failures"] == []
+    assert summary["n_undefined"] == 1 and summary["n_not_applicable"] == 1
+    assert summary["not_applicable"][0]["question_id"] == "q3"
     assert summary["config"]["seed"] == 0
     assert "NaN" not in summary_path.read_text() + scores_path.read_text()

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+from needs import missing, require_module
+
+pytrec_eval = require_module("pytrec_eval")
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval_crosscheck.py"
 _spec = importlib.util.spec_from_file_location("retrieval_crosscheck", BENCH)
@@ -55,8 +57,8 @@ def test_random_runs_with_ties_agree_with_pytrec_eval():
 @pytest.mark.slow
 def test_bm25_on_scifact_agrees_with_pytrec_eval_per_query():
     if not (crosscheck.DATA / "corpus.jsonl").exists():
-        pytest.skip(f"SciFact not found at {crosscheck.DATA}")
-    pytest.importorskip("bm25s")
+        missing(f"SciFact not found at {crosscheck.DATA}")
+    require_module("bm25s")
     report = crosscheck.crosscheck(crosscheck.DATA, k=100)
     assert report["queries"] == 300
     for measure, row in report["measures"].items():

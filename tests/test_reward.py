@@ -6,11 +6,16 @@ import math
 
 import pytest
 
-pytest.importorskip("transformers")
+from needs import require_module
+
+require_module("transformers")
 import torch
 
-from ragmeter.judges.base import Resources
-from ragmeter.metrics.reward import HFRewardModel, answer_reward
+from ragmeter.backends.hf import HFRewardModel
+from ragmeter.config import Settings
+from ragmeter.metrics.reward import answer_reward
+from ragmeter.protocols import Resources
+from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 from tiny_hf import build_reward
 
@@ -31,9 +36,13 @@ async def test_reward_is_sigmoid_of_the_logit(tmp_path):
     assert s.status == "ok"
     assert s.details["logit"] == pytest.approx(logit, rel=1e-5)
     assert s.value == pytest.approx(1 / (1 + math.exp(-logit)), rel=1e-5)
-    # a path string works too
-    s2 = await answer_reward(S, Resources(reward_model=str(path)))
+    # a path in the options works too: the run's resources load the model from it
+    built = build_resources(Settings(options={"reward_model": str(path)}), {"reward_model"})
+    s2 = await answer_reward(S, built.resources)
     assert s2.value == pytest.approx(s.value)
+    # a bare path handed to the metric is refused with a reason, not loaded behind its back
+    s3 = await answer_reward(S, Resources(reward_model=str(path)))
+    assert s3.status == "failed" and "option reward_model" in s3.reason
 
 
 async def test_without_model_says_how_to_configure():

@@ -243,8 +243,18 @@ def _where(case: Case) -> list[str]:
     return parts
 
 
-def test_at_least_fifteen_distinct_kinds():
-    assert len({c.name for c in CASES}) == len(CASES) >= 15
+def test_at_least_fifteen_distinct_kinds(tmp_path):
+    """The library tells at least 15 kinds of bad input apart: each case's expected message
+    is a different one, and the library really produces it for that case."""
+    produced = set()
+    for i, case in enumerate(CASES):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        with pytest.raises(DataError) as err:
+            ragmeter.evaluate(_write(folder, case), case.metrics, n_resamples=0)
+        if any(case.message in p.message for p in err.value.problems):
+            produced.add(case.message)
+    assert len(produced) == len({c.message for c in CASES}) >= 15, produced
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from ragmeter.errors import DataError, Problem
+from ragmeter.redact import public_url
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
@@ -61,7 +62,14 @@ class Settings(BaseModel):
     )
     seed: int = 0
     temperature: float = Field(0.0, ge=0)
-    structured_mode: str = Field("json_schema", pattern="^(json_schema|json_object|none)$")
+    structured_mode: str = Field(
+        "auto",
+        pattern="^(auto|json_schema|json_object|none)$",
+        description="structured output a remote judge is asked for; auto: found at preflight",
+    )
+    preflight: bool = Field(
+        True, description="send one tiny request to a remote judge before the run"
+    )
     n_ctx: int | None = Field(None, ge=512, description="local judge window (tokens)")
     n_threads: int | None = Field(None, ge=1, description="local judge threads")
     modes: dict[str, str] = Field(default_factory=dict, description="metric -> mode")
@@ -102,6 +110,10 @@ class Settings(BaseModel):
     @property
     def judge_model(self) -> str:
         return self.judge.split(":", 1)[1] if ":" in self.judge else ""
+
+    def metric_options(self) -> dict[str, Any]:
+        """What metrics read from ``Resources.options``: the knobs plus the chosen modes."""
+        return {**self.options, "modes": dict(self.modes)}
 
     def public_dict(self) -> dict[str, Any]:
         """The settings as recorded in results: no key, ever (only the variable's name)."""
@@ -173,8 +185,6 @@ class Settings(BaseModel):
 def _public_url(url: str | None) -> str | None:
     if url is None:
         return None
-    from ragmeter.judges.openai_compat import public_url
-
     return public_url(url)
 
 

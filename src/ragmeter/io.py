@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +245,32 @@ def _is_hf_dataset(obj: Any) -> bool:
     return type(obj).__module__.startswith("datasets") and hasattr(obj, "features")
 
 
+@contextlib.contextmanager
+def atomic_open(path: str | Path) -> Iterator[Any]:
+    """A text file written beside ``path`` and renamed over it on success (os.replace), so a
+    crash or a full disk never leaves half a file under the final name."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(data: Any, path: str | Path) -> None:
+    """Pretty JSON, written atomically."""
+    with atomic_open(path) as fh:
+        fh.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
 def write_jsonl(rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
-    with Path(path).open("w", encoding="utf-8") as fh:
+    """One JSON object a line, written atomically."""
+    with atomic_open(path) as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
 from ragmeter.sample import Sample
 
@@ -130,6 +130,7 @@ class EvaluationResult:
     notes: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)  # run.json (see manifest.py)
 
     def score(self, metric: str, question_id: str) -> Score:
         for sample, sc in zip(self.samples, self.scores[metric], strict=True):
@@ -155,13 +156,50 @@ class EvaluationResult:
 
     @property
     def n_failed(self) -> int:
+        """Scores that should have a value and do not (judge, model or internal error)."""
         return sum(a.n_failed for a in self.aggregates.values())
 
+    @property
+    def n_not_applicable(self) -> int:
+        """Scores without a value by definition (undefined) or for lack of inputs (skipped)."""
+        return sum(a.n_undefined + a.n_skipped for a in self.aggregates.values())
+
+    def failure_rate(self) -> float:
+        """Failed scores over the scores a run had to compute (skipped ones excluded)."""
+        attempted = sum(a.n - a.n_skipped for a in self.aggregates.values())
+        return self.n_failed / attempted if attempted else 0.0
+
+    def exit_code(self, max_failure_rate: float = 0.0) -> int:
+        """What the CLI exits with for this result: 0 when every requested score was computed
+        or is not applicable by definition, 1 when the share of failed scores exceeds
+        ``max_failure_rate`` (0.0: any failure). Usage errors (2) and aborted runs (3) raise
+        before a result exists."""
+        if not 0.0 <= max_failure_rate <= 1.0:
+            raise ValueError(f"max_failure_rate must be in [0, 1], not {max_failure_rate}")
+        if self.n_failed == 0:
+            return 0
+        return 1 if self.failure_rate() > max_failure_rate else 0
+
     def records(self) -> list[dict[str, Any]]:
-        """One JSON-ready object per sample: question_id, one key per metric, then why/how."""
+        """One self-describing JSON-ready object per sample.
+
+        The sample itself (question_id, question, answer, contexts, context_ids when given,
+        metadata = the pass-through columns) comes first so that a run directory alone is
+        enough to compare, slice and report; then one key per metric; then status / reasons /
+        details for the metrics that need them. Readers accept rows without the sample keys
+        (runs written before they were added).
+        """
         rows = []
         for i, sample in enumerate(self.samples):
-            row: dict[str, Any] = {"question_id": sample.question_id}
+            row: dict[str, Any] = {
+                "question_id": sample.question_id,
+                "question": sample.question,
+                "answer": sample.answer,
+                "contexts": sample.contexts,
+            }
+            if sample.context_ids is not None:
+                row["context_ids"] = sample.context_ids
+            row["metadata"] = dict(sample.metadata)
             reasons: dict[str, str] = {}
             status: dict[str, str] = {}
             details: dict[str, Any] = {}
@@ -191,11 +229,19 @@ class EvaluationResult:
         return frame
 
     def summary(self) -> dict[str, Any]:
+        """Aggregates, and what has no value split by why: ``failures`` (status failed: something
+        went wrong) apart from ``not_applicable`` (undefined or skipped: nothing to compute)."""
+        rows = self.failures()
         return {
             "n_samples": len(self.samples),
             "metrics": {m: self.aggregates[m].to_dict() for m in self.metrics},
-            "n_failures": len(self.failures()),
-            "failures": self.failures(),
+            "n_failed": self.n_failed,
+            "n_undefined": sum(a.n_undefined for a in self.aggregates.values()),
+            "n_skipped": sum(a.n_skipped for a in self.aggregates.values()),
+            "n_not_applicable": self.n_not_applicable,
+            "failure_rate": round(self.failure_rate(), 6),
+            "failures": [r for r in rows if r["status"] == "failed"],
+            "not_applicable": [r for r in rows if r["status"] != "failed"],
             "notes": self.notes,
             "usage": self.usage,
             "config": self.config,
@@ -207,12 +253,15 @@ class EvaluationResult:
         write_jsonl(self.records(), path)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
-        """Write scores.jsonl and summary.json into out_dir; returns both paths."""
+        """Write scores.jsonl, summary.json and run.json (the manifest) into out_dir, each
+        atomically (temp file + rename); returns the paths of the first two."""
+        from ragmeter.io import write_json
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
         self.to_jsonl(scores_path)
-        summary_path.write_text(
-            json.dumps(self.summary(), indent=2, ensure_ascii=False, default=str), encoding="utf-8"
-        )
+        write_json(self.summary(), summary_path)
+        if self.manifest:
+            write_manifest(out, self.manifest)
         return scores_path, summary_path

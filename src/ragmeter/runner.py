@@ -1,7 +1,11 @@
-"""evaluate(): load -> validate -> plan -> compute -> aggregate.
+"""evaluate(): load -> validate -> plan -> check --out -> build resources -> preflight ->
+score -> aggregate -> result (-> write).
 
+Usage errors (data, metrics, modes, settings, an unusable --out) raise before any judge call.
 Nothing computed is lost: an exception in one (sample, metric) becomes a failed Score with
-its reason and the run goes on; rows lacking a metric's inputs are skipped and listed.
+its reason and the run goes on; rows lacking a metric's inputs are skipped and listed. Only
+an unreachable judge (``JudgeUnreachable``, from the preflight or the circuit breaker) stops
+the run; every call already answered is in the cache, so running it again resumes.
 """
 
 from __future__ import annotations
@@ -9,63 +13,27 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
-from ragmeter._perf import gc_paused
-from ragmeter.errors import DataError, MetricError, Problem
+from ragmeter._perf import gc_paused, relaxed_gc
+from ragmeter.config import Settings, as_settings
+from ragmeter.errors import RunAborted
 from ragmeter.io import load
+from ragmeter.manifest import (
+    build_manifest,
+    fingerprint,
+    input_facts,
+    prepare_out,
+    write_manifest,
+)
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.registry import default_metrics, resolve
+from ragmeter.plan import needs_of, plan_metrics
+from ragmeter.resources import Built, available_needs, build_resources
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
-
-
-def plan_metrics(
-    samples: Sequence[Sample],
-    metrics: Sequence[str] | str | None,
-    notes: list[str],
-    available_needs: set[str] | None = None,
-) -> list[Metric]:
-    """Pick the metrics to run and check that each requested one applies to some row."""
-    if metrics is None or (isinstance(metrics, (list, tuple)) and not metrics):
-        chosen = []
-        for m in default_metrics():
-            if not any(m.missing(s) is None for s in samples):
-                continue
-            if available_needs is not None and not m.needs <= available_needs:
-                lacking = ", ".join(sorted(m.needs - available_needs))
-                notes.append(f"not run: {m.name} (no {lacking} available)")
-                continue
-            chosen.append(m)
-        if not chosen:
-            raise DataError(
-                [
-                    Problem(
-                        None,
-                        None,
-                        "no metric applies: every metric needs fields "
-                        "that no row has (see `ragmeter metrics`)",
-                    )
-                ]
-            )
-        return chosen
-    try:
-        chosen = resolve(metrics)
-    except MetricError as exc:
-        raise DataError([Problem(None, "metrics", str(exc))]) from None
-    problems = []
-    for m in chosen:
-        if not any(m.missing(s) is None for s in samples):
-            problems.append(
-                Problem(
-                    None,
-                    m.required_text(),
-                    f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
-                )
-            )
-    if problems:
-        raise DataError(problems)
-    return chosen
+from ragmeter.scheduler import score_all
 
 
 def _run_compute(metric: Metric, sample: Sample) -> Score:
@@ -95,12 +63,18 @@ def evaluate(
     seed: int = 0,
     settings: Any = None,
     progress: bool = False,
+    out: str | Path | None = None,
+    overwrite: bool = False,
 ) -> EvaluationResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
     ``data`` is anything ``ragmeter.load`` takes. ``metrics`` is a list of names or a
     comma-separated string; by default every metric whose inputs are present in some row.
-    ``settings`` configures judges and embedders for the model-based metrics.
+    ``settings`` configures judges and embedders for the model-based metrics. With ``out``,
+    the directory is checked before any work and scores.jsonl, summary.json and run.json are
+    written into it; a directory holding a run with other settings raises OutputError unless
+    ``overwrite``. Raises a UsageError before any work, JudgeUnreachable (a RunAborted) when
+    the judge cannot be reached.
     """
     holder: list[EvaluationResult] = []
 
@@ -117,6 +91,8 @@ def evaluate(
                 seed=seed,
                 settings=settings,
                 progress=progress,
+                out=out,
+                overwrite=overwrite,
             )
         )
 
@@ -133,13 +109,33 @@ async def aevaluate(
     seed: int = 0,
     settings: Any = None,
     progress: bool = False,
+    out: str | Path | None = None,
+    overwrite: bool = False,
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     started = time.perf_counter()
+    started_at = datetime.now(timezone.utc)
+    s = as_settings(settings)
     samples = load(data)
     notes: list[str] = []
-    available = _available_needs(settings) if metrics is None else None
-    chosen = plan_metrics(samples, metrics, notes, available)
+    available = available_needs(s) if metrics is None else None
+    chosen = plan_metrics(samples, metrics, notes, available, s.metric_options())
+    fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    out_dir = prepare_out(out, fp, overwrite=overwrite) if out is not None else None
+    facts: dict[str, Any] = {}
+
+    def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
+        return build_manifest(
+            status=status,
+            fp=fp,
+            metrics=chosen,
+            settings=s,
+            input_=input_facts(data, samples),
+            facts=facts,
+            usage=usage,
+            started_at=started_at,
+            wall_s=time.perf_counter() - started,
+        )
 
     scores: dict[str, list[Score]] = {}
     sync = [m for m in chosen if not m.is_async]
@@ -160,11 +156,23 @@ async def aevaluate(
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
     if model_metrics:
-        from ragmeter.model_runner import run_model_metrics
-
-        model_scores, usage = await run_model_metrics(
-            model_metrics, samples, settings, progress=progress
-        )
+        try:
+            model_scores, usage = await run_model_metrics(
+                model_metrics, samples, s, progress=progress, facts=facts
+            )
+        except RunAborted as exc:
+            hint = (
+                f" Every call already answered is kept in the cache ({s.cache}): run the same "
+                "command again to resume."
+                if s.cache
+                else " The cache is off, so nothing computed was kept."
+            )
+            if out_dir is not None:
+                aborted = manifest("aborted", {})
+                aborted["error"] = str(exc)
+                write_manifest(out_dir, aborted)
+            exc.args = (f"{exc}.{hint}",)
+            raise
         scores.update(model_scores)
 
     names = [m.name for m in chosen]
@@ -187,9 +195,8 @@ async def aevaluate(
             notes.append(note)
     usage["wall_s"] = round(time.perf_counter() - started, 3)
     config = {"metrics": names, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
-    if settings is not None and hasattr(settings, "public_dict"):
-        config["settings"] = settings.public_dict()
-    return EvaluationResult(
+    config["settings"] = s.public_dict()
+    result = EvaluationResult(
         samples=samples,
         metrics=names,
         scores=scores,
@@ -197,13 +204,55 @@ async def aevaluate(
         notes=notes,
         usage=usage,
         config=config,
+        manifest=manifest("complete", usage),
     )
+    if out_dir is not None:
+        result.write(out_dir)
+    return result
 
 
-def _available_needs(settings: Any) -> set[str]:
-    """Which model resources can be had without an explicit request (used for defaults)."""
+async def run_model_metrics(
+    metrics: Sequence[Metric],
+    samples: Sequence[Sample],
+    settings: Settings | dict[str, Any] | None = None,
+    *,
+    progress: bool = False,
+    facts: dict[str, Any] | None = None,
+) -> tuple[dict[str, list[Score]], dict[str, Any]]:
+    """Scores of every model-based metric on every sample, and what it cost.
+
+    ``facts`` (when given) receives what the manifest records about the judge and embedder.
+    """
+    s = as_settings(settings)
+    started = time.perf_counter()
+    built = await asyncio.to_thread(build_resources, s, needs_of(metrics, s.metric_options()))
+    # A local model is one worker: run (metric, sample) tasks one by one so consecutive
+    # prompts share their prefix in its KV cache; remote servers take 2x concurrency.
+    limit = 1 if built.local else 2 * s.concurrency
     try:
-        from ragmeter.model_runner import available_needs
-    except ImportError:
-        return set()
-    return available_needs(settings)
+        preflight = await _preflight(built, s)
+        if facts is not None:
+            facts.update(built.facts)
+            if preflight and facts.get("judge") is not None:
+                facts["judge"] = {**facts["judge"], **preflight}
+        with relaxed_gc():
+            scores = await score_all(metrics, samples, built, limit, progress)
+    finally:
+        await built.aclose()
+    usage = built.accountant.summary()
+    usage["judge"] = built.resources.judge.name if built.resources.judge else None
+    usage["embedder"] = built.resources.embedder.name if built.resources.embedder else None
+    usage["unavailable"] = dict(built.unavailable)
+    usage["model_wall_s"] = round(time.perf_counter() - started, 3)
+    return scores, usage
+
+
+async def _preflight(built: Built, s: Settings) -> dict[str, Any]:
+    """One tiny request to a remote judge before the first row (``Settings.preflight``):
+    an unreachable judge raises JudgeUnreachable now, and ``structured_mode="auto"`` is
+    settled for this endpoint. Runs here, in the run's event loop, because the backend's
+    HTTP client belongs to the loop it was first used in."""
+    judge = built.resources.judge
+    if not s.preflight or built.local or judge is None or not hasattr(judge, "preflight"):
+        return {}
+    return dict(await judge.preflight())

@@ -17,8 +17,12 @@ import numpy as np
 from pydantic import BaseModel
 
 from ragmeter.engine.accounting import Accountant
-from ragmeter.engine.engine import CachedEmbedder, CachedJudge, CachedScorer, parse_structured
-from ragmeter.judges.base import JudgeReply, Message, TokenLogprobs, Usage
+from ragmeter.engine.embedder import CachedEmbedder
+from ragmeter.engine.judge import CachedJudge
+from ragmeter.engine.parsing import parse_structured
+from ragmeter.engine.scorer import CachedScorer
+from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
+from ragmeter.vectors import unit_rows
 
 M = TypeVar("M", bound=BaseModel)
 CHARS_PER_TOKEN = 4.0
@@ -144,8 +148,7 @@ class DryRunEmbedder:
         else:
             self.accountant.record(self.name, cached=True)
         rng = np.random.default_rng(len(texts))
-        matrix = rng.normal(size=(len(texts), self.dim)).astype(np.float32)
-        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = unit_rows(rng.normal(size=(len(texts), self.dim)), np.float32)
         return JudgeReply(matrix)
 
 

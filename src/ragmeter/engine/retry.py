@@ -16,20 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragmeter.errors import PermanentError, TransientError
+
+UNREACHABLE_STATUS = frozenset({401, 403, 404})
+
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-
-
-class TransientError(Exception):
-    """A failure that may go away on retry (rate limit, 5xx, time-out, dropped connection)."""
-
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-
-
-class PermanentError(Exception):
-    """A failure that another identical request will not fix (400, 401, 404, ...)."""
 
 
 @dataclass(frozen=True)
@@ -101,3 +92,50 @@ def classify(exc: BaseException) -> tuple[bool, float | None]:
     if any(word in name for word in ("timeout", "connection", "ratelimit", "unavailable")):
         return True, None
     return False, None
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen and len(out) < 10:
+        seen.add(id(cur))
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why the endpoint cannot be reached at all, or None for any other fault.
+
+    Connection refused, DNS, TLS and HTTP 401/403/404 say the endpoint is wrong or refuses
+    us: every further call would fail the same way. The openai SDK's aiohttp transport
+    reports a refused connection as ``APITimeoutError`` (over httpx's ``ConnectTimeout``), so
+    the cause chain is read, not the outer type. Time-outs, 429 and 5xx are not here: they
+    are transient and keep the retry policy.
+    """
+    import socket
+    import ssl
+
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status in UNREACHABLE_STATUS:
+        return f"HTTP {status}: {_status_text(exc)}"
+    for link in _chain(exc):
+        name = type(link).__name__
+        if isinstance(link, ConnectionRefusedError):
+            return f"connection refused ({link.strerror or link})"
+        if isinstance(link, socket.gaierror) or "DNSError" in name:
+            return f"host name not found ({getattr(link, 'strerror', None) or link})"
+        if isinstance(link, ssl.SSLError) or "SSLError" in name or "Certificate" in name:
+            return f"TLS error ({link})"
+    return None
+
+
+def _status_text(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        msg = err.get("message") if isinstance(err, dict) else err
+        if msg:
+            return str(msg)[:300]
+    return str(exc)[:300]

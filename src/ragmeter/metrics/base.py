@@ -6,7 +6,7 @@ so failures are counted and shown instead of silently dropping out of averages.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,12 +47,26 @@ AsyncFn = Callable[[Sample, Any], Awaitable[Score]]
 
 
 @dataclass(frozen=True)
+class Mode:
+    """One way of computing a metric: the resources it cannot do without (``needs``) and
+    those it uses when configured (``uses``), e.g. faithfulness ``fast`` needs a judge and
+    uses an embedder to pick evidence sentences (word overlap without one)."""
+
+    needs: frozenset[str] = frozenset()
+    uses: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Metric:
     """A named metric: what it needs, what it means, and how to compute it.
 
     ``requires`` lists alternatives: the metric applies to a sample when every field of at
     least one group is present. Exactly one of ``compute`` (pure arithmetic) or ``acompute``
     (needs a judge, embedder or model, given as ``resources``) is set.
+
+    A metric with several procedures declares them in ``modes`` (name -> ``Mode``) with a
+    ``default_mode``; its resource needs are then those of the mode a run chooses. A metric
+    without modes declares ``needs`` / ``uses`` directly.
     """
 
     name: str
@@ -65,6 +79,47 @@ class Metric:
     reference_based: bool = False
     default: bool = True
     formula: str = ""
+    modes: tuple[tuple[str, Mode], ...] = ()  # (name, Mode) pairs; empty: no modes
+    default_mode: str | None = None
+    # The definition's version (bump when the arithmetic changes) and the prompt files
+    # (``ragmeter/prompts/<family>.json``) it asks the judge with: a run's manifest records both.
+    version: str = "1"
+    prompts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [name for name, _ in self.modes]
+        if self.modes and self.default_mode not in names:
+            raise ValueError(f"{self.name}: default_mode must be one of {names}")
+
+    @property
+    def mode_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.modes)
+
+    def mode_in(
+        self, modes: Mapping[str, str] | None = None, fallback: str | None = None
+    ) -> str | None:
+        """The mode a run uses: ``modes[name]``, else ``fallback``, else the default (None when
+        the metric has no modes). Not validated here: ``mode_spec`` says when it is unknown."""
+        if not self.modes:
+            return None
+        return (modes or {}).get(self.name) or fallback or self.default_mode
+
+    def mode_spec(self, mode: str | None = None) -> Mode:
+        """What ``mode`` (default: the default mode) needs and uses."""
+        if not self.modes:
+            return Mode(self.needs, self.uses)
+        wanted = mode or self.default_mode
+        for name, spec in self.modes:
+            if name == wanted:
+                return spec
+        known = ", ".join(self.mode_names)
+        raise ValueError(f"{self.name}: unknown mode {wanted!r}; choose one of {known}")
+
+    def needs_in(self, mode: str | None = None) -> frozenset[str]:
+        return self.mode_spec(mode).needs
+
+    def uses_in(self, mode: str | None = None) -> frozenset[str]:
+        return self.mode_spec(mode).uses
 
     def missing(self, sample: Sample) -> str | None:
         """Why this metric cannot score the sample, or None when it can."""

@@ -16,25 +16,27 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ragmeter.judges.base import Resources
-from ragmeter.metrics._judging import (
+from ragmeter.errors import JudgeFailed
+from ragmeter.metrics.base import Metric, Mode, Score
+from ragmeter.metrics.context import (
     DEFAULT_EVIDENCE_K,
-    Calls,
     ContextSentences,
-    JudgeFailed,
-    chat,
     context_chunks,
+    select_evidence,
+)
+from ragmeter.metrics.judging import (
+    Calls,
+    chat,
     context_first,
     guarded,
     judge_of,
     mode_of,
     options_of,
-    select_evidence,
     statements_of,
     version,
 )
-from ragmeter.metrics.base import Metric, Score
 from ragmeter.prompts import load_prompts
+from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
 DEFAULT_MODE = "fast"
@@ -188,11 +190,16 @@ async def _generate(
 
 METRIC = Metric(
     name="faithfulness",
+    prompts=("common", "faithfulness"),
     description="RAGAS faithfulness: share of the answer's statements supported by the contexts "
     "(LLM judge; modes fast = P(yes) per sentence, generate = paper procedure).",
     requires=(("question", "answer", "contexts"),),
     acompute=faithfulness,
-    needs=frozenset({"judge"}),
-    uses=frozenset({"embedder"}),  # picks the evidence sentences; word overlap without one
+    modes=(
+        # fast: the embedder picks the evidence sentences (word overlap without one)
+        ("fast", Mode(frozenset({"judge"}), frozenset({"embedder"}))),
+        ("generate", Mode(frozenset({"judge"}))),
+    ),
+    default_mode=DEFAULT_MODE,
     formula="|supported statements| / |statements|  (fast: mean P(yes))",
 )

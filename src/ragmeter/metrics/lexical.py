@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.registry import register
 from ragmeter.sample import Sample
 from ragmeter.text import SPACE_PUNCT_TABLE, cached_tokens, tokens
 
@@ -184,7 +183,10 @@ def _references(sample: Sample) -> list[str]:
     return sample.reference_answers or []
 
 
-register(
+# Declared here, registered by metrics/registry.py (which imports this module, never the reverse).
+METRICS: list[Metric] = []
+
+METRICS.append(
     Metric(
         name="k_precision",
         description="Faithfulness by K-Precision: share of answer tokens found in the union of the "
@@ -194,7 +196,7 @@ register(
         formula="|T(answer) ∩ T(c1+...+cn)| / |T(answer)|",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="k_precision_max",
         description="Unitxt's K-Precision variant: the best single context instead of their union.",
@@ -204,7 +206,7 @@ register(
         formula="max_i |T(answer) ∩ T(c_i)| / |T(answer)|",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="token_recall",
         description="Answer correctness (Unitxt): share of reference-answer tokens present in the "
@@ -215,7 +217,7 @@ register(
         formula="max_r |T(answer) ∩ T(r)| / |T(r)|",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="token_precision",
         description="Share of answer tokens present in the reference answer, best reference.",
@@ -225,7 +227,7 @@ register(
         formula="max_r |T(answer) ∩ T(r)| / |T(answer)|",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="token_f1",
         description="SQuAD token F1 between answer and reference answer, best reference.",
@@ -235,7 +237,7 @@ register(
         formula="max_r 2PR/(P+R)",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="exact_match",
         description="1 when the normalised answer equals a normalised reference answer.",

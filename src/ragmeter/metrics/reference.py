@@ -15,18 +15,20 @@ from __future__ import annotations
 
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel
 
-from ragmeter.judges.base import Resources
-from ragmeter.metrics._judging import (
-    Calls,
+from ragmeter.errors import JudgeFailed
+from ragmeter.metrics.base import Metric, Mode, Score
+from ragmeter.metrics.context import (
     ContextSentences,
-    JudgeFailed,
-    chat,
     chunk_indices,
     context_budget_tokens,
     context_chunks,
+)
+from ragmeter.metrics.faithfulness import supported_probs, supported_share
+from ragmeter.metrics.judging import (
+    Calls,
+    chat,
     context_first,
     guarded,
     judge_of,
@@ -35,10 +37,10 @@ from ragmeter.metrics._judging import (
     statements_of,
     version,
 )
-from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.faithfulness import supported_probs, supported_share
 from ragmeter.prompts import load_prompts
+from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
+from ragmeter.vectors import unit_rows
 
 DEFAULT_MODE = "fast"
 
@@ -283,8 +285,7 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
         reply = await embedder.embed([answer, reference])
         if not reply.ok or reply.value is None:
             raise JudgeFailed(f"embedder error: {reply.error}")
-        v = np.asarray(reply.value, dtype=np.float64)
-        v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        v = unit_rows(reply.value)
         sim = float(v[0] @ v[1])
         w0, w1 = float(weights[0]), float(weights[1])
         value = (w0 * f1 + w1 * sim) / (w0 + w1)
@@ -300,33 +301,43 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
 # the cost of a default run, and the lexical reference metrics already run by default.
 CP_METRIC = Metric(
     name="context_precision",
+    prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
     requires=(("question", "contexts", "reference_answers"),),
     acompute=context_precision,
-    needs=frozenset({"judge"}),
+    modes=(("fast", Mode(frozenset({"judge"}))), ("generate", Mode(frozenset({"judge"})))),
+    default_mode=DEFAULT_MODE,
     reference_based=True,
     default=False,
     formula="sum_k precision@k * v_k / sum_k v_k",
 )
 CREC_METRIC = Metric(
     name="context_recall",
+    prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",
     requires=(("question", "contexts", "reference_answers"),),
     acompute=context_recall,
-    needs=frozenset({"judge"}),
+    modes=(("fast", Mode(frozenset({"judge"}))), ("generate", Mode(frozenset({"judge"})))),
+    default_mode=DEFAULT_MODE,
     reference_based=True,
     default=False,
     formula="|attributed reference sentences| / |reference sentences|",
 )
 AC_METRIC = Metric(
     name="answer_correctness",
+    prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",
     requires=(("question", "answer", "reference_answers"),),
     acompute=answer_correctness,
-    needs=frozenset({"judge"}),
+    modes=(
+        # the embedder adds the semantic-similarity blend when configured
+        ("fast", Mode(frozenset({"judge"}), frozenset({"embedder"}))),
+        ("generate", Mode(frozenset({"judge"}), frozenset({"embedder"}))),
+    ),
+    default_mode=DEFAULT_MODE,
     reference_based=True,
     default=False,
     formula="w0 * TP / (TP + (FP + FN) / 2) + w1 * cos(E(answer), E(reference))",

@@ -1,4 +1,8 @@
-"""Metric names -> Metric objects, including parametrised ones such as ``ndcg@10``."""
+"""Metric names -> Metric objects, including parametrised ones such as ``ndcg@10``.
+
+One way: this module imports the metric modules and registers what they declare; no metric
+module imports it. ``register`` is also how a user adds a metric of their own.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,15 @@ import re
 from collections.abc import Callable
 
 from ragmeter.errors import MetricError
+from ragmeter.metrics import (
+    faithfulness,
+    lexical,
+    perplexity,
+    reference,
+    relevance,
+    retrieval,
+    reward,
+)
 from ragmeter.metrics.base import Metric
 
 _FIXED: dict[str, Metric] = {}
@@ -27,17 +40,30 @@ def register_template(
     _TEMPLATES[prefix] = (factory, default_ks)
 
 
-def _ensure_loaded() -> None:
-    # Importing the metric modules registers them; done lazily to avoid import cycles.
-    from ragmeter.metrics import (  # noqa: F401
-        judged,
-        lexical,
-        retrieval,
-    )
+# Built-in metrics, model-based first (the order of default runs and listings).
+for _metric in (
+    faithfulness.METRIC,
+    relevance.AR_METRIC,
+    relevance.CR_METRIC,
+    reference.CP_METRIC,
+    reference.CREC_METRIC,
+    reference.AC_METRIC,
+    perplexity.METRIC,
+    reward.METRIC,
+    *lexical.METRICS,
+    *retrieval.METRICS,
+):
+    register(_metric)
+for _prefix, _factory, _ks in retrieval.TEMPLATES:
+    register_template(_prefix, _factory, _ks)
+
+
+def default_modes() -> dict[str, str]:
+    """Each metric with modes -> its default mode (``--mode metric=mode`` overrides)."""
+    return {m.name: m.default_mode for m in _FIXED.values() if m.default_mode is not None}
 
 
 def get_metric(name: str) -> Metric:
-    _ensure_loaded()
     name = name.strip()
     if name in _FIXED:
         return _FIXED[name]
@@ -75,7 +101,6 @@ def resolve(names: list[str] | str) -> list[Metric]:
 
 
 def default_metrics() -> list[Metric]:
-    _ensure_loaded()
     out = [m for m in _FIXED.values() if m.default]
     for factory, ks in _TEMPLATES.values():
         out.extend(factory(k) for k in ks)
@@ -84,7 +109,6 @@ def default_metrics() -> list[Metric]:
 
 def list_metrics() -> list[Metric]:
     """Every metric, templates shown with their symbolic k."""
-    _ensure_loaded()
     out = list(_FIXED.values())
     for prefix, (factory, _ks) in _TEMPLATES.items():
         template = factory(1)

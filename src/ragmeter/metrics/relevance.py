@@ -21,27 +21,24 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from ragmeter.judges.base import Resources
-from ragmeter.metrics._judging import (
+from ragmeter.errors import JudgeFailed, ResourceUnavailable
+from ragmeter.metrics.base import Metric, Mode, Score
+from ragmeter.metrics.context import ContextSentences, context_chunks, overlap_scores, top_k
+from ragmeter.metrics.judging import (
     Calls,
-    ContextSentences,
-    JudgeFailed,
-    Unavailable,
     chat,
-    context_chunks,
     context_first,
     guarded,
     judge_of,
     mode_of,
     options_of,
-    overlap_scores,
-    top_k,
     version,
 )
-from ragmeter.metrics.base import Metric, Score
 from ragmeter.prompts import load_prompts
+from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 from ragmeter.text import split_sentences, tokens
+from ragmeter.vectors import unit_rows
 
 DEFAULT_AR_MODE = "fast"
 DEFAULT_CR_MODE = "fast"
@@ -84,7 +81,7 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
         return Score.ok(p, mode=mode, p_yes=round(p, 4), judge=calls.details())
     embedder = getattr(resources, "embedder", None)
     if embedder is None:
-        raise Unavailable(
+        raise ResourceUnavailable(
             "answer_relevance (generate) needs an embedder: install "
             "ragmeter[embed] or configure Settings(embedder=...)"
         )
@@ -106,8 +103,7 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     reply = await embedder.embed([sample.question, *questions])
     if not reply.ok or reply.value is None:
         raise JudgeFailed(f"embedder error: {reply.error}")
-    vecs = np.asarray(reply.value, dtype=np.float64)
-    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    vecs = unit_rows(reply.value)
     sims = [float(vecs[0] @ v) for v in vecs[1:]]
     return Score.ok(
         float(np.mean(sims)),
@@ -251,19 +247,26 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
+    prompts=("common", "relevance"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
     requires=(("question", "answer"),),
     acompute=answer_relevance,
-    needs=frozenset({"judge", "embedder"}),
+    modes=(
+        ("fast", Mode(frozenset({"judge"}))),
+        ("generate", Mode(frozenset({"judge", "embedder"}))),  # cosine of generated questions
+    ),
+    default_mode=DEFAULT_AR_MODE,
     formula="generate: mean_i cos(E(q), E(q_i)); fast: P(yes | answers directly, completely)",
 )
 CR_METRIC = Metric(
     name="context_relevance",
+    prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
     requires=(("question", "contexts"),),
     acompute=context_relevance,
-    needs=frozenset({"judge"}),
+    modes=(("fast", Mode(frozenset({"judge"}))), ("generate", Mode(frozenset({"judge"})))),
+    default_mode=DEFAULT_CR_MODE,
     formula="|needed sentences| / |context sentences|",
 )

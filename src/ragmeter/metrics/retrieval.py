@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.registry import register, register_template
 from ragmeter.sample import Sample
 from ragmeter.text import normalize_text_key
 
@@ -178,7 +177,12 @@ def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Sco
     return compute
 
 
-register(
+# Declared here, registered by metrics/registry.py (which imports this module, never the reverse).
+METRICS: list[Metric] = []
+# (prefix, factory k -> Metric, the k run by default) for the ``prefix@k`` metrics
+TEMPLATES: list[tuple[str, Callable[[int], Metric], tuple[int, ...]]] = []
+
+METRICS.append(
     Metric(
         name="mrr",
         description="Context correctness (Unitxt): reciprocal rank of the first relevant context.",
@@ -188,7 +192,7 @@ register(
         formula="1 / rank of first relevant retrieved item (0 if none)",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="map",
         description="Average precision, TREC definition: normalised by all reference ids.",
@@ -198,7 +202,7 @@ register(
         formula="(1/|R|) * sum_{k: d_k in R} P@k",
     )
 )
-register(
+METRICS.append(
     Metric(
         name="unitxt_map",
         description="Unitxt's MAP: mean P@k over relevant retrieved items only (ignores misses).",
@@ -227,7 +231,13 @@ def _template(
     return factory
 
 
-register_template(
+def _declare_template(
+    prefix: str, factory: Callable[[int], Metric], default_ks: tuple[int, ...]
+) -> None:
+    TEMPLATES.append((prefix, factory, default_ks))
+
+
+_declare_template(
     "ndcg",
     _template(
         "ndcg",
@@ -237,7 +247,7 @@ register_template(
     ),
     (10,),
 )
-register_template(
+_declare_template(
     "precision",
     _template(
         "precision",
@@ -247,14 +257,14 @@ register_template(
     ),
     (5,),
 )
-register_template(
+_declare_template(
     "recall",
     _template(
         "recall", _recall, "Share of reference contexts found in the top {k}.", "|R ∩ top k| / |R|"
     ),
     (5,),
 )
-register_template(
+_declare_template(
     "hit",
     _template("hit", _hit, "1 when a relevant context is in the top {k}.", "[R ∩ top k ≠ ∅]"),
     (5,),

@@ -6,6 +6,7 @@ key), so editing a prompt without bumping its version is a bug.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 from importlib import resources
@@ -20,3 +21,11 @@ def load_prompts(family: str) -> dict[str, Any]:
     if "version" not in data:
         raise ValueError(f"prompt file {family}.json has no version")
     return data
+
+
+@cache
+def prompt_file_sha256(family: str) -> str:
+    """sha256 of the prompt file's bytes, as a run's manifest records it: a prompt edited
+    without a version bump still shows as a different hash."""
+    data = resources.files(__package__).joinpath(f"{family}.json").read_bytes()
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,249 @@
+"""Any OpenAI-compatible chat server as a judge backend (OpenAI, vLLM, Ollama, llama.cpp
+server, TGI, a LiteLLM proxy), through the official ``openai`` SDK.
+
+Temperature 0 and a fixed seed; verdict probabilities through ``logprobs`` with
+``top_logprobs=20`` and ``max_tokens=1``. Structured output: servers differ in what they
+accept (OpenAI and vLLM: ``json_schema``; llama.cpp's server answers HTTP 500 to it but takes
+``json_object``; some take neither). With ``structured_mode="auto"`` the preflight asks once
+per endpoint and falls back json_schema -> json_object -> none; in json_object and none the
+schema is written into the prompt, and the engine validates the reply with the same schema.
+The SDK's own retries are off: the engine retries, with backoff and Retry-After. The API
+key is read from an environment variable, registered for redaction, and never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from ragmeter.errors import ConfigError, PermanentError, TransientError
+from ragmeter.protocols import ChatCompletion, ChatRequest, Usage
+from ragmeter.redact import OPENAI_URL, public_url, register_secret
+
+try:  # openai>=3 ships its own httpx build
+    import httpx2 as _HTTPX
+except ImportError:  # pragma: no cover - older openai releases
+    import httpx as _HTTPX  # type: ignore[no-redef]
+
+PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, the SDK insists on one
+STRUCTURED_MODES = ("auto", "json_schema", "json_object", "none")
+_PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+_PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+
+
+def with_schema_instruction(messages: list[Any], schema: dict[str, Any]) -> list[Any]:
+    """The messages with the JSON schema appended to the last user turn, for servers that
+    cannot enforce it (json_object or no response_format): the model is told, the engine
+    validates."""
+    text = (
+        "\n\nReply with one JSON object only, no other text, that matches this JSON schema:\n"
+        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    )
+    out = [dict(m) for m in messages]
+    for m in reversed(out):
+        if m.get("role") == "user":
+            m["content"] = f"{m.get('content') or ''}{text}"
+            return out
+    return [*out, {"role": "user", "content": text.strip()}]
+
+
+def resolve_api_key(
+    api_key_env: str | None, base_url: str | None, api_key: str | None = None
+) -> str:
+    """The key (given, else from the environment); a placeholder for servers needing none."""
+    key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+    if key:
+        register_secret(key)
+        return key
+    if base_url and public_url(base_url) != OPENAI_URL:
+        return PLACEHOLDER_KEY
+    raise ConfigError(
+        f"no API key: set the environment variable {api_key_env or 'OPENAI_API_KEY'}"
+        " (or name another one with --api-key-env), or give --base-url for a "
+        "server that needs none"
+    )
+
+
+def make_client(
+    base_url: str | None,
+    api_key_env: str | None,
+    timeout: float | None,
+    concurrency: int,
+    api_key: str | None = None,
+) -> Any:
+    import openai
+
+    key = resolve_api_key(api_key_env, base_url, api_key)
+    # A pool at least as large as the concurrency, or requests queue inside the client.
+    limits = _HTTPX.Limits(
+        max_connections=max(64, 2 * concurrency), max_keepalive_connections=max(64, concurrency)
+    )
+    try:  # aiohttp's transport costs about half the CPU per request of httpx's
+        http_client = openai.DefaultAioHttpClient(limits=limits)
+    except (AttributeError, RuntimeError):
+        http_client = openai.DefaultAsyncHttpxClient(limits=limits)
+    return openai.AsyncOpenAI(
+        api_key=key,
+        base_url=base_url or None,
+        max_retries=0,
+        timeout=(timeout + 5.0) if timeout else None,
+        http_client=http_client,
+    )
+
+
+class OpenAICompatBackend:
+    """A ChatBackend speaking chat-completions to ``base_url``."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        seed: int = 0,
+        temperature: float = 0.0,
+        timeout: float | None = 60.0,
+        concurrency: int = 8,
+        structured_mode: str = "json_schema",
+        api_key: str | None = None,
+        client: Any = None,
+    ) -> None:
+        if structured_mode not in STRUCTURED_MODES:
+            raise ConfigError(
+                "structured_mode must be auto, json_schema, json_object or none, "
+                f"not {structured_mode!r}"
+            )
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = base_url
+        self.seed = seed
+        self.temperature = temperature
+        self.structured_mode = structured_mode
+        self.client = client or make_client(base_url, api_key_env, timeout, concurrency, api_key)
+
+    @property
+    def effective_structured_mode(self) -> str:
+        """The mode requests use: ``auto`` not settled by a preflight means json_schema."""
+        return "json_schema" if self.structured_mode == "auto" else self.structured_mode
+
+    def cache_params(self) -> dict[str, Any]:
+        return {
+            "url": public_url(self.base_url),
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "structured_mode": self.effective_structured_mode,
+        }
+
+    def facts(self) -> dict[str, Any]:
+        """What a run's manifest records about this judge (no key, ever)."""
+        return {
+            "kind": "openai",
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "structured_output": self.effective_structured_mode,
+        }
+
+    async def preflight(self) -> dict[str, Any]:
+        """One tiny plain request (its errors propagate: the engine classifies them), then,
+        with ``structured_mode="auto"``, the structured-output mode this endpoint takes."""
+        await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
+        if self.structured_mode == "auto":
+            self.structured_mode = await self._detect_structured()
+        return {"structured_output": self.effective_structured_mode}
+
+    async def _detect_structured(self) -> str:
+        """json_schema, else json_object, else none: the first the server accepts.
+
+        A 4xx rejects a mode at once; a 5xx is tried three times (llama.cpp's server answers
+        500 to json_schema every time; a flaky server does not fail three times running).
+        """
+        saved = self.structured_mode
+        try:
+            for mode in ("json_schema", "json_object"):
+                self.structured_mode = mode
+                request = ChatRequest(
+                    list(_PROBE_MESSAGES), 16, json_schema=_PROBE_SCHEMA, schema_name="probe"
+                )
+                for _ in range(3):
+                    try:
+                        await self.complete(request)
+                        return mode
+                    except Exception as exc:
+                        status = getattr(exc, "status_code", None)
+                        if not (isinstance(status, int) and status >= 500):
+                            break
+            return "none"
+        finally:
+            self.structured_mode = saved
+
+    def _request_args(self, request: ChatRequest) -> dict[str, Any]:
+        mode = self.effective_structured_mode
+        messages = request.messages
+        if request.json_schema is not None and mode != "json_schema":
+            messages = with_schema_instruction(list(messages), request.json_schema)
+        args: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": request.max_tokens,
+        }
+        if request.json_schema is not None and mode == "json_schema":
+            args["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": (request.schema_name or "reply")[:64],
+                    "schema": request.json_schema,
+                    "strict": False,
+                },
+            }
+        elif request.json_schema is not None and mode == "json_object":
+            args["response_format"] = {"type": "json_object"}
+        if request.top_logprobs:
+            args["logprobs"] = True
+            args["top_logprobs"] = request.top_logprobs
+        return args
+
+    async def complete(self, request: ChatRequest) -> ChatCompletion:
+        # client.post skips the SDK's per-call TypedDict transform of the body (about 1 ms a
+        # call with a JSON schema inside), and a raw response skips building SDK models: the
+        # body is plain JSON both ways. Status errors still come from the SDK as usual.
+        http = await self.client.post(
+            "/chat/completions", cast_to=_HTTPX.Response, body=self._request_args(request)
+        )
+        try:
+            data = json.loads(http.content)
+        except ValueError:
+            raise TransientError("malformed response from the server: body is not JSON") from None
+        return completion_from_dict(data, want_top=bool(request.top_logprobs))
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def completion_from_dict(data: Any, *, want_top: bool) -> ChatCompletion:
+    """Read a chat-completions response body (as a dict) into a ChatCompletion."""
+    try:
+        choice = data["choices"][0]
+    except (KeyError, IndexError, TypeError):
+        raise TransientError("malformed response from the server: no choices") from None
+    usage_data = data.get("usage") or {}
+    usage = Usage(
+        int(usage_data.get("prompt_tokens") or 0), int(usage_data.get("completion_tokens") or 0)
+    )
+    text = (choice.get("message") or {}).get("content") or ""
+    top = None
+    content = (choice.get("logprobs") or {}).get("content")
+    if want_top and content:
+        top = [(t["token"], float(t["logprob"])) for t in content[0].get("top_logprobs") or []]
+    finish = choice.get("finish_reason")
+    if finish == "content_filter":
+        raise PermanentError("the server's content filter refused the prompt")
+    return ChatCompletion(text, usage, top, finish)

@@ -1,0 +1,43 @@
+"""The command line: a leaf package over the library, one module per command.
+
+Nothing outside ``ragmeter.cli`` imports it. Each command parses options, calls one library
+function and prints; the logic a Python user needs lives in the library. Exit codes: 0 every
+requested score computed (or not applicable by definition), 1 some scores failed (or an
+internal error, or a failed CI gate: `--fail-under`, `--fail-on-regression`, one ``gate
+failed:`` line each), 2 bad input or configuration (no traceback), 3 judge unreachable:
+run aborted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ragmeter.cli import compare, evaluate, meta_eval, metrics, models, report
+from ragmeter.cli._common import EXIT_INTERNAL, err_console
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Measure the quality of RAG pipelines."
+)
+app.command("evaluate")(evaluate.evaluate)
+app.command("metrics")(metrics.list_metrics_cmd)
+app.command("meta-eval")(meta_eval.meta_eval_cmd)
+app.command("compare")(compare.compare_cmd)
+app.command("report")(report.report_cmd)
+app.add_typer(models.models_app, name="models")
+
+
+def main() -> None:
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # an internal error: say so, keep the traceback short
+        err_console.print(
+            f"[bold red]internal error:[/bold red] {type(exc).__name__}: {exc}", highlight=False
+        )
+        sys.exit(EXIT_INTERNAL)

@@ -1,0 +1,5 @@
+"""`python -m ragmeter.cli ...`."""
+
+from ragmeter.cli import main
+
+main()

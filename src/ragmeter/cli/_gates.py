@@ -1,0 +1,91 @@
+"""What evaluate and compare share for slices and CI gates: checks, tables, exit code 1.
+
+Exit codes: 1 when a gate failed (one ``gate failed: ...`` line per failed gate on stderr,
+after every output was written), 2 for a bad gate or slice column (before any scoring).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from ragmeter.cli._common import EXIT_BAD_INPUT, EXIT_INTERNAL, console, err_console, run_guarded
+from ragmeter.gates import check_metric_names, fail_under, parse_thresholds
+from ragmeter.io import load
+from ragmeter.slices import check_column, slice_summary
+
+EXIT_GATE = EXIT_INTERNAL  # 1: the run worked, the pipeline did not pass
+
+
+def _fmt(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def check_gate_on(value: str) -> str:
+    """'mean' or 'ci_low' from the --gate-on option; exit 2 otherwise."""
+    on = value.replace("-", "_")
+    if on not in ("mean", "ci_low"):
+        err_console.print("[bold red]error:[/bold red] --gate-on must be mean or ci-low")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    return on
+
+
+def report_gate(failures: list[Any]) -> None:
+    """One line per failed gate on stderr, then exit 1; nothing when every gate passed."""
+    if not failures:
+        return
+    for f in failures:
+        err_console.print(f"gate failed: {f}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_GATE)
+
+
+def print_slices(rows: list[Any], by: str) -> None:
+    table = Table(
+        title=f"slices by {by} (sorted by difference from the overall mean)",
+        box=box.SIMPLE_HEAD,
+    )
+    for col in ("metric", by, "n", "mean", "95% CI", "vs overall", ""):
+        table.add_column(col, justify="left" if col in ("metric", by, "") else "right")
+    for r in rows:
+        ci = "—" if r.ci_low is None else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+        table.add_row(
+            r.metric,
+            escape(r.value),
+            str(r.n),
+            _fmt(r.mean),
+            ci,
+            _fmt(r.effect, signed=True),
+            "[yellow]small[/yellow]" if r.small else "",
+        )
+    console.print(table)
+
+
+def prepare_evaluate(
+    data: Path, by: str | None, gates: str | None, metrics: str | None
+) -> dict[str, float]:
+    """Before any scoring: check the gated metric names and the slice column (--by).
+
+    Returns the thresholds. evaluate() is then given the path, not the loaded rows, so its
+    run.json records the input file's name and sha256.
+    """
+    thresholds = run_guarded(parse_thresholds, gates)
+    listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    run_guarded(check_metric_names, thresholds, listed)
+    if by:
+        run_guarded(check_column, run_guarded(load, data), by, str(data))
+    return thresholds
+
+
+def finish_evaluate(result: Any, by: str | None, thresholds: dict[str, float], on: str) -> None:
+    """After the outputs are written: the slice table, then the --fail-under gate."""
+    if by:
+        print_slices(slice_summary(result, by, seed=result.config.get("seed", 0)), by)
+    if thresholds:
+        report_gate(fail_under(result, thresholds, on=on))  # type: ignore[arg-type]

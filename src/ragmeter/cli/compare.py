@@ -1,0 +1,87 @@
+"""`ragmeter compare RUN_A RUN_B`: paired deltas, CIs, p-values; a regression gate.
+
+Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric dropped significantly, 2 runs that
+do not pair (the ids are named) or other bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
+from ragmeter.cli._gates import report_gate
+from ragmeter.compare import compare
+from ragmeter.compare_render import to_markdown, to_rich
+from ragmeter.gates import fail_on_regression as regressions
+
+FORMATS = ("table", "markdown", "json")
+
+
+def compare_cmd(
+    run_a: Annotated[Path, typer.Argument(help="Baseline run directory (A).")],
+    run_b: Annotated[Path, typer.Argument(help="Candidate run directory (B).")],
+    metrics: Annotated[
+        str | None, typer.Option("--metrics", "-m", help="Compare only these metrics.")
+    ] = None,
+    by: Annotated[str | None, typer.Option(help="Slice by this input column.")] = None,
+    intersect: Annotated[
+        bool, typer.Option("--intersect", help="Compare on the shared ids only.")
+    ] = False,
+    output: Annotated[
+        str, typer.Option("--format", "-f", help="table | markdown | json (stdout).")
+    ] = "table",
+    markdown: Annotated[
+        Path | None, typer.Option(help="Also write the Markdown (PR comment) here.")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the JSON here.")
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level (Holm-adjusted).")] = 0.05,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option("--fail-on-regression", help="Exit 1 when a metric drops significantly."),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations.")] = 0,
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    permutations: Annotated[
+        int | None,
+        typer.Option(help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."),
+    ] = None,
+) -> None:
+    """Compare run B with run A sample by sample: deltas, CIs, p-values, win/tie/loss."""
+    if output not in FORMATS:
+        err_console.print("[bold red]error:[/bold red] --format must be table, markdown or json")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if not 0 < alpha < 1:
+        err_console.print("[bold red]error:[/bold red] --alpha must be between 0 and 1")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    cmp = run_guarded(
+        compare,
+        run_a,
+        run_b,
+        metrics=listed,
+        by=by,
+        intersect=intersect,
+        seed=seed,
+        n_resamples=n_resamples,
+        permutations=permutations,
+    )
+    for warning in cmp.warnings:
+        err_console.print(f"warning: {warning}", style="bold yellow", markup=False)
+    if output == "json":
+        typer.echo(cmp.to_json())
+    elif output == "markdown":
+        typer.echo(to_markdown(cmp, alpha=alpha), nl=False)
+    else:
+        for renderable in to_rich(cmp, alpha=alpha):
+            console.print(renderable)
+    if markdown is not None:
+        markdown.write_text(to_markdown(cmp, alpha=alpha), encoding="utf-8")
+    if json_out is not None:
+        json_out.write_text(cmp.to_json(), encoding="utf-8")
+    if fail_on_regression:
+        report_gate(regressions(cmp, alpha=alpha))

@@ -1,0 +1,252 @@
+"""`ragmeter evaluate DATA`: score a dataset and print aggregates with 95% CIs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ragmeter.cli._common import console, fmt, run_guarded
+from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
+from ragmeter.config import settings_from_options
+from ragmeter.dry_run import dry_run as run_dry
+from ragmeter.result import EvaluationResult
+from ragmeter.runner import evaluate as run_evaluate
+
+
+def evaluate(
+    data: Annotated[Path, typer.Argument(help="JSONL, JSON, CSV or Parquet file of samples.")],
+    metrics: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics", "-m", help="Comma-separated metric names (default: all applicable)."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Directory for scores.jsonl and summary.json."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap CIs.")] = 0,
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none"),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM)."),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(help="local (default) | st:PATH | openai:MODEL | none"),
+    ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(help="Judge calls in flight (default 8)."),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds per HTTP call before a retry (default 120)."),
+    ] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option(help="Cache directory for judge/embedding calls, or 'off'."),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML or JSON settings file; options given here override it."),
+    ] = None,
+    mode: Annotated[
+        list[str] | None,
+        typer.Option(help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate judge calls and tokens; send nothing.")
+    ] = False,
+    by: Annotated[
+        str | None, typer.Option(help="Also summarise per slice of this input column.")
+    ] = None,
+    fail_under: Annotated[
+        str | None,
+        typer.Option(help="Gate, e.g. faithfulness=0.8,mrr=0.6: exit 1 when a metric is below."),
+    ] = None,
+    gate_on: Annotated[
+        str, typer.Option(help="What --fail-under checks: mean | ci-low (the CI's lower bound).")
+    ] = "mean",
+    overwrite: Annotated[
+        bool,
+        typer.Option(help="Replace a run in --out made with other settings (else exit 2)."),
+    ] = False,
+    max_failure_rate: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Exit 0 while at most this share of scores failed (default 0)."
+        ),
+    ] = 0.0,
+    structured_output: Annotated[
+        str | None,
+        typer.Option(
+            help="auto (default: found at preflight) | json_schema | json_object | none: the "
+            "structured output a remote judge is asked for."
+        ),
+    ] = None,
+    preflight: Annotated[
+        bool,
+        typer.Option(
+            "--preflight/--no-preflight", help="One tiny request to a remote judge first."
+        ),
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+) -> None:
+    """Score a dataset and print aggregates with 95% CIs.
+
+    Exit codes: 0 every requested score computed (or not applicable by definition); 1 some
+    scores failed (see --max-failure-rate); 2 usage or configuration error; 3 judge
+    unreachable, run aborted (computed calls stay cached: re-run to resume). A failed
+    --fail-under gate exits 1 with one `gate failed:` line per metric.
+    """
+    on = check_gate_on(gate_on)
+    settings = run_guarded(
+        settings_from_options,
+        config,
+        judge=judge,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        embedder=embedder,
+        concurrency=concurrency,
+        timeout=timeout,
+        cache=cache,
+        modes=mode,
+        structured_mode=structured_output,
+        preflight=None if preflight else False,
+    )
+    if dry_run:
+        print_estimate(run_guarded(run_dry, data, metrics, settings))
+        return
+    thresholds = prepare_evaluate(data, by, fail_under, metrics)
+    result = run_guarded(
+        run_evaluate,
+        data,
+        metrics,
+        seed=seed,
+        n_resamples=n_resamples,
+        settings=settings,
+        progress=not quiet,
+        out=out,
+        overwrite=overwrite,
+    )
+    print_result(result, title=str(data))
+    if out is not None:
+        console.print(f"wrote {out}/scores.jsonl, summary.json and run.json")
+    finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
+    code = result.exit_code(max_failure_rate)
+    if code:
+        console.print(
+            f"exit {code}: {result.n_failed} score(s) failed "
+            f"({result.failure_rate():.1%} > --max-failure-rate {max_failure_rate:g})",
+            highlight=False,
+        )
+        raise typer.Exit(code)
+
+
+def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
+    table = Table(title=f"{title}: {len(result.samples)} samples")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("mean", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    table.add_column("ok", justify="right")
+    table.add_column("undef", justify="right")
+    table.add_column("skip", justify="right")
+    table.add_column("fail", justify="right")
+    for name in result.metrics:
+        agg = result.aggregates[name]
+        ci = "—" if agg.ci_low is None else f"[{agg.ci_low:.3f}, {agg.ci_high:.3f}]"
+        table.add_row(
+            name,
+            fmt(agg.mean),
+            ci,
+            str(agg.n_ok),
+            str(agg.n_undefined),
+            str(agg.n_skipped),
+            f"[red]{agg.n_failed}[/red]" if agg.n_failed else "0",
+        )
+    console.print(table)
+    failures = result.failures()
+    counts = {
+        s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")
+    }
+    console.print(
+        f"failures: {counts['failed']} failed; not applicable: {counts['undefined']} undefined, "
+        f"{counts['skipped']} skipped"
+    )
+    # One line per (sample, status, reason), naming every metric it hit.
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for f in failures:
+        if f["status"] != "skipped":
+            grouped.setdefault((f["question_id"], f["status"], f["reason"] or ""), []).append(
+                f["metric"]
+            )
+    for (qid, status, reason), names in list(grouped.items())[:10]:
+        console.print(
+            f"  {qid} · {', '.join(names)} · {status}: {reason}", markup=False, highlight=False
+        )
+    if len(grouped) > 10:
+        console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
+    for note in _group_notes(result.notes, result.metrics):
+        console.print(f"note: {note}", style="dim", markup=False, highlight=False)
+    usage = result.usage
+    if usage.get("judge_tokens"):
+        console.print(
+            f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
+            f"cached: {usage.get('cache_hits', 0)}"
+        )
+
+
+def _group_notes(notes: list[str], metrics: list[str]) -> list[str]:
+    """Merge notes 'metric: text' that repeat the same text for several metrics."""
+    known = set(metrics)
+    grouped: dict[str, list[str]] = {}
+    for note in notes:
+        name, sep, text = note.partition(": ")
+        key = text if sep and name in known else note
+        grouped.setdefault(key, [])
+        if sep and name in known:
+            grouped[key].append(name)
+    return [f"{', '.join(names)}: {text}" if names else text for text, names in grouped.items()]
+
+
+def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
+    table = Table(title="dry run: estimated judge work (nothing was sent)")
+    for col in ("metric", "new calls", "cached", "prompt tokens", "completion tokens"):
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for name, t in est["per_metric"].items():
+        table.add_row(
+            name,
+            str(t["calls"]),
+            str(t["cache_hits"]),
+            str(t["prompt_tokens"]),
+            str(t["completion_tokens"]),
+        )
+    table.add_row(
+        "total",
+        str(est["calls"]),
+        str(est["cache_hits"]),
+        str(est["prompt_tokens"]),
+        str(est["completion_tokens"]),
+        style="bold",
+    )
+    console.print(table)
+    cost = est.get("cost_usd")
+    cost_text = "unknown (no price configured)" if cost is None else f"${cost:.4f}"
+    console.print(
+        f"estimated cost: {cost_text}; lists assumed to hold {est['list_items_assumed']} items",
+        highlight=False,
+    )
+    for need, why in est.get("unavailable", {}).items():
+        console.print(f"note: no {need}: {why}", style="dim", markup=False, highlight=False)

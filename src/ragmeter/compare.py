@@ -1,0 +1,256 @@
+"""Paired comparison of two runs on the same samples: is B better than A, where, how sure.
+
+Samples pair by question_id. For each metric both runs share, over the pairs where both
+runs have a value: mean A, mean B, the paired delta mean(B - A) with a bootstrap CI, a
+sign-flip permutation p-value, win/tie/loss counts (a win is B > A: every ragmeter metric
+is higher-is-better), and Holm-adjusted p-values across the metrics. Optionally the same
+per slice of an input column. Statistics: ``ragmeter.stats``; output formats:
+``ragmeter.compare_render``.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ragmeter.comparability import manifest_differences
+from ragmeter.errors import UnpairedRunsError
+from ragmeter.runs import Run, as_run
+from ragmeter.slices import SMALL_SLICE, check_column, slice_value
+from ragmeter.stats import holm, paired_delta_ci, paired_p_value
+
+TIE = 1e-9  # |b - a| at or below this is a tie
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    """One metric's paired comparison; None values where no pair has both scores."""
+
+    metric: str
+    n: int  # pairs with a value in both runs
+    n_excluded: int  # pairs where either run has no value (failed, undefined, skipped)
+    mean_a: float | None
+    mean_b: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    p_holm: float | None
+    wins: int
+    ties: int
+    losses: int
+
+    def significant(self, alpha: float) -> bool:
+        return self.p_holm is not None and self.p_holm < alpha
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SliceDelta:
+    """One (metric, slice value) cell of a comparison."""
+
+    metric: str
+    column: str
+    value: str
+    n: int
+    mean_a: float | None
+    mean_b: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    small: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Comparison:
+    """Everything compare() found; ``pairs(metric)`` gives the per-sample values."""
+
+    a: Run
+    b: Run
+    ids: list[str]
+    metrics: list[MetricDelta]
+    slices: list[SliceDelta] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    only_in_a: list[str] = field(default_factory=list)
+    only_in_b: list[str] = field(default_factory=list)
+    confidence: float = 0.95
+    by: str | None = None
+
+    def metric(self, name: str) -> MetricDelta:
+        for m in self.metrics:
+            if m.metric == name:
+                return m
+        raise KeyError(name)
+
+    def pairs(self, metric: str) -> list[tuple[str, float, float]]:
+        """(question_id, value A, value B) for every pair where both runs have a value."""
+        va, vb = _values(self.a, metric), _values(self.b, metric)
+        return [
+            (q, va[q], vb[q]) for q in self.ids if va.get(q) is not None and vb.get(q) is not None
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a.source,
+            "b": self.b.source,
+            "n_paired": len(self.ids),
+            "only_in_a": self.only_in_a,
+            "only_in_b": self.only_in_b,
+            "confidence": self.confidence,
+            "warnings": self.warnings,
+            "metrics": [m.to_dict() for m in self.metrics],
+            "by": self.by,
+            "slices": [s.to_dict() for s in self.slices],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    def to_markdown(self, alpha: float = 0.05) -> str:
+        from ragmeter.compare_render import to_markdown
+
+        return to_markdown(self, alpha=alpha)
+
+
+def _values(run: Run, metric: str) -> dict[str, float | None]:
+    res = run.result
+    return {
+        s.question_id: (sc.value if sc.status == "ok" else None)
+        for s, sc in zip(res.samples, res.scores[metric], strict=True)
+    }
+
+
+def _pair_ids(a: Run, b: Run, intersect: bool) -> tuple[list[str], list[str], list[str]]:
+    ids_a = [s.question_id for s in a.result.samples]
+    ids_b = {s.question_id for s in b.result.samples}
+    set_a = set(ids_a)
+    only_a = [q for q in ids_a if q not in ids_b]
+    only_b = sorted(ids_b - set_a)
+    if (only_a or only_b) and not intersect:
+        raise UnpairedRunsError(only_a, only_b, a.source, b.source)
+    paired = [q for q in ids_a if q in ids_b]
+    if not paired:
+        raise UnpairedRunsError(only_a, only_b, a.source, b.source, none_paired=True)
+    return paired, only_a, only_b
+
+
+def _paired_stats(
+    name: str, xs: list[float], ys: list[float], opts: dict[str, Any]
+) -> tuple[float | None, ...]:
+    """mean A, mean B, delta, CI low, CI high, p-value (Nones when there is no pair)."""
+    if not xs:
+        return None, None, None, None, None, None
+    seed = opts["seed"] ^ zlib.crc32(name.encode())
+    low, high = paired_delta_ci(
+        xs, ys, confidence=opts["confidence"], n_resamples=opts["n_resamples"], seed=seed
+    )
+    p = paired_p_value(xs, ys, n_resamples=opts["permutations"], seed=seed)
+    mean_a, mean_b = sum(xs) / len(xs), sum(ys) / len(ys)
+    delta = sum(y - x for x, y in zip(xs, ys, strict=True)) / len(xs)
+    return mean_a, mean_b, delta, low, high, p
+
+
+def _collect(
+    ids: list[str], va: dict[str, float | None], vb: dict[str, float | None]
+) -> tuple[list[float], list[float]]:
+    xs, ys = [], []
+    for q in ids:
+        x, y = va.get(q), vb.get(q)
+        if x is not None and y is not None:
+            xs.append(x)
+            ys.append(y)
+    return xs, ys
+
+
+def compare(
+    a: Any,
+    b: Any,
+    *,
+    metrics: list[str] | None = None,
+    by: str | None = None,
+    intersect: bool = False,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    permutations: int | None = None,
+    seed: int = 0,
+    min_slice: int = SMALL_SLICE,
+) -> Comparison:
+    """Compare run B against run A (EvaluationResults, Runs or run directories).
+
+    Raises UnpairedRunsError naming the ids found in only one run unless ``intersect`` is
+    set, in which case only the shared ids are compared (and the others are listed in the
+    result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
+    patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
+    """
+    run_a, run_b = as_run(a), as_run(b)
+    ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
+    shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]
+    warnings = manifest_differences(run_a, run_b)
+    for run, other in ((run_a, run_b), (run_b, run_a)):
+        extra = [m for m in run.result.metrics if m not in other.result.metrics]
+        if extra:
+            warnings.append(f"only in {run.name}, not compared: {', '.join(extra)}")
+    if metrics is not None:
+        unknown = [m for m in metrics if m not in shared]
+        if unknown:
+            raise UnpairedRunsError.metrics(unknown, shared)
+        shared = [m for m in shared if m in metrics]
+    if only_a or only_b:
+        warnings.append(
+            f"compared on the {len(ids)} shared ids; {len(only_a)} only in A, "
+            f"{len(only_b)} only in B left out"
+        )
+    opts = {
+        "seed": seed,
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "permutations": permutations,
+    }
+    rows: list[tuple[Any, ...]] = []
+    for name in shared:
+        va, vb = _values(run_a, name), _values(run_b, name)
+        xs, ys = _collect(ids, va, vb)
+        diffs = [y - x for x, y in zip(xs, ys, strict=True)]
+        wins = sum(d > TIE for d in diffs)
+        losses = sum(d < -TIE for d in diffs)
+        stats = _paired_stats(name, xs, ys, opts)
+        rows.append(
+            (name, len(xs), len(ids) - len(xs), *stats, wins, len(diffs) - wins - losses, losses)
+        )
+    adjusted = holm([r[8] for r in rows])
+    deltas = [MetricDelta(*r[:9], adjusted[i], *r[9:]) for i, r in enumerate(rows)]
+    out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
+    if by is not None:
+        check_column(run_a.result.samples, by, run_a.source)
+        out.slices = _slice_deltas(out, by, opts, min_slice)
+    return out
+
+
+def _slice_deltas(cmp: Comparison, by: str, opts: dict[str, Any], min_n: int) -> list[SliceDelta]:
+    """Per metric and slice (the column's value in run A): paired delta, CI, p-value.
+
+    Within a metric, slices are sorted by |delta|, largest first; small ones are flagged.
+    """
+    label_of = {s.question_id: slice_value(s, by) for s in cmp.a.result.samples}
+    out: list[SliceDelta] = []
+    for m in cmp.metrics:
+        va, vb = _values(cmp.a, m.metric), _values(cmp.b, m.metric)
+        groups: dict[str, list[str]] = {}
+        for q in cmp.ids:
+            groups.setdefault(label_of[q], []).append(q)
+        cells = []
+        for label, ids in groups.items():
+            xs, ys = _collect(ids, va, vb)
+            stats = _paired_stats(f"{m.metric}/{label}", xs, ys, opts)
+            cells.append(SliceDelta(m.metric, by, label, len(xs), *stats, len(xs) < min_n))
+        cells.sort(key=lambda c: (c.delta is None, -abs(c.delta or 0.0), c.value))
+        out.extend(cells)
+    return out

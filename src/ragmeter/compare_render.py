@@ -1,0 +1,178 @@
+"""A Comparison as text: a rich table for the terminal, Markdown for a pull-request comment.
+
+(JSON is ``Comparison.to_json()``.) Numbers are shown to 3 decimals, p-values to 3 significant
+digits; a metric whose Holm-adjusted p is below alpha is marked, with its direction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
+Comparison = Any
+MetricDelta = Any
+
+
+def fmt(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    return "<0.001" if p < 0.001 else f"{p:.3g}"
+
+
+def fmt_ci(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "—"
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def verdict(m: MetricDelta, alpha: float) -> str:
+    """'better' / 'worse' when significant after Holm at alpha, else 'no clear change'."""
+    if m.delta is None:
+        return "no pairs"
+    if not m.significant(alpha):
+        return "no clear change"
+    return "better" if m.delta > 0 else "worse"
+
+
+def metric_rows(cmp: Comparison, alpha: float) -> list[list[str]]:
+    rows = []
+    for m in cmp.metrics:
+        rows.append(
+            [
+                m.metric,
+                str(m.n),
+                fmt(m.mean_a),
+                fmt(m.mean_b),
+                fmt(m.delta, signed=True),
+                fmt_ci(m.ci_low, m.ci_high),
+                fmt_p(m.p_value),
+                fmt_p(m.p_holm),
+                f"{m.wins}/{m.ties}/{m.losses}",
+                verdict(m, alpha),
+            ]
+        )
+    return rows
+
+
+HEADERS = ["metric", "n", "mean A", "mean B", "delta", "CI", "p", "Holm p", "W/T/L", "B vs A"]
+SLICE_HEADERS = ["metric", "slice", "n", "mean A", "mean B", "delta", "CI", "p", ""]
+
+
+def slice_rows(cmp: Comparison) -> list[list[str]]:
+    return [
+        [
+            s.metric,
+            s.value,
+            str(s.n),
+            fmt(s.mean_a),
+            fmt(s.mean_b),
+            fmt(s.delta, signed=True),
+            fmt_ci(s.ci_low, s.ci_high),
+            fmt_p(s.p_value),
+            "small" if s.small else "",
+        ]
+        for s in cmp.slices
+    ]
+
+
+def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    def esc(cell: str) -> str:  # user values (slice labels) must not break the table or inject HTML
+        return (
+            cell.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+        )
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
+    """A PR comment: headline, per-metric table, warnings, slices in a collapsed block."""
+    pct = round(cmp.confidence * 100)
+    better = [m.metric for m in cmp.metrics if verdict(m, alpha) == "better"]
+    worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
+    head = (
+        f"### ragmeter compare: `{cmp.b.name}` (B) vs `{cmp.a.name}` (A), "
+        f"{len(cmp.ids)} paired samples"
+    )
+    summary = []
+    if worse:
+        summary.append(f"**Worse** (Holm p < {alpha}): {', '.join(worse)}")
+    if better:
+        summary.append(f"**Better** (Holm p < {alpha}): {', '.join(better)}")
+    if not worse and not better:
+        summary.append(f"No metric changed significantly (Holm p < {alpha}).")
+    lines = [head, "", *summary, ""]
+    lines += _md_table(
+        [h if h != "CI" else f"{pct}% CI of delta" for h in HEADERS], metric_rows(cmp, alpha)
+    )
+    lines += [
+        "",
+        "delta = mean(B − A) over pairs scored in both runs; CI: paired bootstrap; p: sign-flip "
+        "permutation test; W/T/L: samples where B is higher / equal / lower.",
+    ]
+    if cmp.warnings:
+        lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
+    if cmp.slices:
+        lines += ["", f"<details><summary>Slices by <code>{cmp.by}</code></summary>", ""]
+        lines += _md_table(SLICE_HEADERS, slice_rows(cmp))
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
+    """Renderables for a rich Console: the metric table, then the slice table when sliced.
+
+    Compact (no vertical rules, one space between columns) so ten columns fit 80 characters.
+    """
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    pct = round(cmp.confidence * 100)
+    table = Table(
+        title=f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),  # one space between columns: ten columns fit 80 characters
+    )
+    longest = max((len(m.metric) for m in cmp.metrics), default=6)
+    for h in HEADERS:
+        label = f"{pct}% CI" if h == "CI" else h
+        left = h in ("metric", "B vs A")
+        table.add_column(
+            label,
+            justify="left" if left else "right",
+            no_wrap=h != "metric",
+            min_width=min(longest, 14) if h == "metric" else None,
+        )
+    styles = {"better": "green", "worse": "bold red"}
+    for row in metric_rows(cmp, alpha):
+        word = row[-1] if row[-1] in styles else "n.s."  # not significant
+        table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
+    out: list[Any] = [table]
+    out.append(
+        Text(
+            f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
+            f"Holm-adjusted across metrics; n.s. = not significant at {alpha}",
+            style="dim",
+        )
+    )
+    if cmp.slices:
+        st = Table(
+            title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged)",
+            box=box.SIMPLE_HEAD,
+            padding=(0, 0),
+        )
+        for h in SLICE_HEADERS:
+            left = h in ("metric", "slice")
+            st.add_column(h, justify="left" if left else "right", no_wrap=not left)
+        for row in slice_rows(cmp):
+            st.add_row(*row)
+        out.append(st)
+    return out

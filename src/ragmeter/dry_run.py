@@ -1,0 +1,89 @@
+"""dry_run(): the calls, tokens and cost a run would spend, without spending any."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from ragmeter.config import Settings, as_settings
+from ragmeter.engine import Accountant
+from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.io import load
+from ragmeter.metrics.base import Metric
+from ragmeter.plan import needs_of, plan_metrics
+from ragmeter.protocols import Resources
+from ragmeter.resources import Built, available_needs, build_resources
+from ragmeter.sample import Sample
+from ragmeter.scheduler import score_all
+
+
+async def estimate(
+    metrics: Sequence[Metric],
+    samples: Sequence[Sample],
+    settings: Settings | dict[str, Any] | None = None,
+    *,
+    list_items: int = 3,
+) -> dict[str, Any]:
+    """A dry run: the calls and tokens a run would spend, without spending any.
+
+    Metrics run against stand-ins that answer from the cache when they can and otherwise
+    count the call, estimate its tokens (4 characters a token) and answer with a placeholder
+    (lists of ``list_items`` entries). No model is loaded and no request is sent.
+    """
+    s = as_settings(settings)
+    built = build_resources(s, needs_of(metrics, s.metric_options()), load_local=False)
+    real = built.resources
+    acc = Accountant(built.accountant.prices)
+    fake = Resources(
+        judge=DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None,
+        embedder=DryRunEmbedder(real.embedder, acc) if real.embedder is not None else None,
+        scorer=DryRunScorer(real.scorer, acc) if real.scorer is not None else None,
+        reward_model=real.reward_model,
+        options=real.options,
+    )
+    dry = Built(fake, acc, None, built.unavailable)
+    try:
+        scores = await score_all(metrics, samples, dry, 1, progress=False)
+    finally:
+        await built.aclose()
+    out = acc.summary()
+    out["estimated"] = True
+    out["list_items_assumed"] = list_items
+    out["unavailable"] = dict(built.unavailable)
+    out["skipped"] = {m: sum(1 for x in col if x.status == "skipped") for m, col in scores.items()}
+    return out
+
+
+def dry_run(
+    data: Any,
+    metrics: Sequence[str] | str | None,
+    settings: Settings | dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work."""
+    s = as_settings(settings)
+    samples = load(data)
+    notes: list[str] = []
+    available = available_needs(s) if metrics is None else None
+    chosen = [
+        m
+        for m in plan_metrics(samples, metrics, notes, available, s.metric_options())
+        if m.is_async
+    ]
+    out = (
+        asyncio.run(estimate(chosen, samples, s))
+        if chosen
+        else {
+            "calls": 0,
+            "cache_hits": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "per_metric": {},
+            "cost_usd": 0.0,
+            "list_items_assumed": 0,
+            "unavailable": {},
+        }
+    )
+    out["notes"] = notes
+    out["samples"] = len(samples)
+    return out

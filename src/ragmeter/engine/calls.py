@@ -1,0 +1,129 @@
+"""The machinery every cached model wrapper shares: a concurrency limit per event loop, a
+per-call time-out, retries with backoff on transient faults (see ``retry.py``), and a
+circuit breaker that ends the run when the endpoint cannot be reached at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from ragmeter.engine.accounting import Accountant
+from ragmeter.engine.cache import CallCache
+from ragmeter.engine.retry import RetryPolicy, classify, connection_failure
+from ragmeter.errors import CallFailed, JudgeUnreachable
+from ragmeter.redact import describe, public_url, redact, safe_name
+
+R = TypeVar("R")
+_timeout_cm = getattr(asyncio, "timeout", None)  # Python >= 3.11
+
+
+class _Limiter:
+    """A semaphore re-created per event loop, so one wrapper survives several asyncio.run."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(1, int(limit))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sem: asyncio.Semaphore | None = None
+
+    def get(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._loop is not loop:
+            self._loop, self._sem = loop, asyncio.Semaphore(self.limit)
+        return self._sem
+
+
+class CircuitBreaker:
+    """Counts consecutive connection-level failures (refused, DNS, TLS, 401/403/404) across
+    every call of one wrapper; at ``threshold`` it raises JudgeUnreachable, which ends the run.
+
+    Why: a dead or misaddressed judge otherwise costs every row its full retry budget and
+    still yields a run of failed scores. Any answer from the endpoint resets the count, so a
+    server that is merely flaky (429, 5xx, time-outs) never trips it.
+    """
+
+    def __init__(self, name: str, endpoint: str | None, threshold: int = 5) -> None:
+        self.name = name
+        self.endpoint = endpoint
+        self.threshold = max(1, threshold)
+        self.consecutive = 0
+
+    def success(self) -> None:
+        self.consecutive = 0
+
+    def failure(self, reason: str) -> None:
+        self.consecutive += 1
+        if self.consecutive >= self.threshold:
+            raise self.unreachable(reason, f"{self.consecutive} consecutive attempts failed")
+
+    def unreachable(self, reason: str, how: str) -> JudgeUnreachable:
+        where = f"{self.name} at {self.endpoint}" if self.endpoint else self.name
+        return JudgeUnreachable(
+            redact(f"{where} is unreachable: {reason} ({how}); the run was stopped"),
+            endpoint=self.endpoint,
+        )
+
+
+class CallCore:
+    """Shared machinery: limiter, time-out, retries, accounting, cache handle."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        cache: CallCache | None,
+        policy: RetryPolicy | None,
+        timeout: float | None,
+        concurrency: int,
+        accountant: Accountant | None,
+        endpoint: str | None = None,
+        breaker_threshold: int = 5,
+    ) -> None:
+        self.name = safe_name(name)
+        self.endpoint = public_url(endpoint) if endpoint else None
+        self.breaker = CircuitBreaker(self.name, self.endpoint, breaker_threshold)
+        self.cache = cache
+        self.policy = policy or RetryPolicy()
+        self.timeout = timeout if timeout and timeout > 0 else None
+        self.limiter = _Limiter(concurrency)
+        self.accountant = accountant or Accountant()
+
+    async def _once(self, fn: Callable[[], Awaitable[R]]) -> R:
+        async with self.limiter.get():
+            if self.timeout is None:
+                return await fn()
+            if _timeout_cm is not None:  # no extra task per call, unlike wait_for
+                async with _timeout_cm(self.timeout):
+                    return await fn()
+            return await asyncio.wait_for(fn(), self.timeout)
+
+    async def retrying(self, fn: Callable[[], Awaitable[R]]) -> tuple[R, int]:
+        """(result, attempts); raises CallFailed once retries are spent or hopeless, and
+        JudgeUnreachable when the circuit breaker trips (never caught below the runner)."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                result = await self._once(fn)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                retryable, retry_after = classify(exc)
+                unreachable = connection_failure(exc)
+                if unreachable is not None:
+                    reason = unreachable
+                    self.breaker.failure(reason)
+                elif isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+                    reason = f"time-out after {self.timeout}s"
+                else:
+                    reason = describe(exc)
+                if not retryable or attempt > self.policy.max_retries:
+                    tries = f" after {attempt} attempts" if attempt > 1 else ""
+                    raise CallFailed(
+                        f"{reason}{tries}", attempt, retryable, unreachable is not None
+                    ) from None
+                await asyncio.sleep(self.policy.delay(attempt, retry_after))
+            else:
+                self.breaker.success()
+                return result, attempt

@@ -1,0 +1,116 @@
+"""CI gates: turn a run or a comparison into pass / fail with one line per failed gate.
+
+``fail_under``: a metric's mean (or its CI lower bound, ``on="ci_low"``) must reach a
+threshold. ``fail_on_regression``: no metric may drop significantly (Holm-adjusted p below
+alpha and a negative delta). The CLI's ``--fail-under`` / ``--fail-on-regression`` and the
+pytest helper ``assert_scores`` call these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ragmeter.errors import DataError, Problem
+
+GateOn = Literal["mean", "ci_low"]
+
+
+@dataclass(frozen=True)
+class GateFailure:
+    """One failed gate: which metric and why, as one line."""
+
+    metric: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.metric}: {self.reason}"
+
+
+def parse_thresholds(spec: str | dict[str, float] | None) -> dict[str, float]:
+    """'faithfulness=0.8,context_relevance=0.6' -> {name: threshold}; DataError naming bad parts."""
+    if spec is None:
+        return {}
+    if isinstance(spec, dict):
+        items = [(str(k), v) for k, v in spec.items()]
+    else:
+        items = []
+        for part in (p.strip() for p in spec.split(",")):
+            if not part:
+                continue
+            name, sep, value = part.partition("=")
+            if not sep or not name.strip():
+                raise DataError([Problem(None, "--fail-under", f"'{part}' is not METRIC=VALUE")])
+            items.append((name.strip(), value.strip()))
+    out: dict[str, float] = {}
+    problems = []
+    for name, value in items:
+        try:
+            out[name] = float(value)
+        except (TypeError, ValueError):
+            problems.append(Problem(None, "--fail-under", f"{name}: '{value}' is not a number"))
+    if problems:
+        raise DataError(problems)
+    return out
+
+
+def check_metric_names(thresholds: dict[str, float], metrics: list[str] | None) -> None:
+    """Before any work: every gated metric must exist and, when metrics are listed, be one."""
+    from ragmeter.errors import MetricError
+    from ragmeter.metrics.registry import get_metric
+
+    problems = []
+    for name in thresholds:
+        try:
+            get_metric(name)
+        except (MetricError, KeyError) as exc:
+            problems.append(Problem(None, "--fail-under", str(exc).strip("'\"")))
+            continue
+        if metrics is not None and name not in metrics:
+            problems.append(
+                Problem(None, "--fail-under", f"'{name}' is gated but not among the metrics run")
+            )
+    if problems:
+        raise DataError(problems)
+
+
+def fail_under(
+    result: Any, thresholds: dict[str, float], *, on: GateOn = "mean"
+) -> list[GateFailure]:
+    """The gates a run fails: mean (or CI lower bound) below its metric's threshold."""
+    if on not in ("mean", "ci_low"):
+        raise ValueError(f"on must be 'mean' or 'ci_low', not {on!r}")
+    failures = []
+    for name, threshold in thresholds.items():
+        agg = result.aggregates.get(name)
+        if agg is None:
+            failures.append(GateFailure(name, f"not computed in this run (threshold {threshold})"))
+            continue
+        value = agg.mean if on == "mean" else agg.ci_low
+        label = "mean" if on == "mean" else "CI lower bound"
+        if value is None:
+            failures.append(
+                GateFailure(
+                    name, f"no value: {agg.n_ok} of {agg.n} samples scored (threshold {threshold})"
+                )
+            )
+        elif value < threshold:
+            failures.append(GateFailure(name, f"{label} {value:.3f} < {threshold} (n={agg.n_ok})"))
+    return failures
+
+
+def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
+    """The metrics that got significantly worse in B: delta < 0 and Holm p < alpha."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), not {alpha}")
+    failures = []
+    for m in comparison.metrics:
+        if m.delta is not None and m.delta < 0 and m.significant(alpha):
+            failures.append(
+                GateFailure(
+                    m.metric,
+                    f"dropped {m.delta:+.3f} (CI [{m.ci_low:+.3f}, {m.ci_high:+.3f}]), "
+                    f"Holm p={m.p_holm:.3g} < {alpha} over {m.n} pairs",
+                )
+            )
+    return failures

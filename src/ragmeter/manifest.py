@@ -1,0 +1,209 @@
+"""run.json: what a run was, so its scores can be read without the command that made them.
+
+The manifest records ragmeter's version, each metric with its definition version, mode and
+prompt files (version and sha256), the judge (model, weights' sha256 for local files, public
+base URL, sampling settings, the structured-output mode in use), the embedder, the input
+file's sha256 and row count, timings, calls and tokens. No key ever: URLs pass through
+``public_url`` and the settings through ``Settings.public_dict``.
+
+It also guards ``--out``: ``prepare_out`` runs before any work, refuses a path that is a
+file or cannot be written, and refuses to mix a run into a directory holding a run made
+with other settings (``overwrite=True`` replaces it). A matching run there is a resume: the
+call cache answers what was already asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ragmeter.config import Settings
+from ragmeter.errors import OutputError
+from ragmeter.io import write_json
+from ragmeter.metrics.base import Metric
+from ragmeter.prompts import load_prompts, prompt_file_sha256
+from ragmeter.sample import Sample
+
+MANIFEST = "run.json"
+SCHEMA = "ragmeter.run/1"
+# What must match for a run to resume into an output directory already holding one.
+_SETTINGS_KEYS = (
+    "judge",
+    "base_url",
+    "embedder",
+    "embedder_base_url",
+    "temperature",
+    "seed",
+    "structured_mode",
+    "n_ctx",
+    "modes",
+    "options",
+)
+
+
+def ragmeter_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragmeter")
+    except PackageNotFoundError:  # running from a source tree
+        return "unknown"
+
+
+def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each metric: name, definition version, mode, and its prompt files (version, sha256)."""
+    modes = dict(options.get("modes") or {})
+    out = []
+    for m in metrics:
+        mode = m.mode_in(modes, options.get("mode"))
+        out.append(
+            {
+                "name": m.name,
+                "version": m.version,
+                "mode": mode,
+                "needs": sorted(m.needs_in(mode)),
+                "uses": sorted(m.uses_in(mode)),
+                "prompts": {
+                    f"{family}.json": {
+                        "version": load_prompts(family)["version"],
+                        "sha256": prompt_file_sha256(family),
+                    }
+                    for family in m.prompts
+                },
+            }
+        )
+    return out
+
+
+def fingerprint(
+    metrics: Sequence[Metric],
+    settings: Settings,
+    *,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+) -> dict[str, Any]:
+    """The settings that make two runs the same run (compared on resume)."""
+    public = settings.public_dict()
+    return {
+        "metrics": [
+            {"name": e["name"], "version": e["version"], "mode": e["mode"]}
+            for e in metric_entries(metrics, settings.metric_options())
+        ],
+        "settings": {k: public.get(k) for k in _SETTINGS_KEYS},
+        "n_resamples": n_resamples,
+        "confidence": confidence,
+        "bootstrap_seed": seed,
+    }
+
+
+def input_facts(data: Any, samples: Sequence[Sample]) -> dict[str, Any]:
+    """The input: file name and sha256 of its bytes, or sha256 of the validated rows."""
+    if isinstance(data, (str, Path)):
+        path = Path(data)
+        h = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        return {"file": path.name, "sha256": h.hexdigest(), "rows": len(samples)}
+    h = hashlib.sha256()
+    for s in samples:
+        h.update(json.dumps(s.model_dump(mode="json"), sort_keys=True).encode())
+        h.update(b"\n")
+    return {"file": None, "rows_sha256": h.hexdigest(), "rows": len(samples)}
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
+    diffs = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            diffs += _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            diffs.append(f"{prefix}{key}: {json.dumps(a)} there, {json.dumps(b)} now")
+    return diffs
+
+
+def prepare_out(out: str | Path, fp: Mapping[str, Any], *, overwrite: bool = False) -> Path:
+    """Check ``out`` before any work and claim it with a run.json marked ``running``.
+
+    Raises OutputError when ``out`` is a file, cannot be created or written, or holds a run
+    whose settings differ (unless ``overwrite``).
+    """
+    path = Path(out).expanduser()
+    if path.exists() and not path.is_dir():
+        raise OutputError(
+            f"--out {path} exists and is a file: give a directory (scores.jsonl, "
+            "summary.json and run.json are written into it)"
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(
+            f"--out {path} cannot be created ({exc.strerror or exc}): give a writable directory"
+        ) from None
+    manifest = path / MANIFEST
+    if manifest.is_file() and not overwrite:
+        try:
+            old = json.loads(manifest.read_text(encoding="utf-8")).get("fingerprint") or {}
+        except (OSError, ValueError, AttributeError):
+            old = None
+        diffs = ["run.json is unreadable"] if old is None else _differences(old, dict(fp))
+        if diffs:
+            raise OutputError(
+                f"--out {path} holds a run with other settings ({'; '.join(diffs[:3])}"
+                f"{'; ...' if len(diffs) > 3 else ''}): re-run with --overwrite to replace it "
+                "(API: overwrite=True), or choose another --out"
+            )
+    try:
+        write_json({"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}, manifest)
+    except OSError as exc:
+        raise OutputError(
+            f"--out {path} is not writable ({exc.strerror or exc}): give a writable directory"
+        ) from None
+    return path
+
+
+def build_manifest(
+    *,
+    status: str,
+    fp: Mapping[str, Any],
+    metrics: Sequence[Metric],
+    settings: Settings,
+    input_: Mapping[str, Any],
+    facts: Mapping[str, Any],
+    usage: Mapping[str, Any],
+    started_at: datetime,
+    wall_s: float,
+) -> dict[str, Any]:
+    """The whole manifest of a finished (or aborted) run."""
+    keep = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "judge_tokens")
+    return {
+        "schema": SCHEMA,
+        "status": status,
+        "ragmeter_version": ragmeter_version(),
+        "python": platform.python_version(),
+        "started_at": started_at.isoformat(timespec="seconds"),
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "wall_s": round(wall_s, 3),
+        "input": dict(input_),
+        "metrics": metric_entries(metrics, settings.metric_options()),
+        "judge": facts.get("judge"),
+        "embedder": facts.get("embedder"),
+        "structured_output": (facts.get("judge") or {}).get("structured_output"),
+        "seed": settings.seed,
+        "settings": settings.public_dict(),
+        "usage": {k: usage.get(k) for k in keep if k in usage},
+        "fingerprint": dict(fp),
+    }
+
+
+def write_manifest(out: str | Path, manifest: Mapping[str, Any]) -> Path:
+    path = Path(out) / MANIFEST
+    write_json(dict(manifest), path)
+    return path

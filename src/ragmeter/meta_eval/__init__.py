@@ -1,0 +1,55 @@
+"""Meta-evaluation: how often a metric agrees with human pairwise preferences.
+
+A dataset adapter yields ``PreferencePair``s: (dimension, preferred sample, other sample).
+Each scorer of that dimension scores both sides; agreement is the share of pairs where the
+preferred side scores strictly higher, a tie counting one half. A side without a value
+(failed or undefined) makes the pair a tie, and is counted and shown.
+
+``run`` does it all in one call; the pieces (``select_pairs``, ``build_scorers``,
+``run_meta_eval``) are here for callers who bring their own pairs, scorers or resources.
+"""
+
+from ragmeter.meta_eval._api import DEFAULT_BASELINES, MetaEvalReport, run, select_pairs
+from ragmeter.meta_eval._pairs import (
+    DATASETS,
+    DIMENSIONS,
+    PAPER_TABLE1,
+    PreferencePair,
+    wikieval_pairs,
+)
+from ragmeter.meta_eval._run import ScorerResult, outcome, run_meta_eval
+from ragmeter.meta_eval._scorers import (
+    BASELINES,
+    RAGAS_METRICS,
+    PairScorer,
+    build_scorers,
+    embedding_cosine,
+    gpt_ranking,
+    gpt_score,
+    k_precision_scorer,
+    metric_scorer,
+)
+
+__all__ = [
+    "BASELINES",
+    "DATASETS",
+    "DEFAULT_BASELINES",
+    "DIMENSIONS",
+    "PAPER_TABLE1",
+    "RAGAS_METRICS",
+    "MetaEvalReport",
+    "PairScorer",
+    "PreferencePair",
+    "ScorerResult",
+    "build_scorers",
+    "embedding_cosine",
+    "gpt_ranking",
+    "gpt_score",
+    "k_precision_scorer",
+    "metric_scorer",
+    "outcome",
+    "run",
+    "run_meta_eval",
+    "select_pairs",
+    "wikieval_pairs",
+]

@@ -1,0 +1,183 @@
+"""``ragmeter.meta_eval.run``: the whole meta-evaluation as one library call.
+
+Validates the request before any model loads (dataset, dimensions, baselines, settings,
+resources), scores the pairs, and returns a ``MetaEvalReport`` holding the per-scorer
+results and the JSON payload that ``ragmeter meta-eval --out`` writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragmeter.config import Settings, as_settings
+from ragmeter.errors import DataError, Problem, ResourceUnavailable
+from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
+from ragmeter.meta_eval._run import ScorerResult, run_meta_eval
+from ragmeter.meta_eval._scorers import RAGAS_METRICS, PairScorer, build_scorers
+from ragmeter.metrics.registry import default_modes, get_metric
+from ragmeter.plan import mode_of_metric
+from ragmeter.resources import build_resources
+
+DEFAULT_BASELINES = ("k_precision", "embedding_cosine", "gpt_score", "gpt_ranking")
+
+
+@dataclass
+class MetaEvalReport:
+    """What a meta-evaluation found: per-scorer results and the JSON payload (``as_dict``)."""
+
+    results: list[ScorerResult]
+    judge: str
+    modes: dict[str, str]
+    payload: dict[str, Any]
+
+    @property
+    def agreement(self) -> dict[str, float | None]:
+        """The RAGAS metrics' agreement per dimension (None where not run)."""
+        return dict(self.payload["agreement"])
+
+    def result_line(self) -> str:
+        """``RESULT dim=agreement ... wall_s=... judge_tokens=...`` for benchmarks' logs."""
+        agree = {d: a for d, a in self.agreement.items() if a is not None}
+        return (
+            "RESULT "
+            + " ".join(f"{d}={a:.3f}" for d, a in agree.items())
+            + f" wall_s={self.payload['ragas_wall_s']:.1f}"
+            + f" judge_tokens={self.payload['ragas_judge_tokens']}"
+        )
+
+    def write(self, path: str | Path) -> Path:
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(self.payload, indent=1, ensure_ascii=False), encoding="utf-8")
+        return out
+
+
+def select_pairs(
+    dataset: str,
+    data: str | Path,
+    dimensions: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> list[PreferencePair]:
+    """The dataset's pairs for ``dimensions`` (default: all), first ``limit`` source rows."""
+    if dataset not in DATASETS:
+        known = ", ".join(DATASETS)
+        raise DataError([Problem(None, "dataset", f"unknown dataset {dataset!r}; known: {known}")])
+    dims = list(DIMENSIONS) if dimensions is None else [d.strip() for d in dimensions if d.strip()]
+    bad = [d for d in dims if d not in DIMENSIONS]
+    if bad or not dims:
+        raise DataError(
+            [
+                Problem(
+                    None,
+                    "dimensions",
+                    f"unknown dimension(s) {bad or list(dimensions or [])!r}; "
+                    f"known: {', '.join(DIMENSIONS)}",
+                )
+            ]
+        )
+    pairs = [p for p in DATASETS[dataset](data) if p.dimension in dims]
+    if limit is not None:
+        groups = set(list(dict.fromkeys(p.group for p in pairs))[:limit])
+        pairs = [p for p in pairs if p.group in groups]
+    return pairs
+
+
+def _needs(scorers: Sequence[PairScorer], baselines: Sequence[str], s: Settings) -> set[str]:
+    """Resources the run cannot do without (``needs``) and those it uses when present."""
+    judged = [get_metric(RAGAS_METRICS[sc.dimension]) for sc in scorers if sc.kind == "ragas"]
+    needs = {"judge"}
+    for m in judged:
+        needs |= set(m.needs_in(mode_of_metric(m, s.metric_options())))
+    if "embedding_cosine" in baselines:
+        needs.add("embedder")
+    if "perplexity" in baselines:
+        needs.add("scorer")
+    return needs
+
+
+def run(
+    dataset: str,
+    data: str | Path,
+    *,
+    settings: Settings | dict[str, Any] | str | Path | None = None,
+    baselines: Sequence[str] = DEFAULT_BASELINES,
+    dimensions: Sequence[str] | None = None,
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> MetaEvalReport:
+    """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences.
+
+    Raises ``DataError`` for a bad request and ``ResourceUnavailable`` when a resource the
+    run needs cannot be built, both before any pair is scored.
+    """
+    s = as_settings(settings)
+    dims = list(dimensions) if dimensions is not None else list(DIMENSIONS)
+    pairs = select_pairs(dataset, data, dims, limit)
+    wanted = [b.strip() for b in baselines if b.strip() and b.strip() != "none"]
+    scorers = [sc for sc in build_scorers(wanted) if sc.dimension in dims]
+    needs = _needs(scorers, wanted, s)
+    judged = [get_metric(RAGAS_METRICS[sc.dimension]) for sc in scorers if sc.kind == "ragas"]
+    uses = {u for m in judged for u in m.uses_in(mode_of_metric(m, s.metric_options()))}
+    built = build_resources(s, needs | uses)
+    missing = [why for need, why in built.unavailable.items() if need in needs]
+    if missing:
+        asyncio.run(built.aclose())
+        raise ResourceUnavailable("; ".join(missing))
+    modes = {**default_modes(), **s.modes}
+    modes = {k: v for k, v in modes.items() if k in RAGAS_METRICS}
+    inner = getattr(built.resources.judge, "inner", None)
+    stats0 = _stats(inner)
+    load0 = os.getloadavg()
+    started = time.perf_counter()
+    try:
+        results = asyncio.run(run_meta_eval(pairs, scorers, built.resources, progress=progress))
+    finally:
+        asyncio.run(built.aclose())
+    judge_name = getattr(built.resources.judge, "name", str(s.judge))
+    payload = _payload(dataset, data, dims, pairs, judge_name, modes, s, results)
+    payload["total_wall_s"] = round(time.perf_counter() - started, 1)
+    stats1 = _stats(inner)
+    payload["local_judge_stats"] = {k: stats1[k] - stats0.get(k, 0) for k in stats1} or None
+    payload["loadavg_start_end"] = [round(x, 2) for x in (*load0, *os.getloadavg())]
+    payload["cpu_count"] = os.cpu_count()
+    payload["results"] = [r.as_dict() for r in results]
+    return MetaEvalReport(results, judge_name, modes, payload)
+
+
+def _payload(
+    dataset: str,
+    data: str | Path,
+    dims: list[str],
+    pairs: list[PreferencePair],
+    judge_name: str,
+    modes: dict[str, str],
+    s: Settings,
+    results: list[ScorerResult],
+) -> dict[str, Any]:
+    ragas = {r.dimension: r for r in results if r.kind == "ragas"}
+    return {
+        "dataset": dataset,
+        "data": str(data),
+        "dimensions": dims,
+        "n_pairs_per_dimension": len(pairs) // max(1, len(dims)),
+        "judge": judge_name,
+        "modes": modes,
+        "settings": s.public_dict(),
+        "paper_table1": PAPER_TABLE1,
+        "agreement": {d: (ragas[d].agreement if d in ragas else None) for d in DIMENSIONS},
+        "ragas_wall_s": round(sum(r.wall_s for r in ragas.values()), 1),
+        "ragas_judge_tokens": sum(r.prompt_tokens + r.completion_tokens for r in ragas.values()),
+        "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,
+    }
+
+
+def _stats(inner: Any) -> dict[str, float]:
+    stats = getattr(inner, "stats", None)
+    return dict(stats.as_dict()) if stats is not None and hasattr(stats, "as_dict") else {}

@@ -1,0 +1,188 @@
+"""Scoring every pair with every scorer of its dimension, in a prefix-friendly order.
+
+Calls run one after another: pairs are grouped by source row and, within a row, every
+scorer's calls on one context are sent back to back, so a local judge evaluates each context
+(and its longer variant) about once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ragmeter.meta_eval._pairs import PreferencePair
+from ragmeter.meta_eval._scorers import PairScorer
+from ragmeter.metrics.base import Score
+from ragmeter.protocols import Resources
+from ragmeter.sample import Sample
+
+
+@dataclass
+class ScorerResult:
+    name: str
+    dimension: str
+    kind: str
+    outcomes: list[float] = field(default_factory=list)  # 1 / 0.5 / 0 per pair
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    n_missing: int = 0  # pairs where a side had no value (counted as ties)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    n_samples: int = 0  # samples (or pairs, for rankers) scored with the judge
+    wall_s: float = 0.0
+    # tokens the local judge actually processed: prompt tokens evaluated after prefix reuse
+    # plus generated tokens (None for judges that do not report it)
+    computed_tokens: int | None = None
+
+    @property
+    def agreement(self) -> float | None:
+        return float(np.mean(self.outcomes)) if self.outcomes else None
+
+    def tokens_per_sample(self) -> float | None:
+        if not self.n_samples:
+            return None
+        return (self.prompt_tokens + self.completion_tokens) / self.n_samples
+
+    def as_dict(self, with_pairs: bool = True) -> dict[str, Any]:
+        out = {
+            "name": self.name,
+            "dimension": self.dimension,
+            "kind": self.kind,
+            "agreement": self.agreement,
+            "n_pairs": len(self.outcomes),
+            "n_missing": self.n_missing,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "scored_items": self.n_samples,
+            "judge_tokens_per_item": self.tokens_per_sample(),
+            "computed_tokens": self.computed_tokens,
+            "computed_tokens_per_item": (
+                self.computed_tokens / self.n_samples
+                if self.computed_tokens and self.n_samples
+                else None
+            ),
+            "wall_s": round(self.wall_s, 2),
+        }
+        if with_pairs:
+            out["pairs"] = self.pairs
+        return out
+
+
+def _judge_stats(judge: Any) -> Any:
+    """The local judge's work counters under any engine wrappers (None for remote judges)."""
+    for _ in range(5):
+        attrs = getattr(judge, "__dict__", {})
+        if attrs.get("stats") is not None:
+            return attrs["stats"]
+        judge = attrs.get("inner")
+    return None
+
+
+def outcome(preferred: Score, other: Score) -> float:
+    if preferred.value is None or other.value is None:
+        return 0.5
+    if preferred.value > other.value:
+        return 1.0
+    return 0.0 if preferred.value < other.value else 0.5
+
+
+def _tokens(score: Score) -> tuple[int, int]:
+    j = score.details.get("judge") or {}
+    return int(j.get("prompt_tokens", 0)), int(j.get("completion_tokens", 0))
+
+
+def _brief(score: Score) -> dict[str, Any]:
+    out: dict[str, Any] = {"value": score.value, "status": score.status}
+    pt, ct = _tokens(score)
+    if pt or ct:
+        out["judge_tokens"] = pt + ct
+    if score.reason:
+        out["reason"] = score.reason
+    for key in (
+        "mode",
+        "statements",
+        "p_yes",
+        "verdicts",
+        "kept_numbers",
+        "total_sentences",
+        "questions",
+        "flipped",
+    ):
+        if key in score.details:
+            out[key] = score.details[key]
+    return out
+
+
+async def run_meta_eval(
+    pairs: Sequence[PreferencePair],
+    scorers: Sequence[PairScorer],
+    resources: Resources,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> list[ScorerResult]:
+    """Score every pair with every scorer of its dimension; see the module doc for the order."""
+    results = {s.name: ScorerResult(s.name, s.dimension, s.kind) for s in scorers}
+    groups: dict[str, list[PreferencePair]] = {}
+    for p in pairs:
+        groups.setdefault(p.group, []).append(p)
+    memo: dict[tuple[str, str], Score] = {}
+    stats = _judge_stats(getattr(resources, "judge", None))
+
+    def work_done() -> int | None:
+        if stats is None or not hasattr(stats, "prompt_tokens_evaluated"):
+            return None
+        return int(stats.prompt_tokens_evaluated) + int(stats.completion_tokens)
+
+    async def score(sc: PairScorer, sample: Sample) -> Score:
+        key = (sc.name, sample.model_dump_json(exclude={"question_id"}))
+        if key not in memo:
+            memo[key] = await sc.score(sample, resources)  # type: ignore[misc]
+            res = results[sc.name]
+            pt, ct = _tokens(memo[key])
+            res.prompt_tokens += pt
+            res.completion_tokens += ct
+            res.n_samples += 1
+        return memo[key]
+
+    # RAGAS metrics first (their wall time is the one the target is about), then baselines.
+    for kind in ("ragas", "baseline"):
+        for gi, members in enumerate(groups.values()):
+            for sc in (s for s in scorers if s.kind == kind):
+                for pair in (p for p in members if p.dimension == sc.dimension):
+                    res = results[sc.name]
+                    t0, w0 = time.perf_counter(), work_done()
+                    if sc.rank is not None:
+                        win, detail = await sc.rank(pair, resources)
+                        pt, ct = _tokens(detail)
+                        res.prompt_tokens += pt
+                        res.completion_tokens += ct
+                        res.n_samples += 1
+                        res.n_missing += int(detail.value is None)
+                        res.outcomes.append(win)
+                        res.pairs.append(
+                            {"pair": pair.pair_id, "outcome": win, "ranking": _brief(detail)}
+                        )
+                    else:
+                        a = await score(sc, pair.preferred)
+                        b = await score(sc, pair.other)
+                        res.n_missing += int(a.value is None or b.value is None)
+                        win = outcome(a, b)
+                        res.outcomes.append(win)
+                        res.pairs.append(
+                            {
+                                "pair": pair.pair_id,
+                                "outcome": win,
+                                "preferred": _brief(a),
+                                "other": _brief(b),
+                            }
+                        )
+                    res.wall_s += time.perf_counter() - t0
+                    w1 = work_done()
+                    if w0 is not None and w1 is not None:
+                        res.computed_tokens = (res.computed_tokens or 0) + w1 - w0
+            if progress is not None:
+                progress(f"{kind}: {gi + 1}/{len(groups)} rows")
+    return list(results.values())

@@ -1,0 +1,175 @@
+"""Asking the judge, for every judged metric: modes, prompt building, calls and their tallies.
+
+Metrics stay arithmetic: they build messages, ask the judge through ``Calls`` (which tallies
+tokens and turns an error reply into ``JudgeFailed``) and compute their score. ``guarded``
+turns ``JudgeFailed`` / ``ResourceUnavailable`` into failed Scores, so no exception and no
+NaN escapes.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ragmeter.errors import JudgeFailed, ResourceUnavailable
+from ragmeter.metrics.base import Score
+from ragmeter.prompts import load_prompts
+from ragmeter.protocols import Judge, JudgeReply, Message, Resources
+from ragmeter.sample import Sample
+from ragmeter.text import split_sentences
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Calls:
+    """Judge calls of one (metric, sample): tallies tokens, raises JudgeFailed on errors."""
+
+    judge: Judge
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    n_calls: int = 0
+    cached: int = 0
+
+    def _take(self, reply: JudgeReply[Any], what: str) -> Any:
+        self.n_calls += 1
+        self.cached += int(reply.cached)
+        self.prompt_tokens += reply.usage.prompt_tokens
+        self.completion_tokens += reply.usage.completion_tokens
+        if not reply.ok or reply.value is None:
+            # The reason whole; the model's raw output after it, marked when shortened.
+            raw = ""
+            if reply.raw:
+                cut = len(reply.raw) > 200
+                raw = f"; raw output{' (first 200 characters)' if cut else ''}: {reply.raw[:200]!r}"
+            raise JudgeFailed(f"judge error ({what}): {reply.error or 'no value'}{raw}")
+        return reply.value
+
+    async def p_yes(self, messages: Sequence[Message], *, version: str) -> float:
+        """P("yes") among {"yes", "no"} for the first token of the reply."""
+        reply = await self.judge.option_probs(messages, ("yes", "no"), prompt_version=version)
+        probs = self._take(reply, "yes/no verdict")
+        return float(probs["yes"])
+
+    async def option(
+        self, messages: Sequence[Message], options: Sequence[str], *, version: str
+    ) -> dict[str, float]:
+        reply = await self.judge.option_probs(messages, options, prompt_version=version)
+        return dict(self._take(reply, "option probabilities"))
+
+    async def structured(
+        self, messages: Sequence[Message], schema: type[M], *, version: str, max_tokens: int = 512
+    ) -> M:
+        reply = await self.judge.structured(
+            messages, schema, prompt_version=version, max_tokens=max_tokens
+        )
+        return self._take(reply, f"structured {schema.__name__}")
+
+    def details(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "calls": self.n_calls,
+            "cached_calls": self.cached,
+        }
+
+
+def judge_of(resources: Resources | None) -> Judge:
+    judge = getattr(resources, "judge", None)
+    if judge is None:
+        raise ResourceUnavailable(
+            "no judge configured: choose one with --judge (e.g. the embedded "
+            "local judge, `--judge local`) or Settings(judge=...)"
+        )
+    return judge
+
+
+def options_of(resources: Resources | None) -> dict[str, Any]:
+    return dict(getattr(resources, "options", None) or {})
+
+
+def mode_of(
+    resources: Resources | None,
+    metric: str,
+    default: str,
+    allowed: tuple[str, ...] = ("fast", "generate"),
+) -> str:
+    """The metric's mode: ``options["modes"][metric]``, else ``options["mode"]``, else default."""
+    opts = options_of(resources)
+    modes = opts.get("modes") or {}
+    mode = modes.get(metric) or opts.get("mode") or default
+    if mode not in allowed:
+        raise ResourceUnavailable(
+            f"{metric}: unknown mode {mode!r}; choose one of {', '.join(allowed)}"
+        )
+    return str(mode)
+
+
+def guarded(
+    fn: Callable[[Sample, Resources], Awaitable[Score]],
+) -> Callable[[Sample, Resources], Awaitable[Score]]:
+    """Run a metric's acompute; a judge error or missing resource becomes a failed Score."""
+
+    @functools.wraps(fn)
+    async def wrapper(sample: Sample, resources: Resources) -> Score:
+        try:
+            return await fn(sample, resources)
+        except (JudgeFailed, ResourceUnavailable) as exc:
+            return Score.failed(str(exc))
+
+    return wrapper
+
+
+def chat(system: str, user: str, examples: Sequence[dict[str, Any]] = ()) -> list[Message]:
+    """System message, few-shot turns (assistant JSON rendered compactly), then the user turn."""
+    import json
+
+    messages: list[Message] = [{"role": "system", "content": system}]
+    for ex in examples:
+        reply = ex["assistant"]
+        messages.append({"role": "user", "content": ex["user"]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": reply
+                if isinstance(reply, str)
+                else json.dumps(reply, ensure_ascii=False),
+            }
+        )
+    messages.append({"role": "user", "content": user})
+    return messages
+
+
+def inner_model(obj: Any) -> Any:
+    """The backend under engine wrappers (CachedJudge.inner ...), for attributes like n_ctx."""
+    seen = 0
+    while hasattr(obj, "inner") and seen < 5 and not hasattr(obj, "n_ctx"):
+        obj, seen = obj.inner, seen + 1
+    return obj
+
+
+def context_first(context_text: str, question: str, task: str) -> list[Message]:
+    """The shared context-first chat: [common system][context][question][task].
+
+    Every context-based fast prompt starts with the same system message and context block, so
+    consecutive calls on one context (statements, sentence selection) reuse the judge's cache.
+    """
+    common = load_prompts("common")
+    block = common["context_block"].format(context=context_text, question=question)
+    return [
+        {"role": "system", "content": common["system"]},
+        {"role": "user", "content": block + task},
+    ]
+
+
+def version(*families: str) -> str:
+    return "+".join(load_prompts(f)["version"] for f in families)
+
+
+def statements_of(text: str) -> list[str]:
+    """Local statement split for fast modes: sentences that contain a letter or digit."""
+    return [s for s in split_sentences(text or "") if any(ch.isalnum() for ch in s)]

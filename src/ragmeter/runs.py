@@ -1,0 +1,179 @@
+"""Read a run back from its directory, so compare and report work on files as well as objects.
+
+A run directory holds ``scores.jsonl`` (one record per sample, see
+``EvaluationResult.records``), ``summary.json`` (aggregates, failures, notes, config) and,
+from issue 11 on, ``run.json`` (the manifest: judge, modes, prompt versions, metric
+definition versions). Older runs lack the sample keys in their records and the manifest:
+they still load, with empty questions and an empty manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import DataError, Problem
+from ragmeter.metrics.base import Score
+from ragmeter.result import Aggregate, EvaluationResult, aggregate
+from ragmeter.sample import Sample
+
+# Keys of a scores.jsonl record that are not metric values.
+RECORD_KEYS = frozenset(
+    {"question_id", "question", "answer", "contexts", "context_ids", "metadata"}
+    | {"status", "reasons", "details"}
+)
+
+
+@dataclass
+class Run:
+    """One evaluation run: its result, its manifest (run.json, may be empty), where it came from."""
+
+    result: EvaluationResult
+    manifest: dict[str, Any] = field(default_factory=dict)
+    source: str = "in-memory result"
+
+    @property
+    def name(self) -> str:
+        return Path(self.source).name if self.source != "in-memory result" else self.source
+
+    def provenance(self) -> dict[str, Any]:
+        """What decides comparability: summary.json's config, and run.json when present."""
+        out: dict[str, Any] = {"config": dict(self.result.config)}
+        if self.manifest:
+            out["run"] = dict(self.manifest)
+        return out
+
+
+def as_run(run: Any, *, name: str | None = None) -> Run:
+    """An EvaluationResult, a Run, or a path (run directory or its scores.jsonl) as a Run."""
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, EvaluationResult):
+        manifest = getattr(run, "manifest", None) or {}
+        return Run(run, dict(manifest), name or "in-memory result")
+    if isinstance(run, (str, Path)):
+        return load_run(run)
+    raise DataError(
+        [
+            Problem(
+                None,
+                None,
+                f"cannot read a run from {type(run).__name__}: give an EvaluationResult "
+                "or the path of a run directory (scores.jsonl + summary.json)",
+            )
+        ]
+    )
+
+
+def _read_json(path: Path, problems: list[Problem]) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        problems.append(Problem(None, path.name, f"unreadable JSON: {exc}"))
+        return {}
+    if not isinstance(data, dict):
+        problems.append(Problem(None, path.name, "expected a JSON object"))
+        return {}
+    return data
+
+
+def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(lineno, None, f"invalid JSON: {exc.msg}"))
+                continue
+            if not isinstance(row, dict) or "question_id" not in row:
+                problems.append(Problem(lineno, "question_id", "a record needs a question_id"))
+                continue
+            rows.append(row)
+    return rows
+
+
+def _metric_names(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    listed = summary.get("metrics")
+    if isinstance(listed, dict) and listed:
+        return list(listed)
+    names: list[str] = []
+    for row in rows:
+        for key in row:
+            if key not in RECORD_KEYS and key not in names:
+                names.append(key)
+    return names
+
+
+def _sample(row: dict[str, Any]) -> Sample:
+    contexts = row.get("contexts")
+    ids = row.get("context_ids")
+    meta = row.get("metadata")
+    return Sample(
+        question_id=str(row["question_id"]),
+        question=str(row.get("question") or ""),
+        answer=row.get("answer"),
+        contexts=list(contexts) if isinstance(contexts, list) else None,
+        context_ids=[str(i) for i in ids] if isinstance(ids, list) else None,
+        metadata=dict(meta) if isinstance(meta, dict) else {},
+    )
+
+
+def _score(row: dict[str, Any], metric: str) -> Score:
+    status = (row.get("status") or {}).get(metric, "ok")
+    reason = (row.get("reasons") or {}).get(metric)
+    details = (row.get("details") or {}).get(metric) or {}
+    value = row.get(metric)
+    if status == "ok" and value is None:
+        status, reason = "undefined", reason or "no value recorded"
+    return Score(None if value is None else float(value), status, reason, dict(details))
+
+
+def _aggregate_from(entry: Any, metric: str, scores: list[Score]) -> Aggregate:
+    keys = ("mean", "ci_low", "ci_high", "n_ok", "n_undefined", "n_skipped", "n_failed")
+    if isinstance(entry, dict) and all(k in entry for k in keys):
+        return Aggregate(metric, *(entry[k] for k in keys))
+    return aggregate(metric, scores)
+
+
+def load_run(path: str | Path) -> Run:
+    """Rebuild a run from its directory (or its scores.jsonl); DataError naming what is wrong."""
+    path = Path(path)
+    directory = path.parent if path.is_file() else path
+    scores_path = path if path.is_file() else path / "scores.jsonl"
+    source = str(directory)
+    if not scores_path.exists():
+        raise DataError([Problem(None, None, f"no run here: {scores_path} does not exist")], source)
+    problems: list[Problem] = []
+    summary = _read_json(directory / "summary.json", problems)
+    manifest = _read_json(directory / "run.json", problems)
+    rows = _read_records(scores_path, problems)
+    seen: set[str] = set()
+    for i, row in enumerate(rows, start=1):
+        qid = str(row["question_id"])
+        if qid in seen:
+            problems.append(Problem(i, "question_id", f"duplicate question_id '{qid}'"))
+        seen.add(qid)
+    if not rows and not problems:
+        problems.append(Problem(None, None, "scores.jsonl holds no records"))
+    if problems:
+        raise DataError(problems, source)
+    metrics = _metric_names(summary, rows)
+    scores = {m: [_score(row, m) for row in rows] for m in metrics}
+    listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
+    result = EvaluationResult(
+        samples=[_sample(row) for row in rows],
+        metrics=metrics,
+        scores=scores,
+        aggregates={m: _aggregate_from(listed.get(m), m, scores[m]) for m in metrics},
+        notes=list(summary.get("notes") or []),
+        usage=dict(summary.get("usage") or {}),
+        config=dict(summary.get("config") or {}),
+    )
+    return Run(result, manifest, source)

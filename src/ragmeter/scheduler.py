@@ -1,0 +1,195 @@
+"""Runs every (metric, sample) ``acompute`` of the model-based metrics under bounded
+concurrency, with per-sample accounting and progress (a bar on a terminal, plain lines in
+CI logs).
+
+The engine knows nothing of metrics and metrics know nothing of HTTP or threads: this module
+is where the two meet. Any exception from a metric becomes a failed Score with its reason,
+except ``RunAborted`` (the judge cannot be reached): it cancels the remaining jobs and ends
+the run, since every further call would fail the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ragmeter.engine.accounting import CALL_TAG
+from ragmeter.errors import RunAborted
+from ragmeter.metrics.base import Metric, Score
+from ragmeter.plan import mode_of_metric
+from ragmeter.protocols import Resources
+from ragmeter.redact import describe, redact
+from ragmeter.resources import Built
+from ragmeter.sample import Sample
+
+
+def _resource_missing(
+    metric: Metric, resources: Resources, unavailable: dict[str, str]
+) -> str | None:
+    """Why the metric cannot run in the mode this run chose, or None when it can."""
+    for need in sorted(metric.needs_in(mode_of_metric(metric, resources.options))):
+        if getattr(resources, need, None) is None:
+            return unavailable.get(need, f"no {need} configured")
+    return None
+
+
+async def score_all(
+    metrics: Sequence[Metric], samples: Sequence[Sample], built: Built, limit: int, progress: bool
+) -> dict[str, list[Score]]:
+    resources = built.resources
+    scores: dict[str, list[Score | None]] = {m.name: [None] * len(samples) for m in metrics}
+    gate = asyncio.Semaphore(limit)
+    jobs: list[tuple[Metric, int, Sample]] = []
+    for metric in metrics:
+        missing_resource = _resource_missing(metric, resources, built.unavailable)
+        for i, sample in enumerate(samples):
+            reason = metric.missing(sample)
+            if reason is not None:
+                scores[metric.name][i] = Score.skipped(reason)
+            elif missing_resource is not None:
+                scores[metric.name][i] = Score.failed(missing_resource)
+            else:
+                jobs.append((metric, i, sample))
+
+    bar = make_progress(len(jobs)) if progress and jobs else None
+
+    async def one(metric: Metric, i: int, sample: Sample) -> None:
+        CALL_TAG.set((metric.name, sample.question_id))
+        async with gate:
+            try:
+                assert metric.acompute is not None
+                score = await metric.acompute(sample, resources)
+                if not isinstance(score, Score):
+                    score = Score.failed(
+                        f"internal error: {metric.name} returned "
+                        f"{type(score).__name__}, not a Score"
+                    )
+            except (asyncio.CancelledError, RunAborted):
+                raise
+            except Exception as exc:
+                score = Score.failed(f"internal error: {describe(exc)}")
+        if score.reason:
+            score.reason = redact(score.reason)
+        used = built.accountant.per_sample.get((metric.name, sample.question_id))
+        if used is not None and "judge_usage" not in score.details:
+            score.details["judge_usage"] = {
+                "calls": used.calls,
+                "cache_hits": used.cache_hits,
+                "prompt_tokens": used.prompt_tokens,
+                "completion_tokens": used.completion_tokens,
+            }
+        scores[metric.name][i] = score
+        if bar is not None:
+            bar.advance(failed=score.status == "failed")
+
+    tasks = [asyncio.ensure_future(one(m, i, s)) for m, i, s in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # RunAborted (or a cancellation): stop every job still waiting, then re-raise.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        if bar is not None:
+            bar.stop()
+    return {
+        name: [s if s is not None else Score.failed("lost: no score recorded") for s in col]
+        for name, col in scores.items()
+    }
+
+
+def make_progress(total: int, stream: TextIO | None = None) -> Any:
+    """A rich bar when stderr is a terminal, else plain lines that read well in CI logs."""
+    from rich.console import Console
+
+    if stream is None and Console(stderr=True).is_terminal:
+        return _ProgressBar(total)
+    return PlainProgress(total, stream or sys.stderr)
+
+
+class PlainProgress:
+    """One line every 10% of the jobs or every 30 s, whichever comes first: done/total,
+    failures, rate and ETA. For logs (CI, nohup), where a redrawn bar shows nothing."""
+
+    def __init__(
+        self, total: int, stream: TextIO, every_s: float = 30.0, clock: Any = time.monotonic
+    ) -> None:
+        self.total, self.stream, self.every_s, self.clock = total, stream, every_s, clock
+        self.done = self.failed = 0
+        self.started = self.last_time = clock()
+        self.step = max(1, -(-total // 10))  # ceil(10%)
+        self.next_done = self.step
+
+    def advance(self, failed: bool = False) -> None:
+        self.done += 1
+        self.failed += int(failed)
+        now = self.clock()
+        if self.done >= self.next_done or now - self.last_time >= self.every_s:
+            self.emit(now)
+
+    def emit(self, now: float) -> None:
+        elapsed = max(now - self.started, 1e-9)
+        rate = self.done / elapsed
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        eta = "?" if left == float("inf") else _hms(left)
+        pct = 100 * self.done // max(1, self.total)
+        self.stream.write(
+            f"judging: {self.done}/{self.total} ({pct}%), {self.failed} failed, "
+            f"{rate:.2f}/s, elapsed {_hms(elapsed)}, ETA {eta}\n"
+        )
+        self.stream.flush()
+        self.last_time = now
+        while self.next_done <= self.done:
+            self.next_done += self.step
+
+    def stop(self) -> None:
+        if self.done and self.done < self.total:  # stopped early: say where
+            self.emit(self.clock())
+
+
+def _hms(seconds: float) -> str:
+    s = round(seconds)
+    return (
+        f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s"
+        if s >= 3600
+        else f"{s // 60}m{s % 60:02d}s"
+    )
+
+
+class _ProgressBar:
+    """A rich progress bar with ETA on stderr (a terminal)."""
+
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self._task = self._progress.add_task("judging", total=total)
+        self._progress.start()
+
+    def advance(self, failed: bool = False) -> None:
+        self._progress.advance(self._task)
+
+    def stop(self) -> None:
+        self._progress.stop()

@@ -1,0 +1,109 @@
+"""Per-slice summaries: the scores grouped by one input column (question type, source, ...).
+
+A slice is every sample with the same value in the column, looked up among the sample's
+fields first (``is_answerable``) and then its pass-through columns (``metadata``). Small
+slices are flagged, not hidden: their CIs are wide and say so themselves.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ragmeter.errors import DataError, Problem
+from ragmeter.result import EvaluationResult, bootstrap_ci
+from ragmeter.sample import Sample
+
+SMALL_SLICE = 10  # below this many scored samples a slice is flagged as small
+MISSING = "(missing)"
+
+
+def slice_value(sample: Sample, column: str) -> str:
+    """The sample's value in ``column`` as a label; MISSING when it has none."""
+    if column in Sample.model_fields and column != "metadata":
+        value: Any = getattr(sample, column)
+    else:
+        value = sample.metadata.get(column)
+    if value is None:
+        return MISSING
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def check_column(samples: list[Sample], column: str, source: str = "the run") -> None:
+    """DataError unless some sample has a value in ``column`` (naming the columns there are)."""
+    if any(slice_value(s, column) != MISSING for s in samples):
+        return
+    known = sorted({k for s in samples for k in s.metadata})
+    hint = f"; pass-through columns present: {', '.join(known)}" if known else ""
+    raise DataError(
+        [Problem(None, column, f"no sample has a value in column '{column}'{hint}")], source
+    )
+
+
+@dataclass(frozen=True)
+class SliceRow:
+    """One (metric, slice value) cell of an evaluate summary."""
+
+    metric: str
+    column: str
+    value: str
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    effect: float | None  # slice mean minus the metric's overall mean
+    small: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def slice_summary(
+    result: EvaluationResult,
+    by: str,
+    *,
+    min_n: int = SMALL_SLICE,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[SliceRow]:
+    """Per metric and slice: n, mean, bootstrap CI, effect vs the overall mean.
+
+    Rows are grouped by metric (in the result's order) and, within a metric, sorted by the
+    size of the effect, largest first; slices with fewer than ``min_n`` scored samples
+    carry ``small=True``.
+    """
+    check_column(result.samples, by)
+    labels = [slice_value(s, by) for s in result.samples]
+    rows: list[SliceRow] = []
+    for metric in result.metrics:
+        overall = result.aggregates[metric].mean
+        groups: dict[str, list[float]] = {label: [] for label in labels}
+        for label, sc in zip(labels, result.scores[metric], strict=True):
+            if sc.status == "ok" and sc.value is not None:
+                groups[label].append(sc.value)
+        cells = []
+        for label, values in groups.items():
+            if not values:
+                cells.append(SliceRow(metric, by, label, 0, None, None, None, None, True))
+                continue
+            arr = np.asarray(values, dtype=float)
+            low, high = bootstrap_ci(
+                arr,
+                n_resamples=n_resamples,
+                confidence=confidence,
+                seed=seed ^ zlib.crc32(f"{metric}/{label}".encode()),
+            )
+            mean = float(arr.mean())
+            effect = None if overall is None else mean - overall
+            cells.append(
+                SliceRow(metric, by, label, len(arr), mean, low, high, effect, len(arr) < min_n)
+            )
+        cells.sort(key=lambda r: (r.effect is None, -abs(r.effect or 0.0), r.value))
+        rows.extend(cells)
+    return rows

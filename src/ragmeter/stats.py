@@ -1,0 +1,115 @@
+"""Paired statistics for comparing two runs on the same samples (scipy does the resampling).
+
+For paired scores a_i, b_i the effect is the mean paired difference d = mean(b_i - a_i).
+
+- ``paired_delta_ci``: percentile bootstrap CI of d, ``scipy.stats.bootstrap`` with
+  ``paired=True`` (the pairs are resampled together).
+- ``paired_p_value``: two-sided sign-flip permutation test of H0 "A and B are exchangeable
+  within each pair", ``scipy.stats.permutation_test`` with ``permutation_type='samples'``;
+  exact (all 2^n sign patterns) when 2^n <= n_resamples (9999 by default, fewer beyond 2000
+  pairs: ``default_permutations``). Worked number: d = (0.2, 0.2, 0.2)
+  gives 8 sign patterns of which 2 (all +, all -) reach |mean| = 0.2, so p = 2/8 = 0.25.
+- ``holm``: Holm's step-down adjustment of several p-values (family-wise error), which
+  scipy does not provide (``false_discovery_control`` is Benjamini-Hochberg, a different
+  guarantee). Worked number: p = (0.01, 0.04, 0.03) -> (0.03, 0.06, 0.06).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+BATCH_VALUES = 4_000_000  # resampled values held at once (~32 MB of float64 per array)
+
+
+def _mean_diff(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(b - a, axis=axis)
+
+
+def _batch(n: int) -> int:
+    """Resamples per vectorised call, so memory stays bounded for large runs."""
+    return max(1, BATCH_VALUES // max(1, n))
+
+
+def paired_delta_ci(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of mean(b - a); a degenerate sample (one pair, or all
+    differences equal) has the zero-width interval at that difference."""
+    from scipy.stats import bootstrap
+
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) != len(y) or len(x) == 0:
+        raise ValueError("paired_delta_ci needs two non-empty sequences of the same length")
+    d = y - x
+    if len(d) == 1 or np.ptp(d) == 0:
+        return float(d[0]), float(d[0])
+    res = bootstrap(
+        (x, y),
+        _mean_diff,
+        paired=True,
+        vectorized=True,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        batch=_batch(len(d)),
+        rng=np.random.default_rng(seed),
+    )
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def default_permutations(n: int) -> int:
+    """9999 sign patterns, fewer for very large runs (at most 2e7 resampled values, never
+    under 999): scipy's test costs ~1 s per 1e7 values, and with thousands of pairs the
+    p-value's resolution of 1/1000 is already far below any alpha one would use."""
+    return int(min(9999, max(999, 20_000_000 // max(1, n))))
+
+
+def paired_p_value(
+    a: Sequence[float], b: Sequence[float], *, n_resamples: int | None = None, seed: int = 0
+) -> float:
+    """Two-sided sign-flip permutation p-value of mean(b - a) = 0.
+
+    All-zero differences give p = 1: every sign pattern reaches the observed |mean| of 0.
+    ``n_resamples`` defaults to ``default_permutations(n)``.
+    """
+    from scipy.stats import permutation_test
+
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) != len(y) or len(x) == 0:
+        raise ValueError("paired_p_value needs two non-empty sequences of the same length")
+    if not np.any(y - x):
+        return 1.0
+    res = permutation_test(
+        (x, y),
+        _mean_diff,
+        permutation_type="samples",
+        alternative="two-sided",
+        vectorized=True,
+        n_resamples=n_resamples or default_permutations(len(x)),
+        batch=_batch(len(x)),
+        rng=np.random.default_rng(seed),
+    )
+    return float(min(1.0, res.pvalue))
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm-adjusted p-values, same order as given; None entries stay None and do not count.
+
+    Sort the m p-values ascending; the k-th smallest (k from 0) becomes
+    max over j <= k of min(1, (m - j) * p_(j)).
+    """
+    present = [(p, i) for i, p in enumerate(p_values) if p is not None]
+    m = len(present)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(sorted(present)):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out

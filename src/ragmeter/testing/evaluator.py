@@ -1,0 +1,131 @@
+"""An evaluator configured once (judge, embedder, metrics) and used by many tests.
+
+A judge given as a spec string ("local", "openai:MODEL", ...) goes through ``Settings`` and
+the normal engine (cache, retries, accounting). A judge given as an object, or "scripted",
+is called directly, sample by sample: that path exists for unit tests, where the judge is a
+``ScriptedJudge`` and there is nothing to cache or retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragmeter.io import load
+from ragmeter.metrics.base import Metric, Score
+from ragmeter.plan import plan_metrics
+from ragmeter.protocols import Resources
+from ragmeter.result import EvaluationResult, aggregate
+from ragmeter.runner import aevaluate
+
+SCRIPTED = ("scripted", "scripted:overlap")
+
+
+@dataclass
+class Evaluator:
+    """``judge``: a spec ("local" = the embedded judge, "scripted", "openai:MODEL", ...) or
+    a Judge object; ``embedder``: a spec, an Embedder object, or None (spec default);
+    ``metrics``: the default metric list; ``options``: further Settings fields."""
+
+    judge: Any = "local"
+    embedder: Any = None
+    metrics: Sequence[str] | str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scripted(self) -> bool:
+        return not isinstance(self.judge, str) or self.judge in SCRIPTED
+
+    def settings(self) -> Any:
+        from ragmeter.config import Settings
+
+        data = dict(self.options)
+        data["judge"] = self.judge
+        if isinstance(self.embedder, str):
+            data["embedder"] = self.embedder
+        return Settings(**data)
+
+    def evaluate(
+        self, data: Any, metrics: Sequence[str] | str | None = None, **kw: Any
+    ) -> EvaluationResult:
+        """Score ``data`` (anything ``ragmeter.load`` takes) with this evaluator's models."""
+        chosen = metrics if metrics is not None else self.metrics
+        if not self.scripted:
+            return _run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
+        return _run_sync(self._evaluate_direct(data, chosen, **kw))
+
+    def _resources(self) -> Resources:
+        from ragmeter.testing.judge import HashEmbedder, ScriptedJudge
+
+        judge = ScriptedJudge() if isinstance(self.judge, str) else self.judge
+        embedder = (
+            self.embedder if not isinstance(self.embedder, (str, type(None))) else HashEmbedder()
+        )
+        return Resources(judge=judge, embedder=embedder, options=self._metric_options())
+
+    def _metric_options(self) -> dict[str, Any]:
+        """Per-metric knobs and modes, as Settings.metric_options() gives them to metrics."""
+        return {**self.options.get("options", {}), "modes": dict(self.options.get("modes") or {})}
+
+    async def _evaluate_direct(
+        self,
+        data: Any,
+        metrics: Sequence[str] | str | None,
+        *,
+        n_resamples: int = 1000,
+        confidence: float = 0.95,
+        seed: int = 0,
+    ) -> EvaluationResult:
+        samples = load(data)
+        notes: list[str] = []
+        chosen = plan_metrics(
+            samples, metrics, notes, {"judge", "embedder"}, self._metric_options()
+        )
+        sync = [m.name for m in chosen if not m.is_async]
+        opts = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
+        base = await aevaluate(samples, sync, **opts) if sync else None
+        scores: dict[str, list[Score]] = dict(base.scores) if base else {}
+        resources = self._resources()
+        for metric in chosen:
+            if metric.is_async:
+                scores[metric.name] = [await _score(metric, s, resources) for s in samples]
+        names = [m.name for m in chosen]
+        return EvaluationResult(
+            samples=samples,
+            metrics=names,
+            scores=scores,
+            aggregates={m: aggregate(m, scores[m], **opts) for m in names},
+            notes=notes + (base.notes if base else []),
+            usage={"judge": getattr(resources.judge, "name", None)},
+            config={
+                "metrics": names,
+                **opts,
+                "settings": {"judge": getattr(resources.judge, "name", None)},
+            },
+        )
+
+
+def _run_sync(coro: Any) -> Any:
+    """asyncio.run, or in a worker thread when this thread already runs an event loop
+    (a notebook, an async test, a Playwright session)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _score(metric: Metric, sample: Any, resources: Resources) -> Score:
+    reason = metric.missing(sample)
+    if reason is not None:
+        return Score.skipped(reason)
+    assert metric.acompute is not None
+    try:
+        return await metric.acompute(sample, resources)
+    except Exception as exc:  # one bad sample must not sink the test run
+        return Score.failed(f"internal error: {type(exc).__name__}: {exc}")

@@ -1,0 +1,145 @@
+"""The pytest plugin, the example quality-gate test, assert_scores and the scripted judge."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import EXAMPLES, judged_rows, make_row
+
+from ragmeter.testing import Evaluator, ScriptedJudge, assert_scores, overlap_verdict
+
+pytest_plugins = ("pytester",)
+
+
+@pytest.fixture(autouse=True)
+def _preloaded():  # type: ignore[no-untyped-def]
+    """Import in the outer session what the in-process runs use.
+
+    pytester restores sys.modules after each in-process run; extension modules imported
+    inside one (scipy, numpy submodules) and imported again by the next can crash.
+    """
+    import ragmeter.testing.plugin  # noqa: F401
+    from ragmeter.metrics.registry import list_metrics
+
+    list_metrics()
+    Evaluator(judge="scripted").evaluate([make_row(1)], ["mrr", "faithfulness"], n_resamples=10)
+
+
+EXAMPLE_TEST = EXAMPLES / "test_rag_quality.py"
+
+
+def _run_example(pytester, monkeypatch, data, *args):  # type: ignore[no-untyped-def]
+    """Run the example test file in-process with the plugin loaded as `-p`, scripted judge.
+
+    Plugin autoload is off so the entry point (present once ragmeter is reinstalled) cannot
+    register the plugin a second time.
+    """
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("RAGMETER_EXAMPLE_DATA", str(data))
+    pytester.makepyfile(test_rag_quality=EXAMPLE_TEST.read_text())
+    return pytester.runpytest_inprocess(
+        "-p", "ragmeter.testing.plugin", "-p", "no:cacheprovider", *args
+    )
+
+
+def test_example_passes_on_good_data(pytester, monkeypatch):
+    monkeypatch.delenv("RAGMETER_JUDGE", raising=False)
+    res = _run_example(
+        pytester, monkeypatch, EXAMPLES / "compare" / "reranked.jsonl", "--ragmeter-judge=scripted"
+    )
+    res.assert_outcomes(passed=1)
+
+
+def test_example_fails_readably_on_bad_data(pytester, monkeypatch):
+    monkeypatch.setenv("RAGMETER_JUDGE", "scripted")  # the environment works as well
+    res = _run_example(pytester, monkeypatch, EXAMPLES / "compare" / "baseline.jsonl")
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    assert "ragmeter: 1 of 3 score gate(s) failed" in out
+    assert "mrr: mean 0.573 < 0.7 (n=36)" in out
+    assert "samples below 0.7 or unscored (worst first):" in out
+    assert "k01  0.000  'Could you tell me which day of the week the rubbish is collected?'" in out
+
+
+def test_plugin_options_reach_the_evaluator(pytester, monkeypatch):
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("RAGMETER_EMBEDDER", "none")
+    pytester.makepyfile(
+        """
+        def test_config(ragmeter_evaluator):
+            assert ragmeter_evaluator.judge == "openai:some-model"
+            assert ragmeter_evaluator.embedder == "none"
+            assert ragmeter_evaluator.options == {"cache": "off"}
+            assert not ragmeter_evaluator.scripted
+            assert ragmeter_evaluator.settings().judge == "openai:some-model"
+        """
+    )
+    res = pytester.runpytest_inprocess(
+        "-p", "ragmeter.testing.plugin", "--ragmeter-judge", "openai:some-model",
+        "--ragmeter-cache", "off",
+    )  # fmt: skip
+    res.assert_outcomes(passed=1)
+
+
+def test_default_judge_is_the_embedded_one(pytester, monkeypatch):
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("RAGMETER_JUDGE", raising=False)
+    pytester.makepyfile(
+        "def test_j(ragmeter_evaluator):\n    assert ragmeter_evaluator.judge == 'local'\n"
+    )
+    pytester.runpytest_inprocess("-p", "ragmeter.testing.plugin").assert_outcomes(passed=1)
+
+
+def test_entry_point_is_declared():
+    import tomllib
+    from tests.conftest import ROOT
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert data["project"]["entry-points"]["pytest11"] == {"ragmeter": "ragmeter.testing.plugin"}
+
+
+def test_assert_scores_lists_offending_samples_and_failures():
+    rows = judged_rows()
+    result = Evaluator(judge="scripted").evaluate(rows, ["faithfulness", "token_f1"])
+    assert_scores(result, {"token_f1": 0.1})
+    with pytest.raises(AssertionError) as err:
+        assert_scores(result, faithfulness=0.99, token_f1=0.1)
+    msg = str(err.value)
+    assert msg.splitlines()[0] == "ragmeter: 1 of 2 score gate(s) failed"
+    assert "faithfulness: mean 0.750 < 0.99 (n=6)" in msg
+    assert "q1  0.500  'What is fact number 1?'" in msg
+    assert "q7  undefined: no contexts: nothing to check the answer against" in msg
+    assert "q2 " not in msg  # fully supported answers are not listed
+    with pytest.raises(AssertionError, match=r"3 sample\(s\) below 0\.9, 1 unscored"):
+        assert_scores(result, {"faithfulness": 0.9}, on="each")
+    with pytest.raises(AssertionError, match="CI lower bound"):
+        assert_scores(result, {"faithfulness": 0.74}, on="ci_low")
+    with pytest.raises(ValueError):
+        assert_scores(result)
+
+
+def test_scripted_judge_scores_move_the_right_way():
+    good = make_row(1, answer="Fact 1 is that the sky is blue.")
+    bad = make_row(2, answer="Fact 2 is that the ocean is purple.")
+    result = Evaluator(judge="scripted").evaluate([good, bad], ["faithfulness"])
+    values = [s.value for s in result.scores["faithfulness"]]
+    assert values[0] == 1.0 and values[1] < 0.7
+    prompt = (
+        "Context:\n[1] The sky is blue.\n\nQuestion: q\n\nStatement: The sky is red.\nSupported?"
+    )
+    assert overlap_verdict(prompt) == pytest.approx(0.5)  # 'sky' found, 'red' not
+
+
+def test_scripted_judge_failures_become_failed_scores():
+    judge = ScriptedJudge(fail_on="Fact 1")
+    result = Evaluator(judge=judge).evaluate([make_row(1), make_row(2)], ["faithfulness"])
+    statuses = [s.status for s in result.scores["faithfulness"]]
+    assert statuses == ["failed", "ok"]
+    assert judge.log and judge.log[0][0] == "option_probs"
+
+
+async def test_evaluator_works_inside_a_running_event_loop():
+    result = Evaluator(judge="scripted").evaluate([make_row(1)], ["faithfulness", "token_f1"])
+    assert result.scores["faithfulness"][0].value == 1.0
+    # a spec judge goes through Settings and the normal runner (here: no judge needed)
+    plain = Evaluator(judge="none", options={"cache": "off"}).evaluate([make_row(1)], "token_f1")
+    assert plain.aggregates["token_f1"].n_ok == 1 and plain.config["settings"]["judge"] == "none"
