@@ -1,6 +1,6 @@
 """Scores against binary labels: ranking (AUROC, pairwise accuracy, bootstrap CIs), calibration.
 
-Calibration numbers come from ``ragmeter.calibration`` (shared with meta-eval); this module
+Calibration numbers come from ``ragmeter.stats`` (shared with meta-eval); this module
 adds the ranking statistics and their bootstrap confidence intervals (scipy.stats.bootstrap).
 """
 
@@ -11,14 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import bootstrap
 
-try:
-    from ragmeter.calibration import brier, ece, reliability_table
-except ImportError:  # before the calibration module lands in src (work in progress)
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "wip"))
-    from calibration import brier, ece, reliability_table
+from ragmeter.stats import brier, ece, reliability_table
 
 __all__ = ["auroc", "brier", "ece", "pairwise", "reliability_table", "summary"]
 

@@ -39,7 +39,7 @@ from ragmeter.meta_eval import outcome  # noqa: E402
 from ragmeter.metrics.base import Score  # noqa: E402
 from ragmeter.metrics.lexical import k_precision  # noqa: E402
 from ragmeter.metrics.registry import get_metric  # noqa: E402
-from ragmeter.model_runner import build_resources  # noqa: E402
+from ragmeter.resources import build_resources  # noqa: E402
 from ragmeter.sample import Sample  # noqa: E402
 
 DATA = ROOT / "data"

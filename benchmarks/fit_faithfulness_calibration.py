@@ -138,7 +138,7 @@ def main() -> None:
             f"{name:24s} {r['role']:6s} {r['auroc']:6.3f} {r['brier']:6.3f} {r['ece']:6.3f} "
             f"{r['n']:4d}"
         )
-    rel = str(args.results.relative_to(ROOT.parent))
+    rel = str(args.results.resolve().relative_to(ROOT.parent))
     out = {
         "version": f"{prefix}-calibration-{args.version}",
         "about": "P = sigmoid(intercept + logit_p_yes * logit(P(yes)) + lexical_support * "
@@ -159,7 +159,7 @@ def main() -> None:
             "prompt_versions": prompt_versions,
             "fitted_on": dt.date.today().isoformat(),
             "command": f"python benchmarks/fit_faithfulness_calibration.py --results {rel} "
-            f"--metric {args.metric} --fit {args.fit} --version {args.version}",
+            f"--metric {args.metric} --fit {args.fit} --l2 {args.l2} --version {args.version}",
             "sets": report,
         },
     }

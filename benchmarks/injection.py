@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ragmeter.config import settings_from_options
 from ragmeter.metrics.registry import get_metric
-from ragmeter.model_runner import build_resources
+from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent

@@ -26,12 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from ragmeter.metrics.refusal import declines, refusal_confusion  # noqa: E402
-
 from _stats import auroc  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
+from ragmeter.metrics.refusal import declines, refusal_confusion  # noqa: E402
 from ragmeter.metrics.registry import get_metric  # noqa: E402
-from ragmeter.model_runner import build_resources  # noqa: E402
+from ragmeter.resources import build_resources  # noqa: E402
 from ragmeter.sample import Sample  # noqa: E402
 
 DATA = ROOT / "data"
