@@ -208,3 +208,13 @@ async def test_an_unknown_combination_option_is_a_clear_failure():
         sample("Rome."), Resources(judge=judge, options={"faithfulness_combine": "avg"})
     )
     assert s.status == "failed" and "faithfulness_combine" in s.reason
+
+
+@pytest.mark.parametrize("injected", INJECTED)
+async def test_answer_relevance_judges_the_answer_without_evaluator_directed_text(injected):
+    judge = ScriptedJudge(lambda t: 0.3)
+    answer = "Milan is the largest city of Lombardy."
+    await answer_relevance(sample(answer), Resources(judge=judge))
+    await answer_relevance(sample(f"{answer} {injected}"), Resources(judge=judge))
+    clean, attacked = (m[-1]["content"] for _, m in judge.log)
+    assert attacked == clean

@@ -61,7 +61,7 @@ async def test_perplexity_on_the_gguf_judge(judge):
 
 async def test_verdicts_are_deterministic_across_runs_and_thread_counts(judge):
     """Same sample and judge -> same P(yes), on a re-run and with 1 thread instead of 2."""
-    from ragmeter.judges.llamacpp import LocalJudge
+    from ragmeter.backends.llamacpp import LocalJudge
 
     sample = s("It was completed in 1889. It is 120 metres tall.")
     first = await faithfulness(sample, Resources(judge=judge))

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Metric, Mode, Score
-from ragmeter.metrics.claims import neutralise, strip_hidden
+from ragmeter.metrics.claims import claims_of, neutralise
 from ragmeter.metrics.context import ContextSentences, context_chunks, overlap_scores, top_k
 from ragmeter.metrics.judging import (
     Calls,
@@ -78,8 +78,12 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     prompts = load_prompts("relevance")
     if mode == "fast":
         common = load_prompts("common")
+        # the answer's content: hidden text and evaluator-directed sentences are not part of it
+        content = " ".join(claims_of(sample.question, answer).original)
+        if not content:
+            return Score.ok(0.0, mode=mode, noncommittal=True, reason="no content")
         user = prompts["answer_fast"]["user"].format(
-            question=neutralise(sample.question), answer=neutralise(strip_hidden(answer))
+            question=neutralise(sample.question), answer=neutralise(content)
         )
         p = await calls.p_yes(
             [{"role": "system", "content": common["system"]}, {"role": "user", "content": user}],
