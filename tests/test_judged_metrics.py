@@ -15,13 +15,13 @@ from ragmeter.metrics.reference import (
     context_recall,
 )
 from ragmeter.metrics.registry import get_metric
-from ragmeter.metrics.support import load_calibration
 from ragmeter.metrics.relevance import (
     answer_relevance,
     candidates,
     context_relevance,
     match_sentences,
 )
+from ragmeter.metrics.support import load_calibration
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
