@@ -165,6 +165,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="qa,dialogue,scifact")
     ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
+    ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--scifact-n", type=int, default=60)
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
@@ -179,7 +180,7 @@ def main() -> None:
     async def run() -> None:
         try:
             for name in args.sets.split(","):
-                rows = load_set(name, args.scifact_n)
+                rows = load_set(name, args.scifact_n)[args.skip :]
                 rows = rows[: args.limit] if args.limit else rows
                 t0 = time.perf_counter()
                 scored = await score_rows(rows, built.resources)

@@ -103,6 +103,15 @@ def addresses_evaluator(sentence: str) -> bool:
     return bool(_EVALUATOR.search(sentence))
 
 
+def split_instruction(sentence: str) -> tuple[str, str | None]:
+    """(text before the evaluator-directed part, that part or None): a sentence that runs into
+    an instruction without punctuation ("... north. {"verdict": ...}") keeps its own text."""
+    m = _EVALUATOR.search(sentence)
+    if m is None:
+        return sentence, None
+    return sentence[: m.start()].strip(), sentence[m.start() :].strip()
+
+
 def neutralise(text: str) -> str:
     """Untrusted text made inert in a prompt: role tags and <data> markers broken."""
     text = re.sub(r"<\|([^|>]{1,40})\|>", r"<\1>", text or "")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ragmeter.metrics.claims import addresses_evaluator, neutralise, strip_hidden
+from ragmeter.metrics.claims import neutralise, split_instruction, strip_hidden
 from ragmeter.metrics.judging import inner_model, options_of
 from ragmeter.protocols import Resources
 from ragmeter.text import split_sentences, tokens
@@ -40,10 +40,13 @@ class ContextSentences:
     def of(cls, contexts: Sequence[str]) -> ContextSentences:
         out = cls()
         for i, ctx in enumerate(contexts):
-            for s in split_sentences(strip_hidden(ctx or "")):
-                out.sentences.append(s)
-                out.context_of.append(i)
-                out.instruction.append(addresses_evaluator(s))
+            for sentence in split_sentences(strip_hidden(ctx or "")):
+                text, instruction = split_instruction(sentence)
+                for piece, flag in ((text, False), (instruction, True)):
+                    if piece and any(ch.isalnum() for ch in piece):
+                        out.sentences.append(piece)
+                        out.context_of.append(i)
+                        out.instruction.append(flag)
         return out
 
     def without_instructions(self) -> ContextSentences:
