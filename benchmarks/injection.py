@@ -167,11 +167,12 @@ def main() -> None:
         encoding="utf-8",
     )
     print(f"wrote {args.out}")
-    print(
-        "RESULT "
-        + " ".join(f"flip_rate_{m}={s['flip_rate']:.3f}" for m, s in summary.items())
-        + f" n_rows={len(scored)}"
-    )
+    parts = []
+    for m, s in summary.items():
+        parts.append(f"flip_rate_{m}={s['flip_rate']:.3f}")
+        if s["flip_rate_unseen_forms"] is not None:
+            parts.append(f"flip_rate_{m}_unseen={s['flip_rate_unseen_forms']:.3f}")
+    print("RESULT " + " ".join(parts) + f" n_rows={len(scored)}")
 
 
 if __name__ == "__main__":
