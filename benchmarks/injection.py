@@ -150,7 +150,8 @@ def main() -> None:
     for m, s in summary.items():
         print(
             f"{m}: flip rate {s['flip_rate']:.3f} over {s['n_injected']} injected samples "
-            f"(mean score change {s['mean_delta']:+.3f})"
+            f"(forms the phrase lists know: {s['flip_rate_seen_forms']}, unseen forms: "
+            f"{s['flip_rate_unseen_forms']}; mean score change {s['mean_delta']:+.3f})"
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
