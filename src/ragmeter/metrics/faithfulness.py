@@ -154,7 +154,7 @@ async def _fast(
     cal = load_calibration()
     combined = [cal.p_supported(p, x) for p, x in zip(probs, lex, strict=True)]
     final = combined if variant == "calibrated" else probs
-    return supported_share(
+    score = supported_share(
         final,
         mode="fast",
         combine=variant,
@@ -180,6 +180,9 @@ async def _fast(
         chunks=len(chunks),
         judge=calls.details(),
     )
+    score.details["p_yes"] = [round(p, 4) for p in probs]  # the judge's, whatever the variant
+    score.details["p_supported"] = [round(c, 4) for c in final]
+    return score
 
 
 async def _faithfulness(sample: Sample, resources: Resources, default_variant: str) -> Score:
