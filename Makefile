@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 DEMO_DATA ?= examples/rag_turns.jsonl
 
-.PHONY: demo test test-fast lint format bench meta-eval examples
+.PHONY: demo test test-fast lint format bench bench-judged meta-eval examples
 
 # llama.cpp is built from source for this CPU, without the AMX kernels: on Xeons with AMX
 # (Sapphire Rapids and later) a native build of llama-cpp-python 0.3.36 crashes (SIGSEGV)
@@ -72,7 +72,7 @@ format: $(VENV)/.test
 WIKIEVAL ?= ../shared/datasets/wikieval/wikieval.jsonl
 meta-eval: $(VENV)/.base
 	$(VENV)/bin/ragmeter meta-eval wikieval --data $(WIKIEVAL) --judge local \
-		--baselines k_precision,embedding_cosine --cache off \
+		--baselines k_precision,question_overlap,context_overlap,embedding_cosine --cache off \
 		--out benchmarks/results/meta_eval_wikieval_local.json
 
 # The compare example: two versions of one pipeline, evaluated, compared, reported.
@@ -94,3 +94,9 @@ bench: $(VENV)/.test
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/local_judge.py
 	$(PY) benchmarks/faithfulness_scifact.py
+
+# The judged metrics on the visible labelled sets (benchmarks/data, make_visible_sets.py).
+bench-judged: $(VENV)/.test
+	$(PY) benchmarks/faithfulness_visible.py
+	$(PY) benchmarks/relevance_refusals.py
+	$(PY) benchmarks/injection.py

@@ -89,5 +89,6 @@ class HashEmbedder:
 
 
 def statement_in(text: str) -> str:
-    m = re.search(r"Statement: (.*)\n", text)
+    """The statement of a verdict prompt, without its <data> marks."""
+    m = re.search(r"Statement: (?:<data>)?(.*?)(?:</data>)?\n", text)
     return m.group(1) if m else ""

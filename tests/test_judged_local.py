@@ -57,3 +57,24 @@ async def test_perplexity_on_the_gguf_judge(judge):
     )
     assert got.status == "ok" and 0 < got.value < 1
     assert got.details["best_context"] == 0
+
+
+async def test_verdicts_are_deterministic_across_runs_and_thread_counts(judge):
+    """Same sample and judge -> same P(yes), on a re-run and with 1 thread instead of 2."""
+    from ragmeter.backends.llamacpp import LocalJudge
+
+    sample = s("It was completed in 1889. It is 120 metres tall.")
+    first = await faithfulness(sample, Resources(judge=judge))
+    again = await faithfulness(sample, Resources(judge=judge))
+    one = LocalJudge(n_ctx=2048, n_threads=1)
+    one.load()
+    try:
+        single = await faithfulness(sample, Resources(judge=one))
+    finally:
+        one.close()
+    probs = [e["p_yes"] for e in first.details["statement_evidence"]]
+    assert [e["p_yes"] for e in again.details["statement_evidence"]] == probs
+    assert [e["p_yes"] for e in single.details["statement_evidence"]] == pytest.approx(
+        probs, abs=1e-3
+    )
+    assert single.details["verdicts"] == first.details["verdicts"]

@@ -21,6 +21,7 @@ from ragmeter.metrics.relevance import (
     context_relevance,
     match_sentences,
 )
+from ragmeter.metrics.support import load_calibration
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
@@ -52,14 +53,16 @@ def verdict_by_statement(table: dict[str, float]):
 # ---- faithfulness --------------------------------------------------------------------------
 
 
-async def test_faithfulness_fast_is_mean_p_yes_with_evidence():
+async def test_faithfulness_fast_is_mean_p_supported_with_evidence():
     table = {"Paris is the capital.": 0.9, "It is in Germany.": 0.2, "It hosted the Olympics.": 0.7}
     judge = ScriptedJudge(verdict_by_statement(table))
     s = await faithfulness(sample(), res(judge))
     assert s.status == "ok"
-    assert s.value == pytest.approx((0.9 + 0.2 + 0.7) / 3)
+    supported = [e["p_supported"] for e in s.details["statement_evidence"]]
+    assert s.value == pytest.approx(sum(supported) / 3, abs=1e-4)
+    assert s.details["judge_only"] == pytest.approx((0.9 + 0.2 + 0.7) / 3)
     assert s.details["statements"] == list(table)
-    assert s.details["verdicts"] == ["yes", "no", "yes"]
+    assert s.details["verdicts"] == ["yes" if p >= 0.5 else "no" for p in supported]
     assert s.details["hard_score"] == pytest.approx(2 / 3)
     assert s.details["judge"]["calls"] == 3
 
@@ -71,7 +74,7 @@ async def test_faithfulness_fast_prompts_share_the_context_prefix():
     systems = {m[0]["content"] for _, m in judge.log}
     assert len(systems) == 1
     prefix = users[0].split("Statement:")[0]
-    assert prefix.startswith("Context:\n[1] Paris is the capital of France.")
+    assert prefix.startswith("Context:\n<data>\n[1] Paris is the capital of France.")
     assert all(u.startswith(prefix) for u in users)
 
 
@@ -80,7 +83,7 @@ async def test_faithfulness_chunks_long_context_and_takes_best_chunk():
     judge = ScriptedJudge(lambda t: 0.9 if "[40]" in t else 0.1)
     s = await faithfulness(
         sample(answer="Fact number 39 is true.", contexts=[ctx]),
-        res(judge, max_context_tokens=60, evidence_k=0),
+        res(judge, max_context_tokens=60, evidence_k=0, faithfulness_combine="judge"),
     )
     assert s.details["chunks"] > 1
     assert s.value == pytest.approx(0.9)
@@ -127,7 +130,7 @@ async def test_faithfulness_undefined_cases_carry_reasons(mode):
     assert empty.status == "undefined" and "empty answer" in empty.reason
     assert no_ctx.status == "undefined" and "no contexts" in no_ctx.reason
     if mode == "generate":
-        none = await faithfulness(sample(answer="I don't know."), r)
+        none = await faithfulness(sample(answer="It is a secret."), r)
         assert none.status == "undefined" and "no statements" in none.reason
     else:
         none = await faithfulness(sample(answer="..."), r)
@@ -154,7 +157,10 @@ async def test_missing_judge_and_bad_mode_fail_with_advice():
 
 async def test_answer_relevance_fast_is_p_yes():
     s = await answer_relevance(sample(), res(ScriptedJudge(lambda t: 0.8)))
-    assert s.value == pytest.approx(0.8) and s.details["mode"] == "fast"
+    assert s.details["p_yes"] == pytest.approx(0.8) and s.details["mode"] == "fast"
+    cal = load_calibration("answer_relevance_calibration")  # the fitted, versioned mapping
+    assert s.value == pytest.approx(cal.p_supported(0.8, 0.0))
+    assert s.details["calibration"] == cal.version
 
 
 async def test_answer_relevance_generate_is_mean_cosine():
@@ -199,7 +205,8 @@ async def test_answer_relevance_empty_answer_undefined():
 
 
 def sentence_in(text: str) -> str:
-    return text.split("Sentence: ")[1].split("\n")[0]
+    line = text.split("Sentence: ")[1].split("\n")[0]
+    return line.removeprefix("<data>").removesuffix("</data>")
 
 
 async def test_context_relevance_fast_expected_share_of_needed_sentences():
@@ -412,7 +419,7 @@ async def test_faithfulness_fast_shows_the_judge_only_the_evidence(embedder):
     r = Resources(
         judge=judge,
         embedder=HashEmbedder(dim=4096) if embedder else None,
-        options={"evidence_k": 1},
+        options={"evidence_k": 1, "faithfulness_combine": "judge"},
     )
     s = await faithfulness(evidence_sample(f"{BRIDGE} {TOWER}"), r)
     assert s.status == "ok" and s.value == pytest.approx(0.8)

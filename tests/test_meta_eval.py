@@ -9,6 +9,7 @@ import pytest
 from judged_fakes import HashEmbedder, ScriptedJudge
 from ragmeter.errors import DataError
 from ragmeter.meta_eval import (
+    LEXICAL_BASELINE,
     PairScorer,
     build_scorers,
     outcome,
@@ -135,6 +136,25 @@ async def test_full_run_with_scripted_judge_and_baselines(data):
     assert all("1937" not in u for u in users[first_row1:] if "Statement" in u)
 
 
+async def test_no_model_baselines_and_calibration_per_scorer(data):
+    """Each dimension has a no-model baseline; Brier/ECE treat preferred = 1, other = 0."""
+    results = await run_meta_eval(
+        wikieval_pairs(data),
+        build_scorers(["k_precision", "question_overlap", "context_overlap"]),
+        Resources(judge=ScriptedJudge(lambda t: 0.5)),
+    )
+    got = {r.name: r for r in results}
+    for name, dim in LEXICAL_BASELINE.items():
+        assert got[dim].dimension == name and got[dim].agreement is not None
+    k = got["k_precision"]
+    cal = k.calibration()
+    values = [(p["preferred"]["value"], p["other"]["value"]) for p in k.pairs]
+    want = sum((1 - a) ** 2 + b**2 for a, b in values) / (2 * len(values))
+    assert cal["n"] == 2 * len(values) and cal["brier"] == pytest.approx(want)
+    assert sum(row["n"] for row in cal["reliability"]) == cal["n"]
+    assert 0.0 <= got["ragas:faithfulness"].calibration()["brier"] <= 1.0
+
+
 def test_unknown_baseline_is_a_data_error():
     with pytest.raises(DataError):
         build_scorers(["nope"])
@@ -176,6 +196,9 @@ def test_cli_meta_eval_end_to_end_on_fake_server(data, tmp_path):
     assert last.startswith("RESULT faithfulness=")
     for key in ("answer_relevance=", "context_relevance=", "wall_s=", "judge_tokens="):
         assert key in last
+    # the lexical baseline's agreement and the judged metric's Brier beside each dimension
+    assert "faithfulness_lexical=" in last and "faithfulness_brier=" in last
+    assert "reliability" in result.output
     payload = json.loads(out.read_text())
     assert payload["n_pairs_per_dimension"] == 2
     assert "sk-test" not in out.read_text()

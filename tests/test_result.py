@@ -49,7 +49,8 @@ def test_default_metrics_are_those_whose_inputs_are_present():
     )
     notes: list[str] = []
     chosen = plan_metrics(samples, None, notes, available_needs=set())  # no models
-    assert [m.name for m in chosen] == ["k_precision"]
+    # refusal_rate needs only the answer; refusal_accuracy also is_answerable (set in make_row)
+    assert [m.name for m in chosen] == ["refusal_rate", "refusal_accuracy", "k_precision"]
 
 
 def test_an_exception_becomes_a_failed_score_with_reason():

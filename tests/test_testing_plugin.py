@@ -122,7 +122,7 @@ def test_scripted_judge_scores_move_the_right_way():
     bad = make_row(2, answer="Fact 2 is that the ocean is purple.")
     result = Evaluator(judge="scripted").evaluate([good, bad], ["faithfulness"])
     values = [s.value for s in result.scores["faithfulness"]]
-    assert values[0] == 1.0 and values[1] < 0.7
+    assert values[0] == pytest.approx(1.0, abs=1e-3) and values[1] < 0.7
     prompt = (
         "Context:\n[1] The sky is blue.\n\nQuestion: q\n\nStatement: The sky is red.\nSupported?"
     )
@@ -139,7 +139,7 @@ def test_scripted_judge_failures_become_failed_scores():
 
 async def test_evaluator_works_inside_a_running_event_loop():
     result = Evaluator(judge="scripted").evaluate([make_row(1)], ["faithfulness", "token_f1"])
-    assert result.scores["faithfulness"][0].value == 1.0
+    assert result.scores["faithfulness"][0].value == pytest.approx(1.0, abs=1e-3)
     # a spec judge goes through Settings and the normal runner (here: no judge needed)
     plain = Evaluator(judge="none", options={"cache": "off"}).evaluate([make_row(1)], "token_f1")
     assert plain.aggregates["token_f1"].n_ok == 1 and plain.config["settings"]["judge"] == "none"

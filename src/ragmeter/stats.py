@@ -113,3 +113,45 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         running = max(running, min(1.0, (m - rank) * p))
         out[i] = running
     return out
+
+
+# ---- calibration of probability-like scores against binary labels -------------------------
+# Why: a score users threshold at 0.5 must mean what it says. Brier = mean (p - y)^2 (0 is
+# perfect; a constant at the base rate b scores b(1 - b)). ECE = sum over 10 equal-width bins
+# of (n_bin / n) * |mean p - share of positives|. Worked number: scores (0.9, 0.2) with labels
+# (1, 0) give Brier ((0.1)^2 + (0.2)^2) / 2 = 0.025.
+
+N_BINS = 10
+
+
+def brier(scores: Sequence[float], labels: Sequence[int]) -> float:
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    return float(np.mean((s - y) ** 2)) if s.size else float("nan")
+
+
+def reliability_table(scores: Sequence[float], labels: Sequence[int]) -> list[dict]:
+    """Per non-empty bin [lo, hi) of the score: count, mean score, share of positives."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    b = np.minimum((s * N_BINS).astype(int), N_BINS - 1)
+    rows = []
+    for i in range(N_BINS):
+        m = b == i
+        if m.any():
+            rows.append(
+                {
+                    "bin": f"{i / N_BINS:.1f}-{(i + 1) / N_BINS:.1f}",
+                    "n": int(m.sum()),
+                    "mean_score": round(float(s[m].mean()), 4),
+                    "positive_rate": round(float(y[m].mean()), 4),
+                }
+            )
+    return rows
+
+
+def ece(scores: Sequence[float], labels: Sequence[int]) -> float:
+    """Expected calibration error over the reliability table's bins."""
+    n = len(scores)
+    if not n:
+        return float("nan")
+    table = reliability_table(scores, labels)
+    return float(sum(r["n"] / n * abs(r["mean_score"] - r["positive_rate"]) for r in table))

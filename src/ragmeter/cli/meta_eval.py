@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ragmeter.cli._common import console, run_guarded
 from ragmeter.config import settings_from_options
-from ragmeter.meta_eval import DIMENSIONS, PAPER_TABLE1, ScorerResult
+from ragmeter.meta_eval import DIMENSIONS, LEXICAL_BASELINE, PAPER_TABLE1, ScorerResult
 from ragmeter.meta_eval import run as run_meta_eval
 
 LABELS = {
@@ -28,6 +28,8 @@ def _row_name(res: ScorerResult) -> str:
         "gpt_score": "GPT Score (same judge)",
         "gpt_ranking": "GPT Ranking (same judge)",
         "k_precision": "K-Precision (no LLM)",
+        "question_overlap": "question word overlap (no LLM)",
+        "context_overlap": "question-word sentences (no LLM)",
         "embedding_cosine": "cosine(q, answer) (embedder)",
         "context_relevance_perplexity": "perplexity CR (Unitxt, judge LM)",
     }.get(res.name.split(":")[0], res.name)
@@ -68,6 +70,43 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
         )
     console.print(table)
     console.print("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items()))
+    print_calibration(results)
+
+
+def print_calibration(results: list[ScorerResult]) -> None:
+    """Judged metric beside its no-model baseline: agreement, Brier, ECE; reliability tables."""
+    by_name = {r.name: r for r in results}
+    table = Table(
+        title="judged metric vs no-model baseline · calibration (preferred = 1, other = 0)"
+    )
+    for col in ("dimension", "scorer", "agreement", "Brier", "ECE", "n scores"):
+        table.add_column(col, justify="left" if col in ("dimension", "scorer") else "right")
+    for r in (x for x in results if x.kind == "ragas"):
+        for res in (r, by_name.get(LEXICAL_BASELINE[r.dimension])):
+            if res is None or res.agreement is None:
+                continue
+            cal = res.calibration() or {}
+            table.add_row(
+                LABELS[r.dimension],
+                _row_name(res),
+                f"{res.agreement:.3f}",
+                f"{cal['brier']:.3f}" if cal else "—",
+                f"{cal['ece']:.3f}" if cal else "—",
+                str(cal.get("n", 0)),
+            )
+    console.print(table)
+    for r in (x for x in results if x.kind == "ragas"):
+        cal = r.calibration()
+        if not cal:
+            continue
+        rel = Table(title=f"reliability · {LABELS[r.dimension]} (RAGAs, ragmeter)")
+        for col in ("score bin", "n", "mean score", "share preferred"):
+            rel.add_column(col, justify="right")
+        for row in cal["reliability"]:
+            rel.add_row(
+                row["bin"], str(row["n"]), f"{row['mean_score']:.3f}", f"{row['positive_rate']:.3f}"
+            )
+        console.print(rel)
 
 
 def meta_eval_cmd(
@@ -92,10 +131,11 @@ def meta_eval_cmd(
     baselines: Annotated[
         str,
         typer.Option(
-            help="Comma-separated: k_precision, embedding_cosine, gpt_score, gpt_ranking, "
-            "perplexity; 'none' for the RAGAS metrics only."
+            help="Comma-separated: k_precision, question_overlap, context_overlap, "
+            "embedding_cosine, gpt_score, gpt_ranking, perplexity; 'none' for the RAGAS "
+            "metrics only."
         ),
-    ] = "k_precision,embedding_cosine,gpt_score,gpt_ranking",
+    ] = "k_precision,question_overlap,context_overlap,embedding_cosine,gpt_score,gpt_ranking",
     limit: Annotated[
         int | None,
         typer.Option(help="Only the first N rows (quick checks)."),

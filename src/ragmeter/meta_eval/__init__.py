@@ -9,7 +9,8 @@ preferred side scores strictly higher, a tie counting one half. A side without a
 ``run_meta_eval``) are here for callers who bring their own pairs, scorers or resources.
 """
 
-from ragmeter.meta_eval._api import DEFAULT_BASELINES, MetaEvalReport, run, select_pairs
+from ragmeter.meta_eval._api import MetaEvalReport, run, select_pairs
+from ragmeter.meta_eval._lexical import LEXICAL_BASELINE, context_overlap, question_overlap
 from ragmeter.meta_eval._pairs import (
     DATASETS,
     DIMENSIONS,
@@ -20,6 +21,7 @@ from ragmeter.meta_eval._pairs import (
 from ragmeter.meta_eval._run import ScorerResult, outcome, run_meta_eval
 from ragmeter.meta_eval._scorers import (
     BASELINES,
+    DEFAULT_BASELINES,
     RAGAS_METRICS,
     PairScorer,
     build_scorers,
@@ -35,6 +37,7 @@ __all__ = [
     "DATASETS",
     "DEFAULT_BASELINES",
     "DIMENSIONS",
+    "LEXICAL_BASELINE",
     "PAPER_TABLE1",
     "RAGAS_METRICS",
     "MetaEvalReport",
@@ -42,12 +45,14 @@ __all__ = [
     "PreferencePair",
     "ScorerResult",
     "build_scorers",
+    "context_overlap",
     "embedding_cosine",
     "gpt_ranking",
     "gpt_score",
     "k_precision_scorer",
     "metric_scorer",
     "outcome",
+    "question_overlap",
     "run",
     "run_meta_eval",
     "select_pairs",

@@ -18,14 +18,18 @@ from typing import Any
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import DataError, Problem, ResourceUnavailable
+from ragmeter.meta_eval._lexical import LEXICAL_BASELINE
 from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
 from ragmeter.meta_eval._run import ScorerResult, run_meta_eval
-from ragmeter.meta_eval._scorers import RAGAS_METRICS, PairScorer, build_scorers
+from ragmeter.meta_eval._scorers import (
+    DEFAULT_BASELINES,
+    RAGAS_METRICS,
+    PairScorer,
+    build_scorers,
+)
 from ragmeter.metrics.registry import default_modes, get_metric
 from ragmeter.plan import mode_of_metric
 from ragmeter.resources import build_resources
-
-DEFAULT_BASELINES = ("k_precision", "embedding_cosine", "gpt_score", "gpt_ranking")
 
 
 @dataclass
@@ -43,11 +47,23 @@ class MetaEvalReport:
         return dict(self.payload["agreement"])
 
     def result_line(self) -> str:
-        """``RESULT dim=agreement ... wall_s=... judge_tokens=...`` for benchmarks' logs."""
-        agree = {d: a for d, a in self.agreement.items() if a is not None}
+        """``RESULT dim=agreement dim_lexical=... dim_brier=... wall_s=... judge_tokens=...``:
+        per judged metric its agreement, its no-model baseline's agreement and its Brier."""
+        by_name = {r.name: r for r in self.results}
+        parts = []
+        for d, a in self.agreement.items():
+            if a is None:
+                continue
+            parts.append(f"{d}={a:.3f}")
+            lex = by_name.get(LEXICAL_BASELINE[d])
+            if lex is not None and lex.agreement is not None:
+                parts.append(f"{d}_lexical={lex.agreement:.3f}")
+            cal = (self.payload.get("calibration") or {}).get(d)
+            if cal:
+                parts.append(f"{d}_brier={cal['brier']:.3f}")
         return (
             "RESULT "
-            + " ".join(f"{d}={a:.3f}" for d, a in agree.items())
+            + " ".join(parts)
             + f" wall_s={self.payload['ragas_wall_s']:.1f}"
             + f" judge_tokens={self.payload['ragas_judge_tokens']}"
         )
@@ -172,6 +188,7 @@ def _payload(
         "settings": s.public_dict(),
         "paper_table1": PAPER_TABLE1,
         "agreement": {d: (ragas[d].agreement if d in ragas else None) for d in DIMENSIONS},
+        "calibration": {d: ragas[d].calibration() for d in DIMENSIONS if d in ragas},
         "ragas_wall_s": round(sum(r.wall_s for r in ragas.values()), 1),
         "ragas_judge_tokens": sum(r.prompt_tokens + r.completion_tokens for r in ragas.values()),
         "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,

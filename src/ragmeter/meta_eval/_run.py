@@ -19,6 +19,7 @@ from ragmeter.meta_eval._scorers import PairScorer
 from ragmeter.metrics.base import Score
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
+from ragmeter.stats import brier, ece, reliability_table
 
 
 @dataclass
@@ -36,6 +37,20 @@ class ScorerResult:
     # tokens the local judge actually processed: prompt tokens evaluated after prefix reuse
     # plus generated tokens (None for judges that do not report it)
     computed_tokens: int | None = None
+    # (score, label) per scored side: preferred = 1, other = 0 (calibration against the pairs)
+    labelled: list[tuple[float, int]] = field(default_factory=list)
+
+    def calibration(self) -> dict[str, Any] | None:
+        """Brier, ECE and reliability table of the scores, preferred side = 1, other = 0."""
+        if not self.labelled:
+            return None
+        s, y = [v for v, _ in self.labelled], [lab for _, lab in self.labelled]
+        return {
+            "n": len(s),
+            "brier": brier(s, y),
+            "ece": ece(s, y),
+            "reliability": reliability_table(s, y),
+        }
 
     @property
     def agreement(self) -> float | None:
@@ -65,6 +80,7 @@ class ScorerResult:
                 else None
             ),
             "wall_s": round(self.wall_s, 2),
+            "calibration": self.calibration(),
         }
         if with_pairs:
             out["pairs"] = self.pairs
@@ -169,6 +185,9 @@ async def run_meta_eval(
                         a = await score(sc, pair.preferred)
                         b = await score(sc, pair.other)
                         res.n_missing += int(a.value is None or b.value is None)
+                        for side, label in ((a, 1), (b, 0)):
+                            if side.value is not None and 0.0 <= side.value <= 1.0:
+                                res.labelled.append((side.value, label))
                         win = outcome(a, b)
                         res.outcomes.append(win)
                         res.pairs.append(

@@ -1,5 +1,6 @@
-"""What decides a pair: the RAGAS metric itself, or a baseline (K-Precision, embedding
-cosine, the paper's GPT Score and GPT Ranking on the same judge, perplexity).
+"""What decides a pair: the RAGAS metric itself, or a baseline (no-model word overlap:
+K-Precision, question and context overlap; embedding cosine; the paper's GPT Score and GPT
+Ranking on the same judge; perplexity).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from ragmeter.errors import DataError, JudgeFailed, Problem, ResourceUnavailable
+from ragmeter.meta_eval._lexical import context_overlap, question_overlap
 from ragmeter.meta_eval._pairs import DIMENSIONS, PreferencePair
 from ragmeter.metrics.base import Score
 from ragmeter.metrics.judging import Calls, judge_of
@@ -139,12 +141,26 @@ RAGAS_METRICS = {
     "context_relevance": "context_relevance",
     "answer_relevance": "answer_relevance",
 }
-BASELINES = ("k_precision", "embedding_cosine", "gpt_score", "gpt_ranking", "perplexity")
+BASELINES = (
+    "k_precision",
+    "question_overlap",
+    "context_overlap",
+    "embedding_cosine",
+    "gpt_score",
+    "gpt_ranking",
+    "perplexity",
+)
+DEFAULT_BASELINES = (
+    "k_precision",
+    "question_overlap",
+    "context_overlap",
+    "embedding_cosine",
+    "gpt_score",
+    "gpt_ranking",
+)
 
 
-def build_scorers(
-    baselines: Sequence[str] = ("k_precision", "embedding_cosine", "gpt_score", "gpt_ranking"),
-) -> list[PairScorer]:
+def build_scorers(baselines: Sequence[str] = DEFAULT_BASELINES) -> list[PairScorer]:
     unknown = [b for b in baselines if b not in BASELINES]
     if unknown:
         raise DataError(
@@ -163,6 +179,14 @@ def build_scorers(
     if "k_precision" in baselines:
         out.append(
             PairScorer("k_precision", "faithfulness", "baseline", score=k_precision_scorer())
+        )
+    if "question_overlap" in baselines:
+        out.append(
+            PairScorer("question_overlap", "answer_relevance", "baseline", score=question_overlap())
+        )
+    if "context_overlap" in baselines:
+        out.append(
+            PairScorer("context_overlap", "context_relevance", "baseline", score=context_overlap())
         )
     if "embedding_cosine" in baselines:
         out.append(

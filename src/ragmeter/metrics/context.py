@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ragmeter.metrics.claims import neutralise, split_instruction, strip_hidden
 from ragmeter.metrics.judging import inner_model, options_of
 from ragmeter.protocols import Resources
 from ragmeter.text import split_sentences, tokens
@@ -24,19 +25,41 @@ RESERVED_TOKENS = 1600  # system prompt + question + statement + reply
 
 @dataclass
 class ContextSentences:
-    """Every sentence of the contexts, numbered from 1 across contexts in rank order."""
+    """Every sentence of the contexts, numbered from 1 across contexts in rank order.
+
+    Hidden text (HTML / markdown comments, chat role tags) is removed first: a reader never
+    sees it. Sentences addressed to the evaluator ("Note to the evaluator ... Answer yes.") are
+    kept and flagged in ``instruction``: they are never evidence and never needed.
+    """
 
     sentences: list[str] = field(default_factory=list)
     context_of: list[int] = field(default_factory=list)  # index of the context of each sentence
+    instruction: list[bool] = field(default_factory=list)
 
     @classmethod
     def of(cls, contexts: Sequence[str]) -> ContextSentences:
         out = cls()
         for i, ctx in enumerate(contexts):
-            for s in split_sentences(ctx or ""):
-                out.sentences.append(s)
-                out.context_of.append(i)
+            for sentence in split_sentences(strip_hidden(ctx or "")):
+                text, instruction = split_instruction(sentence)
+                for piece, flag in ((text, False), (instruction, True)):
+                    if piece and any(ch.isalnum() for ch in piece):
+                        out.sentences.append(piece)
+                        out.context_of.append(i)
+                        out.instruction.append(flag)
         return out
+
+    def without_instructions(self) -> ContextSentences:
+        """The same contexts less the evaluator-directed sentences (the evidence to judge on)."""
+        keep = [i for i, flag in enumerate(self.instruction) if not flag]
+        return ContextSentences(
+            [self.sentences[i] for i in keep],
+            [self.context_of[i] for i in keep],
+            [False] * len(keep),
+        )
+
+    def instructions(self) -> list[str]:
+        return [s for s, flag in zip(self.sentences, self.instruction, strict=True) if flag]
 
     def render(self, indices: Sequence[int]) -> str:
         """``[n] sentence`` lines (1-based global numbers); a blank line between contexts."""
@@ -45,7 +68,7 @@ class ContextSentences:
         for i in indices:
             if prev is not None and self.context_of[i] != self.context_of[prev]:
                 lines.append("")
-            lines.append(f"[{i + 1}] {self.sentences[i]}")
+            lines.append(f"[{i + 1}] {neutralise(self.sentences[i])}")
             prev = i
         return "\n".join(lines)
 

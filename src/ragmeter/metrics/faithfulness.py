@@ -1,11 +1,16 @@
-"""RAGAS faithfulness: the share of the answer's statements that the contexts support.
+"""RAGAS faithfulness: the share of the answer's claims that the contexts support.
 
-``fast``: statements are the answer's sentences (split locally). The judge sees the evidence:
-the ``evidence_k`` (default 3) context sentences most similar to each statement, united and
-in text order (option ``evidence_k=0``: the whole context). One yes/no forward pass per
-statement with [evidence][question][statement], so the evidence is evaluated once per answer.
-The score is the expected share of supported statements, mean P(yes); the hard share
-(P(yes) >= 0.5) is kept in the details.
+``fast`` (default): the answer's claims (``claims.claims_of``: sentences less evaluator-directed
+text and non-assertions; a short answer rewritten as the claim it makes about the question) are
+checked against their evidence: the ``evidence_k`` (default 3) context sentences most similar
+to each claim, united, in text order, evaluator-directed sentences excluded. Per claim, the
+judge's P(yes) and the lexical support (``support.lexical_support``) are combined by the fitted
+calibration (``prompts/faithfulness_calibration.json``):
+P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical). The score is the expected share of
+supported claims, mean P(supported). Worked number with b = (-0.78, 1.77, 1.08): claims with
+(P(yes), lexical) = (0.9, 1.0) and (0.3, 0.0) give 0.98 and 0.09, score 0.54 (judge alone 0.60).
+``faithfulness_judge`` / option ``faithfulness_combine="judge"``: mean P(yes), the judge alone.
+A refusal ("I don't know") makes no claims: undefined, not applicable.
 ``generate``: the paper's procedure: the judge writes statements (pronouns resolved), then a
 reason and a verdict per statement against the context; F = supported / total.
 """
@@ -16,8 +21,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ragmeter.errors import JudgeFailed
+from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Metric, Mode, Score
+from ragmeter.metrics.claims import claims_of, neutralise
 from ragmeter.metrics.context import (
     DEFAULT_EVIDENCE_K,
     ContextSentences,
@@ -32,14 +38,16 @@ from ragmeter.metrics.judging import (
     judge_of,
     mode_of,
     options_of,
-    statements_of,
     version,
 )
+from ragmeter.metrics.refusal import declines
+from ragmeter.metrics.support import lexical_support, load_calibration
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
 DEFAULT_MODE = "fast"
+VARIANTS = ("calibrated", "judge")
 
 
 class Statements(BaseModel):
@@ -60,6 +68,12 @@ def _undefined_inputs(sample: Sample) -> Score | None:
         return Score.undefined("empty answer: it makes no statements to check")
     if not any((c or "").strip() for c in sample.contexts or []):
         return Score.undefined("no contexts: nothing to check the answer against")
+    if (phrase := declines(sample.answer)) is not None:
+        return Score.undefined(
+            f"not applicable: the answer declines to answer ({phrase!r}), so it makes no claims",
+            declined=True,
+            refusal_phrase=phrase,
+        )
     return None
 
 
@@ -80,7 +94,8 @@ async def supported_probs(
             if best[i] >= 0.999:  # already certain: later chunks cannot change the verdict
                 continue
             p = await calls.p_yes(
-                context_first(text, question, task.format(statement=statement)), version=ver
+                context_first(text, question, task.format(statement=neutralise(statement))),
+                version=ver,
             )
             best[i] = max(best[i], p)
     return best
@@ -98,40 +113,101 @@ def supported_share(probs: list[float], **details: object) -> Score:
     )
 
 
-@guarded
-async def faithfulness(sample: Sample, resources: Resources) -> Score:
+def _variant(resources: Resources, default: str) -> str:
+    v = str(options_of(resources).get("faithfulness_combine", default))
+    if v not in VARIANTS:
+        raise ResourceUnavailable(
+            f"faithfulness: unknown faithfulness_combine {v!r}; choose one of {', '.join(VARIANTS)}"
+        )
+    return v
+
+
+async def _fast(
+    sample: Sample, resources: Resources, calls: Calls, ctx: ContextSentences, variant: str
+) -> Score:
+    """Claims -> evidence -> judge P(yes) and lexical support per claim -> combined share."""
+    claims = claims_of(sample.question, sample.answer or "")
+    if not claims.judged:
+        return Score.undefined(
+            "not applicable: the answer makes no claim about the world", dropped=claims.dropped
+        )
+    evidence_ctx = ctx.without_instructions()
+    if not evidence_ctx.sentences:
+        return Score.undefined("the contexts have no sentences to check the answer against")
+    k = int(options_of(resources).get("evidence_k", DEFAULT_EVIDENCE_K))
+    evidence = await select_evidence(evidence_ctx, claims.original, resources, k)
+    chunks = context_chunks(evidence_ctx, calls.judge, resources, evidence.indices)
+    ver = version("common", "faithfulness")
+    probs = await supported_probs(
+        calls,
+        evidence_ctx,
+        chunks,
+        sample.question,
+        claims.judged,
+        load_prompts("faithfulness")["fast"]["task"],
+        ver,
+    )
+    seen = [evidence_ctx.sentences[i] for i in evidence.indices]
+    lex = [
+        lexical_support(s, sample.question, seen, evidence_ctx.sentences) for s in claims.original
+    ]
+    cal = load_calibration()
+    combined = [cal.p_supported(p, x) for p, x in zip(probs, lex, strict=True)]
+    final = combined if variant == "calibrated" else probs
+    score = supported_share(
+        final,
+        mode="fast",
+        combine=variant,
+        judge_only=sum(probs) / len(probs),
+        calibration=cal.version if variant == "calibrated" else None,
+        prompt_version=ver,
+        statements=claims.original,
+        statement_evidence=[
+            {
+                "statement": s,
+                "judged_as": j,
+                "p_yes": round(p, 4),
+                "lexical": round(x, 4),
+                "p_supported": round(c, 4),
+            }
+            for s, j, p, x, c in zip(
+                claims.original, claims.judged, probs, lex, combined, strict=True
+            )
+        ],
+        dropped=claims.dropped,
+        evidence=evidence.details(evidence_ctx),
+        ignored_context_sentences=ctx.instructions(),
+        chunks=len(chunks),
+        judge=calls.details(),
+    )
+    score.details["p_yes"] = [round(p, 4) for p in probs]  # the judge's, whatever the variant
+    score.details["p_supported"] = [round(c, 4) for c in final]
+    return score
+
+
+async def _faithfulness(sample: Sample, resources: Resources, default_variant: str) -> Score:
     mode = mode_of(resources, "faithfulness", DEFAULT_MODE)
     judge = judge_of(resources)
     if (bad := _undefined_inputs(sample)) is not None:
         return bad
     calls = Calls(judge)
     ctx = ContextSentences.of(sample.contexts or [])
-    prompts = load_prompts("faithfulness")
     if mode == "fast":
-        statements = statements_of(sample.answer or "")
-        if not statements:
-            return Score.undefined("the answer has no sentences to check")
-        k = int(options_of(resources).get("evidence_k", DEFAULT_EVIDENCE_K))
-        evidence = await select_evidence(ctx, statements, resources, k)
-        chunks = context_chunks(ctx, judge, resources, evidence.indices)
-        probs = await supported_probs(
-            calls,
-            ctx,
-            chunks,
-            sample.question,
-            statements,
-            prompts["fast"]["task"],
-            version("common", "faithfulness"),
-        )
-        return supported_share(
-            probs,
-            mode=mode,
-            statements=statements,
-            evidence=evidence.details(ctx),
-            chunks=len(chunks),
-            judge=calls.details(),
-        )
-    return await _generate(sample, calls, ctx, context_chunks(ctx, judge, resources), prompts)
+        return await _fast(sample, resources, calls, ctx, _variant(resources, default_variant))
+    ctx = ctx.without_instructions()
+    return await _generate(
+        sample, calls, ctx, context_chunks(ctx, judge, resources), load_prompts("faithfulness")
+    )
+
+
+@guarded
+async def faithfulness(sample: Sample, resources: Resources) -> Score:
+    return await _faithfulness(sample, resources, "calibrated")
+
+
+@guarded
+async def faithfulness_judge(sample: Sample, resources: Resources) -> Score:
+    return await _faithfulness(sample, resources, "judge")
 
 
 async def _generate(
@@ -188,18 +264,35 @@ async def _generate(
     )
 
 
+_MODES = (
+    # fast: the embedder picks the evidence sentences (word overlap without one)
+    ("fast", Mode(frozenset({"judge"}), frozenset({"embedder"}))),
+    ("generate", Mode(frozenset({"judge"}))),
+)
 METRIC = Metric(
     name="faithfulness",
-    prompts=("common", "faithfulness"),
-    description="RAGAS faithfulness: share of the answer's statements supported by the contexts "
-    "(LLM judge; modes fast = P(yes) per sentence, generate = paper procedure).",
+    version="2",
+    prompts=("common", "faithfulness", "faithfulness_calibration"),
+    description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
+    "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
+    "generate: the paper's procedure). Refusals are not applicable.",
     requires=(("question", "answer", "contexts"),),
     acompute=faithfulness,
-    modes=(
-        # fast: the embedder picks the evidence sentences (word overlap without one)
-        ("fast", Mode(frozenset({"judge"}), frozenset({"embedder"}))),
-        ("generate", Mode(frozenset({"judge"}))),
-    ),
+    modes=_MODES,
     default_mode=DEFAULT_MODE,
-    formula="|supported statements| / |statements|  (fast: mean P(yes))",
+    formula="fast: mean over claims of sigmoid(b0 + b1 logit P(yes) + b2 lexical); "
+    "generate: |supported| / |statements|",
+)
+JUDGE_METRIC = Metric(
+    name="faithfulness_judge",
+    version="2",
+    prompts=("common", "faithfulness"),
+    description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
+    "no lexical evidence, no calibration (fast); generate as faithfulness.",
+    requires=(("question", "answer", "contexts"),),
+    acompute=faithfulness_judge,
+    modes=_MODES,
+    default_mode=DEFAULT_MODE,
+    default=False,
+    formula="fast: mean over claims of P(yes)",
 )

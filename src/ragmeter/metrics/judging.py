@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Score
+from ragmeter.metrics.claims import neutralise
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Judge, JudgeReply, Message, Resources
 from ragmeter.sample import Sample
@@ -159,7 +160,9 @@ def context_first(context_text: str, question: str, task: str) -> list[Message]:
     consecutive calls on one context (statements, sentence selection) reuse the judge's cache.
     """
     common = load_prompts("common")
-    block = common["context_block"].format(context=context_text, question=question)
+    block = common["context_block"].format(
+        context=neutralise(context_text), question=neutralise(question)
+    )
     return [
         {"role": "system", "content": common["system"]},
         {"role": "user", "content": block + task},

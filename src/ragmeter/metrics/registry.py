@@ -15,6 +15,7 @@ from ragmeter.metrics import (
     lexical,
     perplexity,
     reference,
+    refusal,
     relevance,
     retrieval,
     reward,
@@ -43,6 +44,7 @@ def register_template(
 # Built-in metrics, model-based first (the order of default runs and listings).
 for _metric in (
     faithfulness.METRIC,
+    faithfulness.JUDGE_METRIC,
     relevance.AR_METRIC,
     relevance.CR_METRIC,
     reference.CP_METRIC,
@@ -50,6 +52,7 @@ for _metric in (
     reference.AC_METRIC,
     perplexity.METRIC,
     reward.METRIC,
+    *refusal.METRICS,
     *lexical.METRICS,
     *retrieval.METRICS,
 ):

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Metric, Mode, Score
+from ragmeter.metrics.claims import claims_of, neutralise
 from ragmeter.metrics.context import ContextSentences, context_chunks, overlap_scores, top_k
 from ragmeter.metrics.judging import (
     Calls,
@@ -34,6 +35,8 @@ from ragmeter.metrics.judging import (
     options_of,
     version,
 )
+from ragmeter.metrics.refusal import declines
+from ragmeter.metrics.support import load_calibration
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
@@ -69,16 +72,31 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     answer = (sample.answer or "").strip()
     if not answer:
         return Score.undefined("empty answer: nothing to relate to the question")
+    if (phrase := declines(answer)) is not None:  # RAGAS: a noncommittal answer scores 0
+        return Score.ok(0.0, mode=mode, noncommittal=True, refusal_phrase=phrase)
     calls = Calls(judge)
     prompts = load_prompts("relevance")
     if mode == "fast":
         common = load_prompts("common")
-        user = prompts["answer_fast"]["user"].format(question=sample.question, answer=answer)
+        # the answer's content: hidden text and evaluator-directed sentences are not part of it
+        content = " ".join(claims_of(sample.question, answer).original)
+        if not content:
+            return Score.ok(0.0, mode=mode, noncommittal=True, reason="no content")
+        user = prompts["answer_fast"]["user"].format(
+            question=neutralise(sample.question), answer=neutralise(content)
+        )
         p = await calls.p_yes(
             [{"role": "system", "content": common["system"]}, {"role": "user", "content": user}],
             version=version("common", "relevance"),
         )
-        return Score.ok(p, mode=mode, p_yes=round(p, 4), judge=calls.details())
+        cal = load_calibration("answer_relevance_calibration")
+        return Score.ok(
+            cal.p_supported(p, 0.0),
+            mode=mode,
+            p_yes=round(p, 4),
+            calibration=cal.version,
+            judge=calls.details(),
+        )
     embedder = getattr(resources, "embedder", None)
     if embedder is None:
         raise ResourceUnavailable(
@@ -186,7 +204,10 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
     if mode == "fast":
         ver = version("common", "relevance")
         k = int(options_of(resources).get("context_relevance_candidates", DEFAULT_CANDIDATES))
-        cands = candidates(sample.question, ctx.sentences, k)
+        # evaluator-directed sentences are never needed: they are not asked about
+        usable = [i for i, flag in enumerate(ctx.instruction) if not flag]
+        texts = [ctx.sentences[i] for i in usable]
+        cands = [usable[j] for j in candidates(sample.question, texts, k)]
         chunks = context_chunks(ctx, judge, resources, cands)
         task = prompts["context_fast"]["task"]
         probs: dict[int, float] = {}
@@ -194,7 +215,9 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
             for i in chunk:
                 probs[i] = await calls.p_yes(
                     context_first(
-                        ctx.render(chunk), sample.question, task.format(sentence=ctx.sentences[i])
+                        ctx.render(chunk),
+                        sample.question,
+                        task.format(sentence=neutralise(ctx.sentences[i])),
                     ),
                     version=ver,
                 )
@@ -209,6 +232,7 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
             p_yes={i + 1: round(probs[i], 4) for i in sorted(probs)},
             hard_score=len(kept) / len(ctx.sentences),
             total_sentences=len(ctx.sentences),
+            ignored_instructions=ctx.instructions(),
             chunks=len(chunks),
             judge=calls.details(),
         )
@@ -247,7 +271,8 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
-    prompts=("common", "relevance"),
+    version="2",
+    prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
     requires=(("question", "answer"),),
@@ -257,7 +282,8 @@ AR_METRIC = Metric(
         ("generate", Mode(frozenset({"judge", "embedder"}))),  # cosine of generated questions
     ),
     default_mode=DEFAULT_AR_MODE,
-    formula="generate: mean_i cos(E(q), E(q_i)); fast: P(yes | answers directly, completely)",
+    formula="generate: mean_i cos(E(q), E(q_i)); fast: sigmoid(a + b logit P(yes | answers "
+    "directly, completely)); a refusal: 0 (noncommittal)",
 )
 CR_METRIC = Metric(
     name="context_relevance",

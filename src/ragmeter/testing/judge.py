@@ -81,9 +81,14 @@ def _share(part: str, whole: str) -> float:
     return len(words & content_words(whole)) / len(words)
 
 
+def _unmark(text: str) -> str:
+    """The text without the prompts' <data> ... </data> marks around untrusted text."""
+    return re.sub(r"</?data>", " ", text).strip()
+
+
 def _field(text: str, label: str) -> str | None:
     m = re.search(rf"(?m)^{label}: (.*)$", text)
-    return m.group(1) if m else None
+    return _unmark(m.group(1)) if m else None
 
 
 def overlap_verdict(prompt: str) -> float:
@@ -94,7 +99,7 @@ def overlap_verdict(prompt: str) -> float:
     question's content words in the answer. Usefulness: share of the reference's words in
     the context. Anything else: 0.5.
     """
-    context = _field(prompt, "Text") or prompt.split("\n\nQuestion: ", 1)[0]
+    context = _field(prompt, "Text") or _unmark(prompt.split("\n\nQuestion: ", 1)[0])
     question = _field(prompt, "Question") or ""
     if (statement := _field(prompt, "Statement")) is not None:
         return _share(statement, context)

@@ -1,0 +1,224 @@
+"""Faithfulness on the visible labelled sets: judge alone vs K-Precision vs the default metric.
+
+Sets (``--sets``):
+- ``qa``: benchmarks/data/qa_perturbed.jsonl: right vs perturbed answers (entity, number, date
+  swaps, negations, wordy hallucinations; short 1-4 word answers and sentences) over one
+  passage; pairs = (right, wrong) answers to the same question.
+- ``dialogue``: benchmarks/data/dialogue.jsonl: grounded vs ungrounded / mixed replies to a
+  dialogue over one knowledge sentence; pairs = (grounded, other) per item.
+- ``scifact``: SciFact claims SUPPORT vs CONTRADICT against the cited abstract (expert labels;
+  the first N of each by id, as in faithfulness_scifact.py); no pairs.
+
+Per set and scorer: AUROC (bootstrap 95% CI), pairwise accuracy (CI), Brier, ECE, accuracy at
+0.5, reliability table. Scorers: ``judge`` (mean P(yes) over the statements, the judge alone),
+``k_precision`` (no model) and ``default`` (the registered ``faithfulness`` metric). Each
+sample's per-statement details are kept in the JSON (they are what the calibration is fitted
+on: benchmarks/fit_faithfulness_calibration.py).
+
+Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,scifact] [--limit N]
+       [--judge local] [--scifact-n 60] [--out benchmarks/results/faithfulness_visible.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from _stats import pairwise, summary  # noqa: E402
+from faithfulness_scifact import DEFAULT_DATA, QUESTION, load_claims  # noqa: E402
+from ragmeter.config import settings_from_options  # noqa: E402
+from ragmeter.meta_eval import outcome  # noqa: E402
+from ragmeter.metrics.base import Score  # noqa: E402
+from ragmeter.metrics.lexical import k_precision  # noqa: E402
+from ragmeter.metrics.registry import get_metric  # noqa: E402
+from ragmeter.resources import build_resources  # noqa: E402
+from ragmeter.sample import Sample  # noqa: E402
+
+DATA = ROOT / "data"
+SCORERS = ("judge", "k_precision", "default")
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def load_set(name: str, scifact_n: int) -> list[dict]:
+    """Rows with question, contexts, answer, label, item, variant, pair (the right variant)."""
+    if name == "scifact":
+        return [
+            {
+                "question_id": f"scifact-{cid}",
+                "question": QUESTION,
+                "contexts": [abstract],
+                "answer": claim,
+                "metadata": {"label": int(lab == "SUPPORT"), "item": cid, "variant": lab},
+            }
+            for cid, lab, claim, abstract in load_claims(DEFAULT_DATA, scifact_n)
+        ]
+    rows = load_jsonl(DATA / {"qa": "qa_perturbed.jsonl", "dialogue": "dialogue.jsonl"}[name])
+    if name == "dialogue":
+        for r in rows:
+            if r["metadata"]["label"] == 0:
+                r["metadata"]["pair"] = "grounded"
+    return rows
+
+
+def judge_value(score: Score) -> float | None:
+    """The judge alone: mean P(yes) over the judged statements (today's fast score)."""
+    if "judge_only" in score.details:
+        return score.details["judge_only"]
+    return score.value
+
+
+async def score_rows(rows: list[dict], resources) -> list[dict]:
+    metric = get_metric("faithfulness")
+    out = []
+    for n, r in enumerate(rows):
+        if n % 30 == 0:
+            print(f"  {n}/{len(rows)}", file=sys.stderr, flush=True)
+        sample = Sample(
+            question_id=r["question_id"],
+            question=r["question"],
+            contexts=r["contexts"],
+            answer=r["answer"],
+        )
+        s = await metric.acompute(sample, resources)
+        keep = {k: v for k, v in s.details.items() if k not in ("evidence",)}
+        out.append(
+            {
+                "id": r["question_id"],
+                "label": r["metadata"]["label"],
+                "item": r["metadata"].get("item"),
+                "variant": r["metadata"].get("variant"),
+                "pair": r["metadata"].get("pair"),
+                "short": r["metadata"].get("short", False),
+                "judge": judge_value(s),
+                "default": s.value,
+                "k_precision": k_precision(r["answer"], r["contexts"]).value,
+                "status": s.status,
+                "reason": s.reason,
+                "details": keep,
+            }
+        )
+    return out
+
+
+def pair_outcomes(scored: list[dict], scorer: str, only_short: bool | None = None) -> list[float]:
+    by = {(r["item"], r["variant"]): r for r in scored}
+    outs = []
+    for r in scored:
+        if r["label"] == 1 or not r.get("pair") or (r["item"], r["pair"]) not in by:
+            continue
+        right = by[(r["item"], r["pair"])]
+        if only_short is not None and right["short"] != only_short:
+            continue
+        a, b = right[scorer], r[scorer]
+        outs.append(outcome(Score(a, "ok" if a is not None else "undefined"), Score(b)))
+    return outs
+
+
+def evaluate(scored: list[dict]) -> dict:
+    res: dict = {}
+    for sc in SCORERS:
+        ok = [r for r in scored if r[sc] is not None]
+        summ = summary([r[sc] for r in ok], [r["label"] for r in ok])
+        summ["not_scored"] = len(scored) - len(ok)
+        outs = pair_outcomes(scored, sc)
+        if outs:
+            acc, ci = pairwise(outs)
+            summ.update(pairwise=acc, pairwise_ci=ci, n_pairs=len(outs))
+            short = pair_outcomes(scored, sc, only_short=True)
+            if short:
+                summ["pairwise_short_right"] = pairwise(short)[0]
+        res[sc] = summ
+    return res
+
+
+def print_table(name: str, res: dict) -> None:
+    print(f"\n{name}")
+    print(
+        f"{'scorer':12s} {'AUROC [95% CI]':>22s} {'pairwise [95% CI]':>22s} "
+        f"{'Brier':>6s} {'ECE':>6s} {'acc@.5':>6s} {'n':>4s}"
+    )
+    for sc, s in res.items():
+        pw = (
+            f"{s['pairwise']:.3f} [{s['pairwise_ci'][0]:.2f},{s['pairwise_ci'][1]:.2f}]"
+            if "pairwise" in s
+            else "—"
+        )
+        print(
+            f"{sc:12s} {s['auroc']:.3f} [{s['auroc_ci'][0]:.2f},{s['auroc_ci'][1]:.2f}]"
+            f"{'':4s} {pw:>22s} {s['brier']:6.3f} {s['ece']:6.3f} "
+            f"{s['accuracy_at_0.5']:6.3f} {s['n']:4d}"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", default="qa,dialogue,scifact")
+    ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
+    ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
+    ap.add_argument("--scifact-n", type=int, default=60)
+    ap.add_argument("--judge", default="local")
+    ap.add_argument("--cache", default="off", help="judge cache directory, or off")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_visible.json")
+    args = ap.parse_args()
+    settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
+    built = build_resources(settings, {"judge"})
+    if "judge" in built.unavailable:
+        raise SystemExit(built.unavailable["judge"])
+    results: dict = {}
+
+    async def run() -> None:
+        try:
+            for name in args.sets.split(","):
+                rows = load_set(name, args.scifact_n)[args.skip :]
+                rows = rows[: args.limit] if args.limit else rows
+                t0 = time.perf_counter()
+                scored = await score_rows(rows, built.resources)
+                results[name] = {
+                    "n_rows": len(rows),
+                    "wall_s": round(time.perf_counter() - t0, 1),
+                    "scores": evaluate(scored),
+                    "rows": scored,
+                }
+                print_table(f"{name} (n={len(rows)})", results[name]["scores"])
+        finally:
+            await built.aclose()
+
+    asyncio.run(run())
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        json.dumps(
+            {
+                "judge": args.judge,
+                "cpu_count": os.cpu_count(),
+                "limit": args.limit,
+                "sets": results,
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    print(f"wrote {args.out}")
+    parts = []
+    for name, r in results.items():
+        for sc in SCORERS:
+            s = r["scores"][sc]
+            parts.append(f"{name}_{sc}_auroc={s['auroc']:.3f}")
+            if "pairwise" in s:
+                parts.append(f"{name}_{sc}_pairwise={s['pairwise']:.3f}")
+            parts.append(f"{name}_{sc}_brier={s['brier']:.3f}")
+    print("RESULT " + " ".join(parts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""answer_relevance on direct vs evasive / off-topic answers; refusal handling on labelled rows.
+
+Data (benchmarks/data, make_visible_sets.py):
+- answer_relevance.jsonl: 20 direct correct answers to their questions, 20 evasive answers,
+  20 off-topic answers (another item's correct answer). Targets: direct mean >= 0.8, evasive
+  and off-topic means <= 0.3.
+- refusals.jsonl: 30 questions, half answerable from their context, half given another
+  passage; each answered or declined. Reported: refusal detection against the ``declined``
+  truth, refusal precision / recall (declined exactly when ``is_answerable`` is false),
+  faithfulness status on declined answers (expected: undefined, not applicable), and
+  answer_relevance on declined answers (expected: 0, noncommittal).
+
+Usage: python benchmarks/relevance_refusals.py [--judge local]
+Prints tables, writes benchmarks/results/relevance_refusals.json, ends with RESULT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from _stats import auroc  # noqa: E402
+from ragmeter.config import settings_from_options  # noqa: E402
+from ragmeter.metrics.refusal import declines, refusal_confusion  # noqa: E402
+from ragmeter.metrics.registry import get_metric  # noqa: E402
+from ragmeter.resources import build_resources  # noqa: E402
+from ragmeter.sample import Sample  # noqa: E402
+
+DATA = ROOT / "data"
+
+
+def rows_of(name: str) -> list[dict]:
+    return [json.loads(x) for x in (DATA / name).read_text(encoding="utf-8").splitlines() if x]
+
+
+def sample_of(r: dict) -> Sample:
+    return Sample(
+        question_id=r["question_id"],
+        question=r["question"],
+        contexts=r["contexts"],
+        answer=r["answer"],
+        is_answerable=r.get("is_answerable"),
+    )
+
+
+async def run(resources) -> dict:
+    ar = get_metric("answer_relevance").acompute
+    faith = get_metric("faithfulness").acompute
+    rel = []
+    for r in rows_of("answer_relevance.jsonl"):
+        s = await ar(sample_of(r), resources)
+        rel.append(
+            {
+                "id": r["question_id"],
+                "item": r["metadata"]["item"],
+                "variant": r["metadata"]["variant"],
+                "label": r["metadata"]["label"],
+                "value": s.value,
+                "p_yes": s.details.get("p_yes", s.value),
+                "status": s.status,
+            }
+        )
+    ref = []
+    for r in rows_of("refusals.jsonl"):
+        smp = sample_of(r)
+        f = await faith(smp, resources)
+        a = await ar(smp, resources)
+        declined = declines(r["answer"]) is not None
+        ref.append(
+            {
+                "id": r["question_id"],
+                "answerable": r["is_answerable"],
+                "declined_truth": r["metadata"]["declined"],
+                "declined_detected": declined,
+                "faithfulness_status": f.status,
+                "faithfulness_value": f.value,
+                "answer_relevance": a.value,
+                "cell": get_metric("refusal_accuracy").compute(smp).details["cell"],
+            }
+        )
+    return {"relevance": rel, "refusals": ref}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--judge", default="local")
+    ap.add_argument("--cache", default="off", help="judge cache directory, or off")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "relevance_refusals.json")
+    args = ap.parse_args()
+    settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
+    built = build_resources(settings, {"judge"})
+    if "judge" in built.unavailable:
+        raise SystemExit(built.unavailable["judge"])
+
+    async def go() -> dict:
+        try:
+            return await run(built.resources)
+        finally:
+            await built.aclose()
+
+    res = asyncio.run(go())
+    rel = res["relevance"]
+    means = {}
+    print(f"{'answer_relevance':18s} {'n':>3s} {'mean':>6s} {'min':>6s} {'max':>6s}")
+    for v in ("direct", "evasive", "off_topic"):
+        vals = [r["value"] for r in rel if r["variant"] == v and r["value"] is not None]
+        means[v] = sum(vals) / len(vals)
+        print(f"{v:18s} {len(vals):3d} {means[v]:6.3f} {min(vals):6.3f} {max(vals):6.3f}")
+    ok = [r for r in rel if r["value"] is not None]
+    ar_auc = auroc([r["value"] for r in ok], [r["label"] for r in ok])
+    ref = res["refusals"]
+    det_acc = sum(r["declined_truth"] == r["declined_detected"] for r in ref) / len(ref)
+    conf = refusal_confusion(r["cell"] for r in ref)
+    declined = [r for r in ref if r["declined_detected"]]
+    faith_na = sum(r["faithfulness_status"] == "undefined" for r in declined)
+    ar_zero = sum(r["answer_relevance"] == 0.0 for r in declined)
+    print(f"answer_relevance AUROC direct vs others: {ar_auc:.3f}")
+    print(f"refusal detection accuracy vs truth: {det_acc:.3f} ({len(ref)} answers)")
+    print(f"refusal precision {conf['precision']}, recall {conf['recall']}, confusion {conf}")
+    print(
+        f"declined answers: faithfulness not applicable {faith_na}/{len(declined)}, "
+        f"answer_relevance 0 {ar_zero}/{len(declined)}"
+    )
+    summary = {
+        "ar_mean": means,
+        "ar_auroc": ar_auc,
+        "refusal_detection_accuracy": det_acc,
+        "refusal_confusion": conf,
+        "declined_faithfulness_undefined": f"{faith_na}/{len(declined)}",
+        "declined_answer_relevance_zero": f"{ar_zero}/{len(declined)}",
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        json.dumps(
+            {"judge": args.judge, "cpu_count": os.cpu_count(), "summary": summary, **res}, indent=1
+        ),
+        encoding="utf-8",
+    )
+    print(f"wrote {args.out}")
+    print(
+        f"RESULT ar_direct={means['direct']:.3f} ar_evasive={means['evasive']:.3f} "
+        f"ar_off_topic={means['off_topic']:.3f} ar_auroc={ar_auc:.3f} "
+        f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
+        f"refusal_detection={det_acc:.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

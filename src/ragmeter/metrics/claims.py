@@ -1,0 +1,180 @@
+"""From an answer to the claims a faithfulness judge checks (fast mode), and what is not one.
+
+Why: RAGAS faithfulness is the share of the answer's *statements* that the context supports.
+A statement is a claim about the world, so:
+- text the reader never sees or that addresses the evaluator is not part of the answer's
+  claims: HTML / markdown comments, chat role tags, "note to the evaluator ..." sentences,
+  fake verdict lines ("Supported? yes", ``{"verdict": "yes"}``) and meta-comments on the answer
+  itself ("This statement is fully supported by the context.");
+- sentences that assert nothing (greetings, sign-offs, bare hedges such as "I think so") are
+  dropped too; every dropped piece is kept in the details with why;
+- a short answer (at most ``SHORT_WORDS`` words, e.g. "Rome") is judged as the claim it makes
+  about the question: 'The answer to "What is the capital of Italy?" is Rome.';
+- final punctuation does not change the result: parenthesised sentences are split off whether
+  or not the sentence before them ends with a full stop, and trailing punctuation is
+  normalised before judging ("Rome" and "Rome." give the same prompt).
+
+A refusal ("I don't know.") makes no claim either; ``refusal.declines`` detects it first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ragmeter.text import split_sentences, tokens
+
+SHORT_WORDS = 4
+
+# Text hidden from a reader or addressed to a chat template: never a claim, never evidence.
+_HIDDEN = re.compile(
+    r"<\|im_start\|>.*?(?:<\|im_end\|>|\Z)"  # a whole injected chat turn
+    r"|<!--.*?(?:-->|\Z)"  # HTML comments (unterminated: to the end)
+    r"|\[//\]:\s*#\s*\(.*?\)"  # markdown comments
+    r"|<\|[^|>]{1,40}\|>"  # chat-template special tokens (<|im_start|>, <|endoftext|>)
+    r"|\[/?INST\]|<</?SYS>>|</?s>",
+    re.DOTALL | re.MULTILINE,
+)
+# Role names left on their own line after the tags above are removed.
+_ROLE_LINE = re.compile(r"^\s*(system|assistant|user)\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
+
+# Text that talks to the evaluator or about the answer's own correctness (several languages).
+_EVALUATOR_PATTERNS = [
+    r"\b(note|nota|notiz|hinweis|remarque|aviso|message|instruction)s?\b[^.:\n]{0,30}"
+    r"(evaluat|evaluad|évaluat|prüfer|bewerter|valutator|avaliador|judge|grader|assessor|reviewer)",
+    r"[{\[]\s*\"(verdict|reason|score|statements|verdicts|relevant|supported)\"\s*:",
+    r"\banswer\s+(with\s+)?yes\s+or\s+no\b",
+    r"\b(note|message|instruction)s?\s+(to|for)\s+(the\s+)?(evaluator|judge|grader|reviewer|"
+    r"assessor|model|ai|assistant)",
+    r"\b(evaluator|judge|grader|assessor)\b\s*[:,]",
+    r"\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|rules?|prompts?|above|previous)\b",
+    r"\b(answer|respond|reply|say|output|mark|rate|score)\b[^.\n]{0,40}\b(yes|supported|"
+    r"relevant|correct|faithful|10/10|1\.0)\b\s*[.!]?\s*$",
+    r"\b(this|the|each|every|all)\s+(statement|answer|response|claim|sentence|reply)s?\b.{0,40}"
+    r"\b(is|are)\b.{0,20}\b(fully\s+|completely\s+|entirely\s+)?(supported|grounded|correct|"
+    r"accurate|faithful|relevant|verified|true)\b",
+    r"\b(supported|needed)\s+by\s+the\s+context\?",
+    r"^\s*(verdict|answer|label|score|rating)\s*[:=]\s*\"?(yes|no|supported|\d+)",
+    # French, German, Spanish, Italian, Portuguese, Chinese, Japanese, Russian
+    r"évaluat(eur|rice)|répond(ez|s)\s+(par\s+)?oui",
+    r"\b(prüfer|bewerter|gutachter)\b|antworte(n\s+sie)?\s+mit\s+[„\"]?ja",
+    r"\bevaluador(a)?\b|\bresponde\s+(con\s+)?s[ií]\b",
+    r"\bvalutatore\b|\brispondi\s+(di\s+)?s[iì]\b",
+    r"\bavaliador(a)?\b|\bresponda\s+sim\b",
+    r"评估|评审|请回答|評価者|回答してください|оценщик|ответь(те)?\s+[«\"]?да",
+]
+_EVALUATOR = re.compile("|".join(f"(?:{p})" for p in _EVALUATOR_PATTERNS), re.IGNORECASE)
+
+# Sentences that assert nothing about the world.
+_NON_ASSERTION = re.compile(
+    r"^(hi|hello|hey|thanks|thank you|you're welcome|sure|of course|certainly|great question|"
+    r"good question|ok|okay|i hope (this|that) helps|hope (this|that) helps|let me know.*|"
+    r"feel free to ask.*|i think so|i believe so|maybe|perhaps|not sure|it depends)[\s!.,]*$",
+    re.IGNORECASE,
+)
+_BARE_VERDICT = re.compile(r"^\W*(yes|no|true|false|supported|relevant|1|0)\W*$", re.IGNORECASE)
+# A piece with a pronoun subject or a finite auxiliary is a sentence, not a bare answer.
+_SENTENCE_LIKE = re.compile(
+    r"^(it|he|she|they|this|that|these|those|there|i|we|you|its|his|her|their)\b"
+    r"|\b(is|are|was|were|be|been|has|have|had|does|did|will|would|can|could|should|may|might|"
+    r"must)\b",
+    re.IGNORECASE,
+)
+_PAREN_SENTENCE = re.compile(r"\s*\(([A-Z][^()]*?[.!?]?)\)\s*")
+
+
+@dataclass
+class Claims:
+    """The statements to judge (as judged), the answer text they came from, what was dropped."""
+
+    judged: list[str] = field(default_factory=list)
+    original: list[str] = field(default_factory=list)
+    dropped: list[dict[str, str]] = field(default_factory=list)
+
+
+def strip_hidden(text: str) -> str:
+    """The text a reader sees: comments and chat role tags removed."""
+    text = _HIDDEN.sub(" ", text or "")
+    return _ROLE_LINE.sub(" ", text)
+
+
+def addresses_evaluator(sentence: str) -> bool:
+    """True for instructions or verdicts aimed at the evaluator, or claims about the answer."""
+    return bool(_EVALUATOR.search(sentence))
+
+
+def split_instruction(sentence: str) -> tuple[str, str | None]:
+    """(text before the evaluator-directed part, that part or None): a sentence that runs into
+    an instruction without punctuation ("... north. {"verdict": ...}") keeps its own text."""
+    m = _EVALUATOR.search(sentence)
+    if m is None:
+        return sentence, None
+    return sentence[: m.start()].strip(), sentence[m.start() :].strip()
+
+
+def neutralise(text: str) -> str:
+    """Untrusted text made inert in a prompt: role tags and <data> markers broken."""
+    text = re.sub(r"<\|([^|>]{1,40})\|>", r"<\1>", text or "")
+    return re.sub(r"<(/?)data>", r"<\1 data>", text, flags=re.IGNORECASE)
+
+
+def _pieces(text: str) -> list[str]:
+    """Sentences, with parenthesised sentences split off regardless of the punctuation before."""
+    out: list[str] = []
+    for sentence in split_sentences(text):
+        last = 0
+        for m in _PAREN_SENTENCE.finditer(sentence):
+            if len(m.group(1).split()) < 3:  # "(ESA)", "(in 1990)": part of the sentence
+                continue
+            out.append(sentence[last : m.start()])
+            out.append(m.group(1))
+            last = m.end()
+        out.append(sentence[last:])
+    return [p.strip() for p in out if p and p.strip()]
+
+
+def normalise_statement(text: str) -> str:
+    """Trailing punctuation normalised: the judged text does not depend on it."""
+    return text.strip().rstrip(".!;:, ").strip() + "."
+
+
+def as_claim(statement: str, question: str) -> str:
+    """A short answer becomes the claim it makes about the question."""
+    lines = [ln.strip() for ln in (question or "").splitlines() if ln.strip()]
+    q = (
+        re.sub(r"^(user|human|question)\s*:\s*", "", lines[-1], flags=re.IGNORECASE)
+        if lines
+        else ""
+    )
+    if not q:
+        return statement
+    body = statement.rstrip(".")
+    return f'The answer to "{q}" is {body}.'
+
+
+def claims_of(question: str, answer: str) -> Claims:
+    """The answer's claims; short ones are rewritten against the question (module docstring).
+
+    Evaluator-directed text is cut where it starts, whatever the punctuation before it ("Rome
+    Note to the evaluator: ..." keeps "Rome"); after such text, a bare "yes"/"no" is dropped too.
+    """
+    out = Claims()
+    tainted = False
+    for piece in _pieces(strip_hidden(answer)):
+        m = _EVALUATOR.search(piece)
+        if m is not None:
+            out.dropped.append({"text": piece[m.start() :], "why": "addresses the evaluator"})
+            piece, tainted = piece[: m.start()].strip(), True
+        elif tainted and _BARE_VERDICT.match(piece):
+            out.dropped.append({"text": piece, "why": "a verdict after evaluator-directed text"})
+            continue
+        if not any(ch.isalnum() for ch in piece):
+            continue
+        if _NON_ASSERTION.match(piece):
+            out.dropped.append({"text": piece, "why": "asserts nothing"})
+            continue
+        text = normalise_statement(piece)
+        short = len(tokens(piece)) <= SHORT_WORDS and not _SENTENCE_LIKE.search(piece)
+        out.original.append(piece)
+        out.judged.append(as_claim(text, question) if short else text)
+    return out

@@ -1,0 +1,109 @@
+"""Answers that decline to answer, and whether a pipeline declined exactly when it should.
+
+Why: "I don't know." makes no claim, so faithfulness has nothing to check (it is not
+applicable, not unfaithful), and answer relevance calls it noncommittal (RAGAS: score 0). A
+pipeline that declines when the context lacks the answer is doing its job: RAG benchmarks call
+this negative rejection (Chen et al. 2024, RGB). Detection is by phrasing (English), on the
+whole answer: it declines when it is short (at most ``MAX_WORDS`` words) and contains a refusal
+phrase. A long answer that also says "the context does not mention X" still makes claims, so
+it is judged as usual.
+
+Metrics (per sample; the mean over samples is what the summary shows):
+- ``refusal_rate``: 1 when the answer declines. Mean = share of declined answers (no labels).
+- ``refusal_accuracy``: 1 when the answer declined exactly when ``is_answerable`` is False.
+  The details carry the confusion cell (tp: declined an unanswerable question; fp: declined an
+  answerable one; fn: answered an unanswerable one; tn), from which ``refusal_confusion``
+  gives precision = tp / (tp + fp) and recall = tp / (tp + fn). Worked number: 3 unanswerable
+  questions of which 2 declined, and 1 of 5 answerable ones declined: precision 2/3, recall 2/3,
+  accuracy (2 + 4) / 8 = 0.75.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ragmeter.metrics.base import Metric, Score
+from ragmeter.sample import Sample
+from ragmeter.text import tokens
+
+MAX_WORDS = 40
+
+_REFUSAL = re.compile(
+    r"\b(i\s+(do\s+not|don't|dont)\s+know|i\s+(am\s+not|'m\s+not)\s+sure|no\s+idea|"
+    r"i\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to)\s+"
+    r"(answer|find|tell|say|determine|provide|help)|"
+    r"(does|do|did)\s+not\s+(say|mention|contain|specify|state|include|provide|cover)|"
+    r"(doesn't|don't|didn't)\s+(say|mention|contain|specify|state|include|provide|cover)|"
+    r"(not\s+(enough|sufficient)|insufficient|no)\s+(information|context|data|details)|"
+    r"(is|are)\s+not\s+(mentioned|stated|specified|given|provided|available)|"
+    r"(unable|not\s+able)\s+to\s+(answer|find|determine)|"
+    r"(no|not\s+an?)\s+(answer|mention)\s+(in|to)|"
+    r"(unknown|unanswerable)\b)",
+    re.IGNORECASE,
+)
+
+
+def declines(answer: str | None) -> str | None:
+    """The refusal phrase when the answer declines to answer, else None."""
+    text = (answer or "").strip()
+    if not text or len(tokens(text)) > MAX_WORDS:
+        return None
+    m = _REFUSAL.search(text.replace("\u2019", "'"))
+    return m.group(0) if m else None
+
+
+def cell(declined: bool, answerable: bool) -> str:
+    if not answerable:
+        return "tp" if declined else "fn"
+    return "fp" if declined else "tn"
+
+
+def refusal_confusion(cells: Iterable[str]) -> dict[str, float | int | None]:
+    """Counts, precision, recall and accuracy from per-sample confusion cells."""
+    c = {k: 0 for k in ("tp", "fp", "fn", "tn")}
+    for x in cells:
+        c[x] += 1
+    n = sum(c.values())
+    prec = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else None
+    rec = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else None
+    return {
+        **c,
+        "precision": prec,
+        "recall": rec,
+        "accuracy": (c["tp"] + c["tn"]) / n if n else None,
+    }
+
+
+def _refusal_rate(sample: Sample) -> Score:
+    phrase = declines(sample.answer)
+    return Score.ok(float(phrase is not None), declined=phrase is not None, refusal_phrase=phrase)
+
+
+def _refusal_accuracy(sample: Sample) -> Score:
+    if sample.is_answerable is None:
+        return Score.skipped("needs is_answerable (true/false)")
+    phrase = declines(sample.answer)
+    c = cell(phrase is not None, sample.is_answerable)
+    return Score.ok(
+        float(c in ("tp", "tn")), cell=c, declined=phrase is not None, refusal_phrase=phrase
+    )
+
+
+RATE_METRIC = Metric(
+    name="refusal_rate",
+    description='Share of answers that decline to answer ("I don\'t know", "the context does '
+    'not say"); no labels needed. English phrasings.',
+    requires=(("answer",),),
+    compute=_refusal_rate,
+    formula="1 if the answer declines else 0; mean = refusal rate",
+)
+ACCURACY_METRIC = Metric(
+    name="refusal_accuracy",
+    description="Negative rejection: the answer declined exactly when is_answerable is false "
+    "(details: confusion cell; refusal_confusion gives precision and recall).",
+    requires=(("answer", "is_answerable"),),
+    compute=_refusal_accuracy,
+    formula="1 if declined == (not is_answerable) else 0",
+)
+METRICS = (RATE_METRIC, ACCURACY_METRIC)
