@@ -60,7 +60,12 @@ async def test_perplexity_on_the_gguf_judge(judge):
 
 
 async def test_verdicts_are_deterministic_across_runs_and_thread_counts(judge):
-    """Same sample and judge -> same P(yes), on a re-run and with 1 thread instead of 2."""
+    """Same sample and judge -> the same verdicts on a re-run and with 1 thread instead of 2.
+
+    P(yes) itself may move by about 0.01: llama.cpp's numerics depend on how many tokens are
+    evaluated per batch, and a re-run reuses the KV prefix of the first run (measured: 0.8606
+    then 0.8695). The verdicts and the score's rounding to 0.02 are what is guaranteed here.
+    """
     from ragmeter.backends.llamacpp import LocalJudge
 
     sample = s("It was completed in 1889. It is 120 metres tall.")
@@ -72,9 +77,8 @@ async def test_verdicts_are_deterministic_across_runs_and_thread_counts(judge):
         single = await faithfulness(sample, Resources(judge=one))
     finally:
         one.close()
-    probs = [e["p_yes"] for e in first.details["statement_evidence"]]
-    assert [e["p_yes"] for e in again.details["statement_evidence"]] == probs
-    assert [e["p_yes"] for e in single.details["statement_evidence"]] == pytest.approx(
-        probs, abs=1e-3
-    )
-    assert single.details["verdicts"] == first.details["verdicts"]
+    probs = first.details["p_yes"]
+    for other in (again, single):
+        assert other.details["verdicts"] == first.details["verdicts"]
+        assert other.details["p_yes"] == pytest.approx(probs, abs=0.02)
+        assert other.value == pytest.approx(first.value, abs=0.02)
