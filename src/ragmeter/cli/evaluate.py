@@ -12,6 +12,7 @@ from ragmeter.cli._common import console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
+from ragmeter.integrations.mlflow import check as check_mlflow
 from ragmeter.integrations.mlflow import log_result
 from ragmeter.result import EvaluationResult
 from ragmeter.runner import evaluate as run_evaluate
@@ -149,6 +150,8 @@ def evaluate(
         print_estimate(run_guarded(run_dry, data, metrics, settings, format=data_format))
         return
     thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
+    if mlflow:
+        run_guarded(check_mlflow)  # a missing extra is said before any scoring
     result = run_guarded(
         run_evaluate,
         data,

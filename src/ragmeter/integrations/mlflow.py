@@ -71,6 +71,11 @@ def table_of(result: EvaluationResult) -> Any:
     return pd.DataFrame(rows)
 
 
+def check() -> None:
+    """Raise IntegrationUnavailable now when mlflow is missing (before a run, not after)."""
+    require("mlflow", EXTRA)
+
+
 def log_result(
     result: EvaluationResult,
     *,
