@@ -78,3 +78,10 @@ def test_a_failing_chain_raises_its_own_error():
 
     with pytest.raises(RuntimeError, match="pipeline broke"):
         rl.collect(RunnableLambda(boom), ["q?"])
+
+
+def test_question_records_without_a_question_are_a_data_error_before_any_call():
+    from ragmeter.errors import DataError
+
+    with pytest.raises(DataError, match="row 2, field 'question'"):
+        rl.collect(langchain_chain(), [{"question": "ok?"}, {"query": "no key"}])

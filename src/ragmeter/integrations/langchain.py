@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter.errors import DataError, Problem
 from ragmeter.integrations._extras import require
 from ragmeter.sample import Sample, validate_records
 
@@ -185,6 +186,12 @@ def collect(
     """
     handler = callback_handler(id_key)
     records = [{"question": q} if isinstance(q, str) else dict(q) for q in questions]
+    missing = [i + 1 for i, r in enumerate(records) if not isinstance(r.get("question"), str)]
+    if missing:
+        raise DataError(
+            [Problem(i, "question", "needs a 'question' string") for i in missing],
+            "questions",
+        )
     inputs = [r["question"] if input_key is None else {input_key: r["question"]} for r in records]
     run_ids = [uuid.uuid4() for _ in records]
     configs = [
