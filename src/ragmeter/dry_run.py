@@ -59,10 +59,11 @@ def dry_run(
     data: Any,
     metrics: Sequence[str] | str | None,
     settings: Settings | dict[str, Any] | None = None,
+    format: str | None = None,
 ) -> dict[str, Any]:
     """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work."""
     s = as_settings(settings)
-    samples = load(data)
+    samples = load(data, format=format)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
     chosen = [

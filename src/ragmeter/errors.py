@@ -22,7 +22,8 @@ The CLI's exit codes follow the hierarchy: 2 for a ``UsageError``, 3 for a ``Run
     │   ├── ModelNotAvailable       the embedded GGUF's chunk packages are missing or corrupt
     │   │   └── LlamaCppMissing     llama-cpp-python is not installed
     │   ├── EmbedderUnavailable     the embedder's packages or weights are missing
-    │   └── ReportUnavailable       the HTML report's packages (jinja2, matplotlib) are missing
+    │   ├── ReportUnavailable       the HTML report's packages (jinja2, matplotlib) are missing
+    │   └── IntegrationUnavailable  an integration's extra (langchain, llamaindex, otel, mlflow)
     ├── RunAborted                  the run stopped early; computed calls stay cached (exit 3)
     │   └── JudgeUnreachable        preflight or circuit breaker: refused, DNS, TLS, 401/403/404
     └── JudgeError                  one model call went wrong
@@ -179,6 +180,11 @@ class EmbedderUnavailable(ResourceUnavailable):
 
 class ReportUnavailable(ResourceUnavailable, ImportError):
     """The HTML report needs the ``report`` extra (jinja2, matplotlib)."""
+
+
+class IntegrationUnavailable(ResourceUnavailable, ImportError):
+    """An integration (LangChain, LlamaIndex, OpenInference traces, MLflow) was used without
+    its extra installed; the one-line message names the ``pip install`` that fixes it."""
 
 
 # ---- one model call that went wrong ----------------------------------------------------------

@@ -25,10 +25,21 @@ _CSV_LIST_COLUMNS = set(LIST_FIELDS) | {
 _CSV_JSON_COLUMNS = {"metadata", "metadata_field"}
 
 
-def load(data: Any, *, source: str | None = None) -> list[Sample]:
-    """Turn any supported input into validated samples, or raise DataError with every problem."""
+FORMATS = ("jsonl", "json", "csv", "tsv", "parquet", "otel")
+
+
+def load(data: Any, *, source: str | None = None, format: str | None = None) -> list[Sample]:
+    """Turn any supported input into validated samples, or raise DataError with every problem.
+
+    ``format`` (a file's, else its suffix decides): one of FORMATS; ``otel`` reads
+    OpenInference traces (``ragmeter.integrations.otel``, the ``otel`` extra).
+    """
+    if format == "otel":
+        from ragmeter.integrations.otel import load_traces
+
+        return load_traces(data)
     if isinstance(data, (str, Path)):
-        return load_file(data)
+        return load_file(data, format=format)
     if _is_dataframe(data):
         return _load_dataframe(data, source or "DataFrame")
     if _is_hf_dataset(data):
@@ -51,19 +62,27 @@ def load(data: Any, *, source: str | None = None) -> list[Sample]:
     )
 
 
-def load_file(path: str | Path) -> list[Sample]:
+def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
     path = Path(path)
     src = str(path)
+    if format is not None and format not in FORMATS:
+        raise DataError(
+            [Problem(None, None, f"unknown format {format!r}: use {', '.join(FORMATS)}")], src
+        )
     if not path.exists():
         raise DataError([Problem(None, None, f"file not found: {path}")], src)
     if path.is_dir():
         raise DataError([Problem(None, None, f"is a directory, not a data file: {path}")], src)
-    suffix = "".join(path.suffixes[-1:]).lower()
+    suffix = f".{format}" if format else "".join(path.suffixes[-1:]).lower()
     try:
         if suffix in (".jsonl", ".ndjson"):
             return _load_jsonl(path)
         if suffix == ".json":
             return validate_records(_read_json(path), src)
+        if format == "otel":
+            from ragmeter.integrations.otel import load_traces
+
+            return load_traces(path)
         if suffix in (".csv", ".tsv"):
             return _load_csv(path, sep="\t" if suffix == ".tsv" else ",")
         if suffix in (".parquet", ".pq"):
@@ -166,6 +185,11 @@ def _read_json(path: Path) -> list[Any]:
             ],
             str(path),
         ) from None
+    if isinstance(data, Mapping) and ("resourceSpans" in data or "resource_spans" in data):
+        raise DataError(
+            [Problem(None, None, "this is an OTLP trace export: load it with --format otel")],
+            str(path),
+        )
     if isinstance(data, Mapping):
         # {"samples": [...]} / {"data": [...]}, or columnar {"question": [...], ...}
         for key in ("samples", "data", "rows", "records"):

@@ -65,6 +65,7 @@ def evaluate(
     progress: bool = False,
     out: str | Path | None = None,
     overwrite: bool = False,
+    format: str | None = None,
 ) -> EvaluationResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
@@ -73,7 +74,8 @@ def evaluate(
     ``settings`` configures judges and embedders for the model-based metrics. With ``out``,
     the directory is checked before any work and scores.jsonl, summary.json and run.json are
     written into it; a directory holding a run with other settings raises OutputError unless
-    ``overwrite``. Raises a UsageError before any work, JudgeUnreachable (a RunAborted) when
+    ``overwrite``. ``format`` names a file's format when its suffix does not (``otel``:
+    OpenInference traces). Raises a UsageError before any work, JudgeUnreachable (a RunAborted) when
     the judge cannot be reached.
     """
     holder: list[EvaluationResult] = []
@@ -93,6 +95,7 @@ def evaluate(
                 progress=progress,
                 out=out,
                 overwrite=overwrite,
+                format=format,
             )
         )
 
@@ -111,12 +114,13 @@ async def aevaluate(
     progress: bool = False,
     out: str | Path | None = None,
     overwrite: bool = False,
+    format: str | None = None,
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     s = as_settings(settings)
-    samples = load(data)
+    samples = load(data, format=format)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
     chosen = plan_metrics(samples, metrics, notes, available, s.metric_options())

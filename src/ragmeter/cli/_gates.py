@@ -68,7 +68,11 @@ def print_slices(rows: list[Any], by: str) -> None:
 
 
 def prepare_evaluate(
-    data: Path, by: str | None, gates: str | None, metrics: str | None
+    data: Path,
+    by: str | None,
+    gates: str | None,
+    metrics: str | None,
+    data_format: str | None = None,
 ) -> dict[str, float]:
     """Before any scoring: check the gated metric names and the slice column (--by).
 
@@ -79,7 +83,7 @@ def prepare_evaluate(
     listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     run_guarded(check_metric_names, thresholds, listed)
     if by:
-        run_guarded(check_column, run_guarded(load, data), by, str(data))
+        run_guarded(check_column, run_guarded(load, data, format=data_format), by, str(data))
     return thresholds
 
 

@@ -12,12 +12,16 @@ from ragmeter.cli._common import console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
+from ragmeter.integrations.mlflow import check as check_mlflow
+from ragmeter.integrations.mlflow import log_result
 from ragmeter.result import EvaluationResult
 from ragmeter.runner import evaluate as run_evaluate
 
 
 def evaluate(
-    data: Annotated[Path, typer.Argument(help="JSONL, JSON, CSV or Parquet file of samples.")],
+    data: Annotated[
+        Path, typer.Argument(help="JSONL, JSON, CSV or Parquet file of samples, or traces.")
+    ],
     metrics: Annotated[
         str | None,
         typer.Option(
@@ -103,6 +107,22 @@ def evaluate(
         ),
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    data_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="jsonl | json | csv | tsv | parquet (default: from the suffix) | otel: "
+            "OpenInference traces (OTLP JSON or SDK span JSON; needs ragmeter[otel]).",
+        ),
+    ] = None,
+    mlflow: Annotated[
+        bool,
+        typer.Option(
+            "--mlflow",
+            help="Log metrics with CIs, the per-sample table and run.json to the active MLflow "
+            "run (MLFLOW_TRACKING_URI; needs ragmeter[mlflow]).",
+        ),
+    ] = False,
 ) -> None:
     """Score a dataset and print aggregates with 95% CIs.
 
@@ -127,9 +147,11 @@ def evaluate(
         preflight=None if preflight else False,
     )
     if dry_run:
-        print_estimate(run_guarded(run_dry, data, metrics, settings))
+        print_estimate(run_guarded(run_dry, data, metrics, settings, format=data_format))
         return
-    thresholds = prepare_evaluate(data, by, fail_under, metrics)
+    thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
+    if mlflow:
+        run_guarded(check_mlflow)  # a missing extra is said before any scoring
     result = run_guarded(
         run_evaluate,
         data,
@@ -140,10 +162,14 @@ def evaluate(
         progress=not quiet,
         out=out,
         overwrite=overwrite,
+        format=data_format,
     )
     print_result(result, title=str(data))
     if out is not None:
         console.print(f"wrote {out}/scores.jsonl, summary.json and run.json")
+    if mlflow:
+        run_id = run_guarded(log_result, result, out_dir=out)
+        console.print(f"logged to MLflow run {run_id}", highlight=False)
     finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
     code = result.exit_code(max_failure_rate)
     if code:

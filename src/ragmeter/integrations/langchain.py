@@ -1,0 +1,204 @@
+"""LangChain: run questions through a user's chain and capture what ragmeter scores.
+
+A callback handler sees the chain from inside, whatever its shape: every retriever that
+runs under a top-level run adds its documents (``page_content``; ``Document.id``, else
+``metadata[id_key]``) to that run's contexts, and the top-level run's output is the answer.
+So a plain LCEL chain (``{"context": retriever | fmt, "question": ...} | prompt | llm``), a
+``create_retrieval_chain`` dict chain or an agent all give the same samples, with no change
+to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
+
+    from ragmeter.integrations import langchain as rl
+    samples = rl.collect(chain, ["What is the capital of France?", ...])
+    result = ragmeter.evaluate(samples, ["faithfulness", "mrr"])
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragmeter.errors import DataError, Problem
+from ragmeter.integrations._extras import require
+from ragmeter.sample import Sample, validate_records
+
+EXTRA = "langchain"
+ANSWER_KEYS = ("answer", "result", "output", "text", "response")
+QUESTION_KEYS = ("question", "input", "query")
+
+
+@dataclass
+class _Turn:
+    """What one top-level run showed: its input, retrieved documents, output."""
+
+    inputs: Any = None
+    outputs: Any = None
+    documents: list[Any] = field(default_factory=list)
+    error: str | None = None
+
+
+class Recorder:
+    """The handler's state, kept apart from LangChain so it can be read without it.
+
+    ``turns`` maps a top-level run id to its turn; ``parents`` maps every run seen to its
+    top-level run, so a retriever nested at any depth lands in the right turn.
+    """
+
+    def __init__(self, id_key: str = "id") -> None:
+        self.id_key = id_key
+        self.turns: dict[uuid.UUID, _Turn] = {}
+        self.roots: dict[uuid.UUID, uuid.UUID] = {}
+
+    def root_of(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
+        root = run_id if parent_run_id is None else self.roots.get(parent_run_id, parent_run_id)
+        self.roots[run_id] = root
+        return root
+
+    def start(self, inputs: Any, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> None:
+        root = self.root_of(run_id, parent_run_id)
+        if root == run_id:
+            self.turns[run_id] = _Turn(inputs=inputs)
+
+    def end(self, outputs: Any, run_id: uuid.UUID) -> None:
+        turn = self.turns.get(run_id)
+        if turn is not None:
+            turn.outputs = outputs
+
+    def documents(self, documents: Sequence[Any], run_id: uuid.UUID, parent: Any) -> None:
+        root = self.root_of(run_id, parent)
+        self.turns.setdefault(root, _Turn()).documents.extend(documents)
+
+    def record(self, run_id: uuid.UUID, question: str | None = None, **extra: Any) -> dict:
+        """The sample record of one top-level run (``extra``: references, question_id...)."""
+        turn = self.turns.get(run_id, _Turn())
+        texts = [str(getattr(d, "page_content", d)) for d in turn.documents]
+        ids = [_doc_id(d, self.id_key) for d in turn.documents]
+        rec: dict[str, Any] = {
+            "question": question if question is not None else _pick(turn.inputs, QUESTION_KEYS),
+            "answer": _answer(turn.outputs),
+            "contexts": texts,
+            **extra,
+        }
+        if texts and all(i is not None for i in ids):
+            rec["context_ids"] = ids
+        meta = dict(rec.get("metadata") or {})
+        meta["langchain_run_id"] = str(run_id)
+        rec["metadata"] = meta
+        return rec
+
+    def samples(self) -> list[Sample]:
+        """Every top-level run seen so far, as validated samples (in the order they started)."""
+        return validate_records(
+            [self.record(rid) for rid, t in self.turns.items() if t.inputs is not None],
+            "LangChain callback handler",
+        )
+
+
+def _doc_id(doc: Any, id_key: str) -> str | None:
+    value = getattr(doc, "id", None)
+    if value is None:
+        value = (getattr(doc, "metadata", None) or {}).get(id_key)
+    return None if value is None else str(value)
+
+
+def _pick(value: Any, keys: Sequence[str]) -> Any:
+    if isinstance(value, Mapping):
+        for key in keys:
+            if isinstance(value.get(key), str):
+                return value[key]
+        strings = [v for v in value.values() if isinstance(v, str)]
+        return strings[0] if len(strings) == 1 else None
+    return value if isinstance(value, str) else None
+
+
+def _answer(outputs: Any) -> str | None:
+    """The answer in a chain's output: a string, a message's content, or a dict's answer."""
+    content = getattr(outputs, "content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(outputs, Mapping):
+        for key in ANSWER_KEYS:
+            if key in outputs:
+                return _answer(outputs[key])
+    return _pick(outputs, ANSWER_KEYS)
+
+
+def _handler_class() -> type:
+    callbacks = require("langchain_core.callbacks", EXTRA)
+
+    class RagmeterCallbackHandler(callbacks.BaseCallbackHandler):  # type: ignore[misc,name-defined]
+        """Attach to any chain call (``config={"callbacks": [handler]}``); read
+        ``handler.samples()`` afterwards."""
+
+        raise_error = True  # a bug here must not pass silently inside LangChain
+
+        def __init__(self, id_key: str = "id") -> None:
+            super().__init__()
+            self.recorder = Recorder(id_key)
+
+        def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.start(inputs, run_id, parent_run_id)
+
+        def on_chain_end(self, outputs, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.end(outputs, run_id)
+
+        def on_retriever_start(self, serialized, query, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            root = self.recorder.root_of(run_id, parent_run_id)
+            if root == run_id:  # a bare retriever called on its own is a turn too
+                self.recorder.turns[run_id] = _Turn(inputs=query)
+
+        def on_retriever_end(self, documents, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.documents(documents, run_id, parent_run_id)
+
+        def samples(self) -> list[Sample]:
+            return self.recorder.samples()
+
+    return RagmeterCallbackHandler
+
+
+def callback_handler(id_key: str = "id") -> Any:
+    """A LangChain callback handler that records samples (see ``RagmeterCallbackHandler``)."""
+    return _handler_class()(id_key)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RagmeterCallbackHandler":
+        return _handler_class()
+    raise AttributeError(name)
+
+
+def collect(
+    chain: Any,
+    questions: Sequence[str | Mapping[str, Any]],
+    *,
+    input_key: str | None = None,
+    id_key: str = "id",
+    max_concurrency: int = 1,
+) -> list[Sample]:
+    """Run every question through ``chain`` (any Runnable) and return one Sample each.
+
+    ``questions`` are strings, or records holding ``question`` and whatever else the
+    sample should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
+    ``metadata``...). The chain is called with the question string, or with
+    ``{input_key: question}`` when ``input_key`` is given. Runs go through ``chain.batch``
+    with ``max_concurrency`` (1 by default: one after another, in order).
+    """
+    handler = callback_handler(id_key)
+    records = [{"question": q} if isinstance(q, str) else dict(q) for q in questions]
+    missing = [i + 1 for i, r in enumerate(records) if not isinstance(r.get("question"), str)]
+    if missing:
+        raise DataError(
+            [Problem(i, "question", "needs a 'question' string") for i in missing],
+            "questions",
+        )
+    inputs = [r["question"] if input_key is None else {input_key: r["question"]} for r in records]
+    run_ids = [uuid.uuid4() for _ in records]
+    configs = [
+        {"callbacks": [handler], "run_id": rid, "max_concurrency": max_concurrency}
+        for rid in run_ids
+    ]
+    if records:
+        chain.batch(inputs, config=configs)
+    rows = [handler.recorder.record(rid, **rec) for rid, rec in zip(run_ids, records, strict=True)]
+    return validate_records(rows, "LangChain chain")

@@ -1,0 +1,75 @@
+"""LlamaIndex: run questions through a query engine and capture what ragmeter scores.
+
+A query engine's ``Response`` already holds everything: ``str(response)`` is the answer and
+``response.source_nodes`` the retrieved nodes, in rank order, each with its node id, text
+and retrieval score. The ids become ``context_ids`` (so retrieval metrics such as MRR work
+against ``reference_context_ids``) and the scores go to ``metadata["context_scores"]``.
+Needs ``pip install 'ragmeter[llamaindex]'``.
+
+    from ragmeter.integrations import llamaindex as rli
+    samples = rli.collect(index.as_query_engine(), ["What is the capital of France?"])
+    result = ragmeter.evaluate(samples, ["faithfulness", "mrr"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ragmeter.errors import ConfigError
+from ragmeter.integrations._extras import require
+from ragmeter.sample import Sample, validate_records
+
+EXTRA = "llamaindex"
+
+
+ID_SOURCES = ("node_id", "ref_doc_id")
+
+
+def response_record(response: Any, id_source: str = "node_id") -> dict[str, Any]:
+    """The answer, contexts, context ids and retrieval scores of one LlamaIndex Response.
+
+    ``id_source``: ``node_id`` (the chunk, the default) or ``ref_doc_id`` (the document the
+    chunk came from, when the references name documents rather than chunks).
+    """
+    nodes = list(getattr(response, "source_nodes", None) or [])
+    texts, ids, scores = [], [], []
+    for item in nodes:
+        node = getattr(item, "node", item)  # NodeWithScore, or a bare node
+        texts.append(node.get_content())
+        ids.append(getattr(node, id_source, None))
+        scores.append(getattr(item, "score", None))
+    answer = getattr(response, "response", None)
+    rec: dict[str, Any] = {
+        "answer": str(answer) if answer is not None else None,
+        "contexts": texts,
+        "metadata": {"context_scores": scores},
+    }
+    if texts and all(i is not None for i in ids):
+        rec["context_ids"] = [str(i) for i in ids]
+    return rec
+
+
+def collect(
+    query_engine: Any,
+    questions: Sequence[str | Mapping[str, Any]],
+    *,
+    id_source: str = "node_id",
+) -> list[Sample]:
+    """Ask ``query_engine`` every question (``.query``) and return one Sample each.
+
+    ``questions`` are strings, or records holding ``question`` and whatever else the sample
+    should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
+    ``metadata``...). Questions run one after another, in order. ``id_source``: see
+    ``response_record``.
+    """
+    require("llama_index.core", EXTRA)
+    if id_source not in ID_SOURCES:
+        raise ConfigError(f"id_source must be one of {', '.join(ID_SOURCES)}, not {id_source!r}")
+    rows = []
+    for q in questions:
+        rec = {"question": q} if isinstance(q, str) else dict(q)
+        got = response_record(query_engine.query(rec["question"]), id_source)
+        meta = {**dict(rec.get("metadata") or {}), **got.pop("metadata")}
+        rows.append({**rec, **got, "metadata": meta})
+    return validate_records(rows, "LlamaIndex query engine")

@@ -1,0 +1,183 @@
+"""OpenInference traces into samples: ``ragmeter evaluate traces.json --format otel``.
+
+One trace is one sample, its id the trace id. Following the OpenInference semantic
+conventions (attribute names read from ``openinference.semconv``, as Arize Phoenix and the
+``openinference-instrumentation-*`` packages write them):
+
+- question and answer: the root span's ``input.value`` / ``output.value`` (a JSON value is
+  searched for ``question``/``input``/``query`` and ``answer``/``output``/``result``...); when
+  the root holds none, the first CHAIN or AGENT span that does; an LLM root's answer is its
+  ``llm.output_messages.0.message.content``;
+- contexts: the documents of every RETRIEVER span, in start order then rank order:
+  ``retrieval.documents.N.document.content``, with ``document.id`` (else ``id`` in
+  ``document.metadata``) as context ids and ``document.score`` in
+  ``metadata["context_scores"]``.
+
+Traces with no OpenInference span (no ``openinference.span.kind``) are not RAG turns and are
+left out; a RAG trace without a question is a DataError naming its trace id. Needs
+``pip install 'ragmeter[otel]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ragmeter.errors import DataError, Problem
+from ragmeter.integrations._extras import require
+from ragmeter.integrations.otel_spans import Span, read_spans
+from ragmeter.sample import Sample, validate_records
+
+EXTRA = "otel"
+QUESTION_KEYS = ("question", "input", "query", "user_input")
+ANSWER_KEYS = ("answer", "output", "result", "response", "text")
+
+
+def _conventions() -> dict[str, str]:
+    trace = require("openinference.semconv.trace", EXTRA)
+    sa, da = trace.SpanAttributes, trace.DocumentAttributes
+    return {
+        "kind": sa.OPENINFERENCE_SPAN_KIND,
+        "input": sa.INPUT_VALUE,
+        "output": sa.OUTPUT_VALUE,
+        "docs": sa.RETRIEVAL_DOCUMENTS,
+        "content": da.DOCUMENT_CONTENT,
+        "id": da.DOCUMENT_ID,
+        "score": da.DOCUMENT_SCORE,
+        "metadata": da.DOCUMENT_METADATA,
+        "llm_out": f"{sa.LLM_OUTPUT_MESSAGES}.0.{trace.MessageAttributes.MESSAGE_CONTENT}",
+    }
+
+
+def load_traces(source: Any) -> list[Sample]:
+    """Samples from OpenInference traces: a file (OTLP JSON, or the SDK's span JSON as
+    ConsoleSpanExporter writes it), an OTLP JSON dict, or SDK ReadableSpans."""
+    names = _conventions()
+    spans = read_spans(source)
+    label = str(source) if isinstance(source, str) or hasattr(source, "suffix") else "traces"
+    records, problems = [], []
+    for trace_id, members in group_traces(spans).items():
+        if not any(names["kind"] in s.attributes for s in members):
+            continue
+        rec = trace_record(trace_id, members, names)
+        if rec.get("question") is None:
+            problems.append(
+                Problem(
+                    len(records) + len(problems) + 1,
+                    "question",
+                    f"trace {trace_id}: no span holds the question ({names['input']} on the root "
+                    "span or on a CHAIN/AGENT span)",
+                )
+            )
+            continue
+        records.append(rec)
+    if problems:
+        raise DataError(problems, label)
+    if not records:
+        raise DataError(
+            [Problem(None, None, f"no OpenInference spans: no span has {names['kind']}")], label
+        )
+    return validate_records(records, label)
+
+
+def group_traces(spans: Sequence[Span]) -> dict[str, list[Span]]:
+    """Spans by trace id, each trace's spans by start time; traces in order of first start."""
+    traces: dict[str, list[Span]] = {}
+    for s in sorted(spans, key=lambda s: s.start_ns):
+        traces.setdefault(s.trace_id, []).append(s)
+    return traces
+
+
+def root_span(members: Sequence[Span]) -> Span:
+    ids = {s.span_id for s in members}
+    roots = [s for s in members if not s.parent_id or s.parent_id not in ids]
+    return (roots or list(members))[0]
+
+
+def trace_record(trace_id: str, members: Sequence[Span], names: Mapping[str, str]) -> dict:
+    root = root_span(members)
+    kinds = [str(s.attributes.get(names["kind"], "")).upper() for s in members]
+    chains = [s for s, k in zip(members, kinds, strict=True) if k in ("CHAIN", "AGENT")]
+    question = _text(root.attributes.get(names["input"]), QUESTION_KEYS)
+    answer = _text(root.attributes.get(names["output"]), ANSWER_KEYS)
+    if kinds[members.index(root)] == "LLM" and names["llm_out"] in root.attributes:
+        answer = str(root.attributes[names["llm_out"]])
+    for span in chains:
+        if question is None:
+            question = _text(span.attributes.get(names["input"]), QUESTION_KEYS)
+        if answer is None:
+            answer = _text(span.attributes.get(names["output"]), ANSWER_KEYS)
+    texts, ids, scores = [], [], []
+    for span, kind in zip(members, kinds, strict=True):
+        if kind == "RETRIEVER":
+            for doc in documents(span.attributes, names):
+                texts.append(doc["content"])
+                ids.append(doc["id"])
+                scores.append(doc["score"])
+    rec: dict[str, Any] = {
+        "question_id": trace_id,
+        "question": question,
+        "answer": answer,
+        "contexts": texts,
+        "metadata": {
+            "trace_id": trace_id,
+            "root_span_id": root.span_id,
+            "root_span_name": root.name,
+            "context_scores": scores,
+        },
+    }
+    if texts and all(i is not None for i in ids):
+        rec["context_ids"] = ids
+    return rec
+
+
+def documents(attrs: Mapping[str, Any], names: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The retrieved documents of one RETRIEVER span, in rank order."""
+    pattern = re.compile(rf"^{re.escape(names['docs'])}\.(\d+)\.(.+)$")
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        m = pattern.match(key)
+        if m:
+            found.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    docs = []
+    for _, fields in sorted(found.items()):
+        if names["content"] not in fields:
+            continue
+        doc_id = fields.get(names["id"])
+        if doc_id is None:
+            meta = _json(fields.get(names["metadata"]))
+            doc_id = meta.get("id") if isinstance(meta, Mapping) else None
+        score = fields.get(names["score"])
+        docs.append(
+            {
+                "content": str(fields[names["content"]]),
+                "id": None if doc_id is None else str(doc_id),
+                "score": float(score) if isinstance(score, (int, float)) else None,
+            }
+        )
+    return docs
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _text(value: Any, keys: Sequence[str]) -> str | None:
+    """A string from an input/output value: itself, or a JSON object's likely field."""
+    value = _json(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        for key in keys:
+            if key in value:
+                return _text(value[key], keys)
+        strings = [v for v in value.values() if isinstance(v, str)]
+        return strings[0] if len(strings) == 1 else None
+    return None

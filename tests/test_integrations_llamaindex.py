@@ -1,0 +1,47 @@
+"""LlamaIndex: a real VectorStoreIndex query engine (MockEmbedding, MockLLM) run over
+questions, its Response.source_nodes captured into samples and scored end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from integration_pipelines import FACTS, QUESTIONS, llamaindex_engine
+from ragmeter.errors import ConfigError
+from ragmeter.integrations import llamaindex as rli
+from ragmeter.testing import Evaluator
+
+TEXTS = dict(FACTS)
+
+
+def test_collect_captures_source_nodes_with_ids_and_scores():
+    engine = llamaindex_engine(k=2)
+    samples = rli.collect(engine, QUESTIONS)
+    direct = engine.query(QUESTIONS[0]["question"])  # the same engine, asked by hand
+    first = samples[0]
+    assert first.answer == str(direct.response)
+    assert first.contexts == [n.node.get_content() for n in direct.source_nodes]
+    assert first.context_ids == [n.node.node_id for n in direct.source_nodes]
+    assert first.metadata["context_scores"] == pytest.approx([n.score for n in direct.source_nodes])
+    assert first.reference_answers == ["Paris"]
+
+
+def test_ref_doc_ids_and_end_to_end_scores():
+    """With document ids, retrieval metrics line up with the references; the MockLLM's
+    filler answer ("text text ...") is judged unfaithful by the scripted judge."""
+    samples = rli.collect(llamaindex_engine(k=2), QUESTIONS, id_source="ref_doc_id")
+    for s in samples:
+        assert [TEXTS[i] for i in s.context_ids] == s.contexts
+    result = Evaluator(judge="scripted").evaluate(
+        samples, ["faithfulness", "mrr", "k_precision"], n_resamples=50
+    )
+    assert result.n_failed == 0, result.failures()
+    for s, mrr in zip(samples, result.scores["mrr"], strict=True):
+        ref = s.reference_context_ids[0]
+        expected = 1 / (s.context_ids.index(ref) + 1) if ref in s.context_ids else 0.0
+        assert mrr.value == pytest.approx(expected)
+    assert all(sc.value < 0.5 for sc in result.scores["faithfulness"])
+
+
+def test_unknown_id_source_is_a_config_error():
+    with pytest.raises(ConfigError, match="id_source"):
+        rli.collect(llamaindex_engine(), ["q?"], id_source="nope")
