@@ -11,12 +11,12 @@ catalog entries feed them (``metrics.rag.external_rag.*``: the answer as predict
 contexts, reference answers or ``[reference ids]`` as references), and by
 ``ragmeter.evaluate``:
 
-| ragmeter | unitxt |
-|---|---|
-| ``k_precision`` | ``metrics.token_overlap`` precision, references = contexts (faithfulness.token_k_precision) |
-| ``token_recall`` | ``metrics.token_overlap`` recall, references = reference answers (answer_correctness.token_recall) |
-| ``unitxt_mrr`` | ``metrics.mrr``, prediction = context ids (context_correctness.mrr) |
-| ``unitxt_map`` | ``metrics.map``, prediction = context ids (context_correctness.map) |
+- ``k_precision``: ``metrics.token_overlap`` precision, references = contexts
+  (faithfulness.token_k_precision);
+- ``token_recall``: ``metrics.token_overlap`` recall, references = reference answers
+  (answer_correctness.token_recall);
+- ``unitxt_mrr`` / ``unitxt_map``: ``metrics.mrr`` / ``metrics.map``, prediction = context
+  ids, references = [reference ids] (context_correctness.mrr / .map).
 
 Values must be equal (``==``, no tolerance). Where unitxt raises (an empty list of contexts
 or of references: ``max()`` of nothing) ragmeter must say ``undefined``. Also counted: the
@@ -51,10 +51,37 @@ PAIRS = {
 # ragmeter's own variants, compared with the Unitxt metric they differ from
 VARIANTS = {"k_precision_union": "k_precision", "mrr": "unitxt_mrr", "map": "unitxt_map"}
 
-_WORDS = (
-    "paris capital france river seine tower museum louvre art history the a an of in is was "
-    "built 1889 eiffel gustave engineer iron lattice visitors year million height metres"
-).split()
+_WORDS = [
+    "paris",
+    "capital",
+    "france",
+    "river",
+    "seine",
+    "tower",
+    "museum",
+    "louvre",
+    "art",
+    "history",
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "is",
+    "was",
+    "built",
+    "1889",
+    "eiffel",
+    "gustave",
+    "engineer",
+    "iron",
+    "lattice",
+    "visitors",
+    "year",
+    "million",
+    "height",
+    "metres",
+]
 _ODD = [
     "ΟΔΟΣ ΣΟΦΟΣ",  # Greek capitals: final sigma on lower()
     "l’eau",  # typographic apostrophe: not ASCII punctuation
