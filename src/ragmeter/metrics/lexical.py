@@ -21,6 +21,7 @@ that combines two contexts is supported; ``undefined`` for an answer with no tok
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -31,6 +32,7 @@ from ragmeter.sample import Sample
 from ragmeter.text import SPACE_PUNCT_TABLE, cached_tokens, tokens
 
 _SEP = "\x00"  # joins contexts for one normalisation pass: neither whitespace nor punctuation
+_JOIN = f" {_SEP} "
 _NO_TOKENS = "answer has no tokens after normalisation"
 
 
@@ -64,33 +66,48 @@ def _answer_bag(answer: str) -> _Bag:
     for t in toks:
         counts[t] = counts.get(t, 0) + 1
     needles = tuple((f" {t} ", c, len(t) + 1) for t, c in counts.items())
-    return _Bag(len(toks), counts, needles, all(t.isalnum() for t in toks))
+    return _Bag(len(toks), counts, needles, all(t.isalnum() for t in counts))
 
 
-def _count_needle(padded: str, needle: str, step: int, limit: int) -> int:
-    """Whole-token occurrences of a space-padded ``needle`` in ``padded``, up to ``limit``."""
-    if limit == 1:
-        return 1 if needle in padded else 0
-    n = 0
-    i = padded.find(needle)
-    while i >= 0:
-        n += 1
-        if n >= limit:
-            break
-        i = padded.find(needle, i + step)  # the trailing space may open the next occurrence
-    return n
+def _simple_support(bag: _Bag, contexts: Sequence[str]) -> tuple[list[int], int] | None:
+    """``support`` by substring search when every answer token is alphanumeric.
 
-
-def _padded_contexts(contexts: Sequence[str]) -> list[str]:
-    """Each context lower-cased, punctuation dropped, whitespace made spaces, space-padded.
-
-    One ``lower``/``translate`` pass over the contexts joined by NUL, split back apart (a
-    context holding NUL itself is normalised on its own).
+    The contexts are normalised in one pass, joined by `` NUL `` (neither whitespace nor
+    punctuation, so it survives and marks where each context ends; None if a context holds
+    NUL itself). Each needle `` tok `` is found in the whole text; the context of a hit is
+    found by bisection, counted up to the answer's count, and the search jumps to the next
+    context. Profiling showed this beats a search per context and tokenising the contexts.
     """
-    joined = _SEP.join(contexts)
-    if joined.count(_SEP) != len(contexts) - 1:
-        return [f" {c.lower().translate(SPACE_PUNCT_TABLE)} " for c in contexts]
-    return [f" {s} " for s in joined.lower().translate(SPACE_PUNCT_TABLE).split(_SEP)]
+    per = [0] * len(contexts)
+    joined = _JOIN.join(contexts)
+    if joined.count(_SEP) != len(per) - 1:
+        return None
+    text = f" {joined.lower().translate(SPACE_PUNCT_TABLE)} "
+    find = text.find
+    ends: list[int] = []
+    i = find(_SEP)
+    while i >= 0:
+        ends.append(i)
+        i = find(_SEP, i + 1)
+    ends.append(len(text))
+    union = 0
+    for needle, c, step in bag.needles:
+        total = 0
+        i = find(needle)
+        while i >= 0:
+            k = bisect_left(ends, i)
+            end = ends[k]
+            n = 1
+            if c > 1:  # further copies in this context, up to the answer's count
+                j = find(needle, i + step, end)
+                while j >= 0 and n < c:
+                    n += 1
+                    j = find(needle, j + step, end)
+            per[k] += n
+            total += n
+            i = find(needle, end)
+        union += total if total < c else c
+    return per, union
 
 
 class Support(NamedTuple):
@@ -114,23 +131,16 @@ def support(answer: str, contexts: Sequence[str]) -> Support:
     bag = _answer_bag(answer)
     if not bag.n or not contexts:
         return Support(bag.n, tuple(0 for _ in contexts), 0)
+    found = _simple_support(bag, contexts) if bag.simple else None
+    if found is not None:
+        return Support(bag.n, tuple(found[0]), found[1])
     per: list[int] = []
     totals = dict.fromkeys(bag.counts, 0)
-    if bag.simple:
-        for padded in _padded_contexts(contexts):
-            n = 0
-            for needle, c, step in bag.needles:
-                k = _count_needle(padded, needle, step, c)
-                if k:
-                    n += k
-                    totals[needle[1:-1]] += k
-            per.append(n)
-    else:
-        for ctx in contexts:
-            found = Counter(t for t in tokens(ctx) if t in totals)
-            per.append(sum(min(c, found[t]) for t, c in bag.counts.items()))
-            for t, k in found.items():
-                totals[t] += k
+    for ctx in contexts:
+        seen = Counter(t for t in tokens(ctx) if t in totals)
+        per.append(sum(min(c, seen[t]) for t, c in bag.counts.items()))
+        for t, k in seen.items():
+            totals[t] += k
     union = sum(min(c, totals[t]) for t, c in bag.counts.items())
     return Support(bag.n, tuple(per), union)
 
