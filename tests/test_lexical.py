@@ -11,10 +11,13 @@ from hypothesis import strategies as st
 from ragmeter.metrics.lexical import (
     exact_match,
     k_precision,
+    k_precision_union,
+    support,
     token_f1,
     token_precision,
     token_recall,
 )
+from ragmeter.sample import Sample
 from ragmeter.text import normalize_answer, split_sentences, tokens
 
 # --- text ------------------------------------------------------------------------------
@@ -72,30 +75,47 @@ def test_tokens_equal_normalize_answer_split(text):
 
 
 def _reference_k_precision(answer: str, contexts: list[str], per_context: bool) -> float | None:
-    """Straight from the definition, with SQuAD's normalize_answer and Counter."""
+    """Straight from the definition, with SQuAD's normalize_answer and Counter.
+
+    per_context: Unitxt's (max over contexts, 0 for an answer with no tokens); else the union
+    (None for an answer with no tokens).
+    """
     ans = Counter(normalize_answer(answer).split())
+    if per_context:
+        n = max(sum((ans & Counter(normalize_answer(c).split())).values()) for c in contexts)
+        return n / sum(ans.values()) if n else 0.0
     if not ans:
         return None
-    if per_context:
-        best = max(sum((ans & Counter(normalize_answer(c).split())).values()) for c in contexts)
-    else:
-        union = Counter()
-        for c in contexts:
-            union += Counter(normalize_answer(c).split())
-        best = sum((ans & union).values())
-    return best / sum(ans.values())
+    union = Counter()
+    for c in contexts:
+        union += Counter(normalize_answer(c).split())
+    return sum((ans & union).values()) / sum(ans.values())
 
 
 @settings(max_examples=300, deadline=None)
 @given(_texts, st.lists(_texts, min_size=1, max_size=4), st.booleans())
 def test_k_precision_matches_definition(answer, contexts, per_context):
     expected = _reference_k_precision(answer, contexts, per_context)
-    score = k_precision(answer, contexts, per_context=per_context)
+    score = (k_precision if per_context else k_precision_union)(answer, contexts)
     if expected is None:
         assert score.status == "undefined"
     else:
         assert score.status == "ok"
         assert score.value == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_texts, st.lists(_texts, min_size=1, max_size=4))
+def test_support_counts_each_context_and_the_union(answer, contexts):
+    sup = support(answer, contexts)
+    ans = Counter(normalize_answer(answer).split())
+    union = Counter()
+    for i, c in enumerate(contexts):
+        ctx = Counter(normalize_answer(c).split())
+        union += ctx
+        assert sup.per_context[i] == sum((ans & ctx).values())
+    assert sup.union == sum((ans & union).values())
+    assert sup.answer_tokens == sum(ans.values())
 
 
 def test_split_sentences_keeps_abbreviations_and_decimals():
@@ -117,29 +137,59 @@ def test_k_precision_union_versus_best_context():
     # Union of contexts: [cat, sat, on, mat] covers all 4 -> 4/4 = 1.0.
     # Per context (Unitxt): "A cat sat." covers cat, sat -> 2/4; "On a mat!" covers 2/4.
     answer, contexts = "The cat sat on the mat.", ["A cat sat.", "On a mat!"]
-    union = k_precision(answer, contexts)
+    union = k_precision_union(answer, contexts)
     assert union.value == 1.0
     assert union.details == {"answer_tokens": 4, "supported_tokens": 4}
-    best = k_precision(answer, contexts, per_context=True)
+    best = k_precision(answer, contexts)
     assert best.value == 0.5
-    assert best.details["best_context"] == 0
+    assert best.details == {"answer_tokens": 4, "supported_tokens": 2, "best_context": 0}
 
 
 def test_k_precision_counts_multisets():
     # T(answer) = [yes, yes, no]; context has one "yes": min(2, 1) = 1 supported -> 1/3.
     assert k_precision("Yes, yes, no.", ["yes maybe"]).value == pytest.approx(1 / 3)
-    # Two "yes" across two contexts: the union supports both -> 2/3.
-    assert k_precision("Yes, yes, no.", ["yes", "Yes!"]).value == pytest.approx(2 / 3)
+    assert k_precision_union("Yes, yes, no.", ["yes maybe"]).value == pytest.approx(1 / 3)
+    # Two "yes" across two contexts: the union supports both -> 2/3; each context one -> 1/3.
+    assert k_precision_union("Yes, yes, no.", ["yes", "Yes!"]).value == pytest.approx(2 / 3)
+    assert k_precision("Yes, yes, no.", ["yes", "Yes!"]).value == pytest.approx(1 / 3)
+    # "yes yes" adjacent in one context: both occurrences found -> 2/3.
+    assert k_precision("Yes, yes, no.", ["yes yes"]).value == pytest.approx(2 / 3)
 
 
 def test_k_precision_edge_cases():
+    # An answer with no tokens: Unitxt scores 0 (and says so); the union variant is undefined.
     empty = k_precision("The!", ["anything"])
-    assert empty.status == "undefined" and empty.value is None
-    assert "no tokens" in empty.reason
+    assert empty.status == "ok" and empty.value == 0.0 and "no tokens" in empty.details["note"]
+    undefined = k_precision_union("The!", ["anything"])
+    assert undefined.status == "undefined" and "no tokens" in undefined.reason
+    # No contexts at all: Unitxt raises (max of nothing), so undefined; the union supports none.
     none = k_precision("Paris", [])
-    assert none.status == "ok" and none.value == 0.0 and none.details["note"] == "no contexts"
+    assert none.status == "undefined" and "no contexts" in none.reason
+    union_none = k_precision_union("Paris", [])
+    assert union_none.value == 0.0 and union_none.details["note"] == "no contexts"
+    # Empty context strings support nothing.
+    assert k_precision("Paris", ["", ""]).value == 0.0
     # Non-alphanumeric answer token (typographic apostrophe) takes the exact path.
     assert k_precision("l’eau claire", ["de l’eau"]).value == 0.5
+    # A context holding NUL (the separator of the one-pass normalisation) is still exact.
+    # ("paris\x00" is one token, not "paris"): only "rome" is supported, in either metric.
+    assert k_precision_union("paris rome", ["paris\x00", "rome"]).value == 0.5
+    assert k_precision("paris rome", ["paris\x00", "rome"]).value == 0.5
+
+
+def test_k_precision_metric_shares_one_pass_per_sample():
+    from ragmeter.metrics.registry import get_metric
+
+    sample = Sample(
+        question="q",
+        question_id="q",
+        answer="The cat sat on the mat.",
+        contexts=["A cat sat.", "On a mat!"],
+    )
+    assert get_metric("k_precision").compute(sample).value == 0.5
+    assert get_metric("k_precision_union").compute(sample).value == 1.0
+    other = sample.model_copy(update={"contexts": ["cat sat on mat"]})
+    assert get_metric("k_precision").compute(other).value == 1.0
 
 
 # --- answer vs reference answers ------------------------------------------------------
@@ -185,6 +235,12 @@ def test_token_metrics_with_empty_inputs():
     assert token_recall("Paris", ["the", "Paris"]).value == 1.0
     all_empty = token_f1("Paris", ["the", "!!"])
     assert all_empty.status == "undefined" and "2 reference answer(s)" in all_empty.reason
+    # token_recall is Unitxt's: every reference empty -> 0 with a note; no references: undefined
+    zero = token_recall("Paris", ["the", "!!"])
+    assert (
+        zero.status == "ok" and zero.value == 0.0 and "no reference answer" in zero.details["note"]
+    )
+    assert token_recall("Paris", []).status == "undefined"
 
 
 def test_exact_match_after_normalisation():

@@ -97,14 +97,14 @@ def test_evaluate_is_reproducible_with_a_seed(example_jsonl):
 
 
 def test_exports(tmp_path, rows):
-    rows[2]["answer"] = "The."  # no tokens: k_precision undefined
-    metrics = ["k_precision", "token_f1", "mrr", "ndcg@10"]
+    rows[2]["answer"] = "The."  # no tokens: k_precision_union undefined (Unitxt's k_precision: 0)
+    metrics = ["k_precision_union", "token_f1", "mrr", "ndcg@10"]
     result = ragmeter.evaluate(rows, metrics, n_resamples=100)
 
     frame = result.to_pandas()
     assert list(frame.columns) == ["question_id", *metrics]
     assert list(frame["question_id"]) == ["q1", "q2", "q3"]
-    assert frame["k_precision"].isna().tolist() == [False, False, True]
+    assert frame["k_precision_union"].isna().tolist() == [False, False, True]
 
     scores_path, summary_path = result.write(tmp_path / "out")
     lines = [json.loads(x) for x in scores_path.read_text().splitlines()]
@@ -112,14 +112,14 @@ def test_exports(tmp_path, rows):
     for line in lines:
         assert set(metrics) <= set(line)
     assert lines[0]["mrr"] == 1.0 and lines[0]["details"]["mrr"]["relevant_ranks"] == [1]
-    assert lines[2]["k_precision"] is None
-    assert lines[2]["status"]["k_precision"] == "undefined"
-    assert "no tokens" in lines[2]["reasons"]["k_precision"]
+    assert lines[2]["k_precision_union"] is None
+    assert lines[2]["status"]["k_precision_union"] == "undefined"
+    assert "no tokens" in lines[2]["reasons"]["k_precision_union"]
 
     summary = json.loads(summary_path.read_text())
     assert summary["n_samples"] == 3
     assert set(summary["metrics"]) == set(metrics)
-    kp = summary["metrics"]["k_precision"]
+    kp = summary["metrics"]["k_precision_union"]
     assert kp["n_ok"] == 2 and kp["n_undefined"] == 1
     assert kp["ci_low"] <= kp["mean"] <= kp["ci_high"]
     # undefined is not a failure: counted apart, as not applicable

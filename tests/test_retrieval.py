@@ -17,6 +17,7 @@ from ragmeter.metrics.retrieval import (
     recall_at_k,
     reciprocal_rank,
     unitxt_average_precision,
+    unitxt_reciprocal_rank,
 )
 from ragmeter.sample import Sample
 
@@ -114,7 +115,6 @@ def test_metric_objects_match_functions_and_report_details():
     expected = {
         "mrr": 1 / 2,
         "map": (1 / 2 + 2 / 3) / 3,
-        "unitxt_map": (1 / 2 + 2 / 3) / 2,
         "ndcg@2": (1 / math.log2(3)) / (1 + 1 / math.log2(3)),
         "precision@2": 1 / 2,
         "recall@3": 2 / 3,
@@ -127,6 +127,34 @@ def test_metric_objects_match_functions_and_report_details():
         assert score.details["matched_by"] == "ids"
         assert list(score.details["relevant_ranks"]) == [2, 3]
         assert score.details["n_relevant"] == 3
+        assert score.details["duplicate_ids"] == 1
+
+
+def test_unitxt_metrics_score_positions_not_deduplicated_ranks():
+    # Unitxt: relevant ids at positions 2 and 4 of [x, A, x, B] (the copy of x takes a rank):
+    # MRR = 1/2; MAP = (P@2 + P@4) / 2 = (1/2 + 2/4) / 2 = 1/2 (TREC-style ranks 2, 3: 7/12).
+    sample = _sample(["x", "A", "x", "B"], ["A", "B", "C"])
+    assert _score("unitxt_mrr", sample).value == 0.5
+    umap = _score("unitxt_map", sample)
+    assert umap.value == 0.5 and list(umap.details["relevant_positions"]) == [2, 4]
+    # [B, B, A] vs {A}: Unitxt's MRR 1/3, TREC-style 1/2
+    dup = _sample(["B", "B", "A"], ["A"])
+    assert _score("unitxt_mrr", dup).value == pytest.approx(1 / 3)
+    assert _score("mrr", dup).value == 0.5
+    # [B, A, A] vs {A}: a duplicated relevant id is a hit twice: (1/2 + 2/3) / 2
+    assert _score("unitxt_map", _sample(["B", "A", "A"], ["A"])).value == pytest.approx(7 / 12)
+    assert unitxt_reciprocal_rank(["B", "A", "A"], {"A"}) == 0.5
+
+
+def test_unitxt_metrics_give_zero_without_reference_ids_and_need_ids():
+    for name in ("unitxt_mrr", "unitxt_map"):
+        score = _score(name, _sample(["A"], []))
+        assert score.status == "ok" and score.value == 0.0
+        assert "as in Unitxt" in score.details["note"]
+        assert _score(name, _sample([], ["A"])).value == 0.0  # nothing retrieved
+    text_only = Sample(question="q?", question_id="q", contexts=["a"], reference_contexts=["a"])
+    assert get_metric("unitxt_mrr").missing(text_only) == "needs context_ids+reference_context_ids"
+    assert get_metric("mrr").missing(text_only) is None
 
 
 def test_no_reference_ids_is_undefined_with_reason():

@@ -1,8 +1,17 @@
-"""Retrieval metrics from ranked ids with binary relevance (TREC definitions).
+"""Retrieval metrics from ranked ids with binary relevance.
 
-Ranks are 1-based. Duplicate retrieved ids count once, at their first rank (as trec_eval,
-which takes a run as a mapping doc -> score). When ids are absent but reference contexts
-are given, retrieved contexts are matched to reference contexts by normalised text.
+``mrr``, ``map``, ``ndcg@k``, ``precision@k``, ``recall@k``, ``hit@k`` are the TREC
+definitions (they agree with trec_eval on every SciFact query: benchmarks/retrieval_crosscheck.py).
+Ranks are 1-based. A run given to trec_eval names each document once (pytrec_eval takes it as a
+mapping doc -> score), so a duplicate retrieved id is our convention: it counts once, at its
+first rank, and later copies take no rank. A row with no reference id is ``undefined``. When ids
+are absent but reference contexts are given, retrieved contexts are matched to reference
+contexts by normalised text.
+
+``unitxt_mrr`` and ``unitxt_map`` are Unitxt's context correctness exactly (unitxt 1.26.10
+``metrics.mrr`` / ``metrics.map``, checked row by row in tests/test_unitxt_crosscheck.py):
+positional, so every copy of a relevant id is a hit at its own position; ids only; 0 (not
+undefined) when nothing is relevant, as Unitxt.
 """
 
 from __future__ import annotations
@@ -41,12 +50,6 @@ def _ap(ranks: Sequence[int], n_relevant: int) -> float:
     return sum((j + 1) / k for j, k in enumerate(ranks)) / n_relevant
 
 
-def _unitxt_ap(ranks: Sequence[int], n_relevant: int) -> float:
-    if not ranks:
-        return 0.0
-    return sum((j + 1) / k for j, k in enumerate(ranks)) / len(ranks)
-
-
 @lru_cache(maxsize=1024)
 def _idcg(k: int, n_relevant: int) -> float:
     return sum(1.0 / math.log2(i + 1) for i in range(1, min(k, n_relevant) + 1))
@@ -66,6 +69,23 @@ def _recall(ranks: Sequence[int], n_relevant: int, k: int) -> float:
 
 def _hit(ranks: Sequence[int], n_relevant: int, k: int) -> float:
     return 1.0 if ranks and ranks[0] <= k else 0.0
+
+
+def unitxt_hits(retrieved: Sequence[str], relevant: set[str] | frozenset[str]) -> list[int]:
+    """Unitxt's view: 1-based positions holding a relevant id, every copy of an id included."""
+    return [pos for pos, doc in enumerate(retrieved, 1) if doc in relevant]
+
+
+def _unitxt_rr(hits: Sequence[int]) -> float:
+    """Unitxt's MRR: 1 / position of the first relevant id; [B, B, A] vs {A} -> 1/3."""
+    return 1 / hits[0] if hits else 0.0
+
+
+def _unitxt_positional_ap(hits: Sequence[int]) -> float:
+    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2."""
+    if not hits:
+        return 0.0
+    return sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
 
 
 def _need_relevant(relevant: set[str], what: str) -> None:
@@ -88,11 +108,17 @@ def average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
 
 
 def unitxt_average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
-    """Unitxt's MAP: the mean of P@k over relevant *retrieved* items only (0 if none).
+    """Unitxt's MAP: the mean of P@k over the positions holding a relevant id (0 if none).
 
-    Unlike TREC AP it ignores relevant items that were never retrieved.
+    Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
+    positions, so a duplicated relevant id counts at each of its positions.
     """
-    return _unitxt_ap(_ranks(retrieved, relevant), len(relevant))
+    return _unitxt_positional_ap(unitxt_hits(retrieved, relevant))
+
+
+def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+    """Unitxt's MRR: 1 / position of the first relevant id (0 if none); duplicates take ranks."""
+    return _unitxt_rr(unitxt_hits(retrieved, relevant))
 
 
 def ndcg_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
@@ -156,12 +182,14 @@ def _judge(sample: Sample) -> _Judged:
     retrieved, relevant, matched_by = ranking_of(sample)
     ranks = tuple(_ranks(retrieved, relevant))
     n_retrieved, n_relevant = len(set(retrieved)), len(relevant)
-    details = {
+    details: dict[str, object] = {
         "matched_by": matched_by,
         "relevant_ranks": ranks,
         "n_retrieved": n_retrieved,
         "n_relevant": n_relevant,
     }
+    if n_retrieved < len(retrieved):
+        details["duplicate_ids"] = len(retrieved) - n_retrieved  # each counted at its first rank
     judged = _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
     _LAST = (sample, judged)
     return judged
@@ -177,6 +205,29 @@ def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Sco
     return compute
 
 
+_LAST_UNITXT: tuple[Sample | None, tuple[tuple[int, ...], dict[str, object]] | None] = (None, None)
+
+
+def _unitxt_scorer(fn: Callable[[Sequence[int]], float]) -> Callable[[Sample], Score]:
+    """Unitxt's context correctness on ids: positions of relevant ids, 0 when none is."""
+
+    def compute(sample: Sample) -> Score:
+        global _LAST_UNITXT
+        last_sample, last = _LAST_UNITXT
+        if last_sample is sample and last is not None:
+            hits, details = last
+        else:
+            relevant = set(sample.reference_context_ids or ())
+            hits = tuple(unitxt_hits(sample.context_ids or (), relevant))
+            details = {"relevant_positions": hits, "n_relevant": len(relevant)}
+            if not relevant:
+                details["note"] = "no reference ids: 0, as in Unitxt"
+            _LAST_UNITXT = (sample, (hits, details))
+        return Score(float(fn(hits)), "ok", None, details)
+
+    return compute
+
+
 # Declared here, registered by metrics/registry.py (which imports this module, never the reverse).
 METRICS: list[Metric] = []
 # (prefix, factory k -> Metric, the k run by default) for the ``prefix@k`` metrics
@@ -185,7 +236,8 @@ TEMPLATES: list[tuple[str, Callable[[int], Metric], tuple[int, ...]]] = []
 METRICS.append(
     Metric(
         name="mrr",
-        description="Context correctness (Unitxt): reciprocal rank of the first relevant context.",
+        description="Reciprocal rank of the first relevant context, TREC definition (a duplicate "
+        "id counts once, at its first rank).",
         requires=_REQUIRES,
         compute=_scorer(_rr),
         reference_based=True,
@@ -204,12 +256,26 @@ METRICS.append(
 )
 METRICS.append(
     Metric(
-        name="unitxt_map",
-        description="Unitxt's MAP: mean P@k over relevant retrieved items only (ignores misses).",
-        requires=_REQUIRES,
-        compute=_scorer(_unitxt_ap),
+        name="unitxt_mrr",
+        description="Context correctness, Unitxt's MRR exactly: positional (duplicate ids take "
+        "ranks), ids only, 0 when no id is relevant.",
+        requires=(("context_ids", "reference_context_ids"),),
+        compute=_unitxt_scorer(_unitxt_rr),
         reference_based=True,
-        formula="(1/|R ∩ retrieved|) * sum_{k: d_k in R} P@k",
+        default=False,
+        formula="1 / position of first relevant id (0 if none)",
+    )
+)
+METRICS.append(
+    Metric(
+        name="unitxt_map",
+        description="Unitxt's MAP exactly: mean P@k over the positions holding a relevant id "
+        "(ignores misses; duplicates count at each position); ids only.",
+        requires=(("context_ids", "reference_context_ids"),),
+        compute=_unitxt_scorer(_unitxt_positional_ap),
+        reference_based=True,
+        formula="(1/|hits|) * sum_{k in hits} P@k, hits = positions of relevant ids",
+        version="2",  # 1 de-duplicated ids and matched texts; Unitxt scores positions of ids
     )
 )
 
