@@ -51,13 +51,15 @@ def features(rows: list[dict]) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 def relevance_features(rows: list[dict], items: set[str] | None) -> tuple[list, np.ndarray]:
-    """answer_relevance rows (relevance_refusals.json): [logit P(yes), 0] per answer."""
+    """answer_relevance rows (relevance_refusals.json): [logit P(yes), related] per answer
+    (``related``: a claim of the answer shares a content word with the question; 1 in files
+    written before it was recorded)."""
     xs, ys = [], []
     for r in rows:
         if r["p_yes"] is None or (items is not None and r["item"] not in items):
             continue
         p = min(max(float(r["p_yes"]), EPS), 1 - EPS)
-        xs.append(np.array([[np.log(p / (1 - p)), 0.0]]))
+        xs.append(np.array([[np.log(p / (1 - p)), float(r.get("related", True))]]))
         ys.append(r["label"])
     return xs, np.asarray(ys, dtype=float)
 

@@ -64,6 +64,7 @@ async def run(resources) -> dict:
                 "label": r["metadata"]["label"],
                 "value": s.value,
                 "p_yes": s.details.get("p_yes", s.value),
+                "related": s.details.get("related", True),
                 "status": s.status,
             }
         )
