@@ -159,7 +159,7 @@ async def test_answer_relevance_fast_is_p_yes():
     s = await answer_relevance(sample(), res(ScriptedJudge(lambda t: 0.8)))
     assert s.details["p_yes"] == pytest.approx(0.8) and s.details["mode"] == "fast"
     cal = load_calibration("answer_relevance_calibration")  # the fitted, versioned mapping
-    assert s.value == pytest.approx(cal.p_supported(0.8, 0.0))
+    assert s.value == pytest.approx(cal.p_supported(0.8, 1.0))  # the answer relates to q
     assert s.details["calibration"] == cal.version
 
 
