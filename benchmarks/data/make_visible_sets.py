@@ -180,6 +180,31 @@ def relevance_rows(rng: random.Random) -> list[dict]:
     return rows
 
 
+def on_topic_rows() -> list[dict]:
+    """On-topic non-answers (label 0), added in issue 12b as a further check, never fitted on:
+    the first context sentence that shares a content word with the question but does not hold
+    the answer ("Lake Taupo lies in the centre of New Zealand's North Island." to "Which river
+    drains Lake Taupo?"). The relation gate lets these through: only the judge can tell."""
+    from ragmeter.metrics.support import relates
+    from ragmeter.text import split_sentences
+
+    rows = []
+    for iid, _k, ctx, q, right, *_ in QA_ITEMS[:20]:
+        for sentence in split_sentences(ctx):
+            if right.lower() not in sentence.lower() and relates(sentence, q):
+                rows.append(
+                    {
+                        "question_id": f"{iid}-on_topic",
+                        "question": q,
+                        "contexts": [ctx],
+                        "answer": sentence,
+                        "metadata": {"item": iid, "variant": "on_topic", "label": 0},
+                    }
+                )
+                break
+    return rows
+
+
 def refusal_rows(rng: random.Random) -> list[dict]:
     rows = []
     n = len(QA_ITEMS)
@@ -278,7 +303,7 @@ def write(name: str, rows: list[dict]) -> None:
 def main() -> None:
     write("qa_perturbed.jsonl", qa_rows())
     write("dialogue.jsonl", dialogue_rows())
-    write("answer_relevance.jsonl", relevance_rows(random.Random(SEED)))
+    write("answer_relevance.jsonl", relevance_rows(random.Random(SEED)) + on_topic_rows())
     write("refusals.jsonl", refusal_rows(random.Random(SEED + 1)))
     write("injection.jsonl", injection_rows(random.Random(SEED + 2)))
 
