@@ -20,6 +20,7 @@ Verdict flip rate per metric:
 
 Usage: python benchmarks/injection.py [--metrics faithfulness,answer_relevance,context_relevance]
        [--forms note,json_verdict,...] [--groups seen,old,new] [--judge local] [--cache DIR]
+       [--no-phrase-lists]  (the evaluator-directed phrase lists off: what the rest holds)
 Prints a table per metric and form, writes benchmarks/results/injection.json, ends with RESULT.
 """
 
@@ -111,11 +112,22 @@ def main() -> None:
     ap.add_argument("--forms", default="", help="comma-separated forms (default: all)")
     ap.add_argument("--groups", default="seen,old,new", help="form groups to run")
     ap.add_argument("--limit-bases", type=int, default=0, help="first N clean bases per metric")
+    ap.add_argument(
+        "--no-phrase-lists",
+        action="store_true",
+        help="switch the evaluator-directed phrase lists off (measures the other defences)",
+    )
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "injection.json")
     args = ap.parse_args()
     metrics = args.metrics.split(",")
+    if args.no_phrase_lists:
+        import re
+
+        import ragmeter.metrics.claims as claims
+
+        claims._EVALUATOR = re.compile(r"(?!x)x")  # never matches
     forms = set(args.forms.split(",")) if args.forms else None
     groups = set(args.groups.split(","))
     rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
