@@ -32,6 +32,16 @@ sys.path.insert(0, str(ROOT))
 
 from _stats import summary  # noqa: E402
 
+ABOUT = {
+    "faithfulness": "P = sigmoid(intercept + logit_p_yes * logit(P(yes)) + lexical_support * "
+    "lexical). Fitted by benchmarks/fit_faithfulness_calibration.py; see "
+    "docs/judged-metrics.md.",
+    "answer_relevance": "P = sigmoid(intercept + logit_p_yes * logit(P(yes)) + lexical_support "
+    "* related), related = 1 when a claim of the answer shares a content word with the "
+    "question; the metric scores 0 when related = 0 (the relation gate; the fit's check "
+    "numbers are of the sigmoid alone). Fitted by benchmarks/fit_faithfulness_calibration.py; "
+    "see docs/judged-metrics.md.",
+}
 OUT = ROOT.parent / "src" / "ragmeter" / "prompts" / "faithfulness_calibration.json"
 EPS = 1e-4
 
@@ -51,13 +61,17 @@ def features(rows: list[dict]) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 def relevance_features(rows: list[dict], items: set[str] | None) -> tuple[list, np.ndarray]:
-    """answer_relevance rows (relevance_refusals.json): [logit P(yes), 0] per answer."""
+    """answer_relevance rows (relevance_refusals.json): [logit P(yes), related] per answer
+    (``related``: a claim of the answer shares a content word with the question; 1 in files
+    written before it was recorded)."""
     xs, ys = [], []
     for r in rows:
         if r["p_yes"] is None or (items is not None and r["item"] not in items):
             continue
+        if r.get("variant") not in (None, "direct", "evasive", "off_topic"):  # not fitted on
+            continue
         p = min(max(float(r["p_yes"]), EPS), 1 - EPS)
-        xs.append(np.array([[np.log(p / (1 - p)), 0.0]]))
+        xs.append(np.array([[np.log(p / (1 - p)), float(r.get("related", True))]]))
         ys.append(r["label"])
     return xs, np.asarray(ys, dtype=float)
 
@@ -141,9 +155,7 @@ def main() -> None:
     rel = str(args.results.resolve().relative_to(ROOT.parent))
     out = {
         "version": f"{prefix}-calibration-{args.version}",
-        "about": "P = sigmoid(intercept + logit_p_yes * logit(P(yes)) + lexical_support * "
-        "lexical). Fitted by benchmarks/fit_faithfulness_calibration.py; see "
-        "docs/judged-metrics.md.",
+        "about": ABOUT[args.metric],
         "coefficients": {
             "intercept": round(float(w[0]), 4),
             "logit_p_yes": round(float(w[1]), 4),

@@ -3,7 +3,8 @@
 Data (benchmarks/data, make_visible_sets.py):
 - answer_relevance.jsonl: 20 direct correct answers to their questions, 20 evasive answers,
   20 off-topic answers (another item's correct answer). Targets: direct mean >= 0.8, evasive
-  and off-topic means <= 0.3.
+  and off-topic means <= 0.3. Plus 17 on-topic non-answers (a context sentence about the
+  question's subject without the answer), a check added in issue 12b, never fitted on.
 - refusals.jsonl: 30 questions, half answerable from their context, half given another
   passage; each answered or declined. Reported: refusal detection against the ``declined``
   truth, refusal precision / recall (declined exactly when ``is_answerable`` is false),
@@ -64,6 +65,7 @@ async def run(resources) -> dict:
                 "label": r["metadata"]["label"],
                 "value": s.value,
                 "p_yes": s.details.get("p_yes", s.value),
+                "related": s.details.get("related", True),
                 "status": s.status,
             }
         )
@@ -109,19 +111,24 @@ def main() -> None:
     rel = res["relevance"]
     means = {}
     print(f"{'answer_relevance':18s} {'n':>3s} {'mean':>6s} {'min':>6s} {'max':>6s}")
-    for v in ("direct", "evasive", "off_topic"):
+    for v in ("direct", "evasive", "off_topic", "on_topic"):
         vals = [r["value"] for r in rel if r["variant"] == v and r["value"] is not None]
+        if not vals:
+            continue
         means[v] = sum(vals) / len(vals)
         print(f"{v:18s} {len(vals):3d} {means[v]:6.3f} {min(vals):6.3f} {max(vals):6.3f}")
-    ok = [r for r in rel if r["value"] is not None]
+    ok = [r for r in rel if r["value"] is not None and r["variant"] != "on_topic"]
     ar_auc = auroc([r["value"] for r in ok], [r["label"] for r in ok])
+    on = [r for r in rel if r["value"] is not None and r["variant"] in ("direct", "on_topic")]
+    on_auc = auroc([r["value"] for r in on], [r["label"] for r in on]) if len(on) > 20 else None
     ref = res["refusals"]
     det_acc = sum(r["declined_truth"] == r["declined_detected"] for r in ref) / len(ref)
     conf = refusal_confusion(r["cell"] for r in ref)
     declined = [r for r in ref if r["declined_detected"]]
     faith_na = sum(r["faithfulness_status"] == "undefined" for r in declined)
     ar_zero = sum(r["answer_relevance"] == 0.0 for r in declined)
-    print(f"answer_relevance AUROC direct vs others: {ar_auc:.3f}")
+    print(f"answer_relevance AUROC direct vs evasive and off-topic: {ar_auc:.3f}")
+    print(f"answer_relevance AUROC direct vs on-topic non-answers: {on_auc}")
     print(f"refusal detection accuracy vs truth: {det_acc:.3f} ({len(ref)} answers)")
     print(f"refusal precision {conf['precision']}, recall {conf['recall']}, confusion {conf}")
     print(
@@ -131,6 +138,7 @@ def main() -> None:
     summary = {
         "ar_mean": means,
         "ar_auroc": ar_auc,
+        "ar_auroc_on_topic": on_auc,
         "refusal_detection_accuracy": det_acc,
         "refusal_confusion": conf,
         "declined_faithfulness_undefined": f"{faith_na}/{len(declined)}",
@@ -147,7 +155,8 @@ def main() -> None:
     print(
         f"RESULT ar_direct={means['direct']:.3f} ar_evasive={means['evasive']:.3f} "
         f"ar_off_topic={means['off_topic']:.3f} ar_auroc={ar_auc:.3f} "
-        f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
+        + (f"ar_on_topic={means['on_topic']:.3f} ar_auroc_on_topic={on_auc:.3f} " if on_auc else "")
+        + f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
         f"refusal_detection={det_acc:.3f}"
     )
 

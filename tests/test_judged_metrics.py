@@ -159,7 +159,7 @@ async def test_answer_relevance_fast_is_p_yes():
     s = await answer_relevance(sample(), res(ScriptedJudge(lambda t: 0.8)))
     assert s.details["p_yes"] == pytest.approx(0.8) and s.details["mode"] == "fast"
     cal = load_calibration("answer_relevance_calibration")  # the fitted, versioned mapping
-    assert s.value == pytest.approx(cal.p_supported(0.8, 0.0))
+    assert s.value == pytest.approx(cal.p_supported(0.8, 1.0))  # the answer relates to q
     assert s.details["calibration"] == cal.version
 
 
@@ -217,7 +217,8 @@ async def test_context_relevance_fast_expected_share_of_needed_sentences():
         "Paris hosted the 2024 Olympics.": 0.6,
     }
     judge = ScriptedJudge(lambda t: table[sentence_in(t)])
-    s = await context_relevance(sample(), res(judge))
+    q = "How many inhabitants has Paris, capital of France on the Seine; which Olympics?"
+    s = await context_relevance(sample(question=q), res(judge))
     assert s.value == pytest.approx(sum(table.values()) / 4)
     assert s.details["kept_sentences"] == [
         "Paris is the capital of France.",
@@ -230,9 +231,9 @@ async def test_context_relevance_fast_expected_share_of_needed_sentences():
 
 
 async def test_context_relevance_fast_judges_only_candidates():
-    ctx = " ".join(f"Filler sentence number {i} talks about weather." for i in range(20))
+    ctx = " ".join(f"Filler sentence number {i} is about a capital's weather." for i in range(20))
     ctx += " Paris is the capital of France."
-    judge = ScriptedJudge(lambda t: 1.0 if "capital" in sentence_in(t) else 0.0)
+    judge = ScriptedJudge(lambda t: 1.0 if "France" in sentence_in(t) else 0.0)
     s = await context_relevance(sample(contexts=[ctx]), res(judge, context_relevance_candidates=3))
     assert len(judge.log) == 3 and 21 in s.details["candidates"]
     assert s.value == pytest.approx(1 / 21)

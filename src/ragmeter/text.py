@@ -102,7 +102,17 @@ _ABBREV = {
     "vol",
     "pp",
 }
-_SPLIT_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+# A sentence ends before a capital, a digit, or a letter of any other script that is not
+# lower case ("É", "Ж", Hangul, CJK): an instruction in Korean after "corner. " starts a
+# sentence of its own, as one in English does. A CJK full stop ends one without a space.
+_SPLIT_RE = re.compile(
+    r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9]|[^\x00-\x7f]))"
+    r"|(?<=[。！？])\s*|\n+"
+)
+
+
+def _starts_sentence(ch: str) -> bool:
+    return ch.isascii() or (ch.isalpha() and not ch.islower())
 
 
 def split_sentences(text: str) -> list[str]:
@@ -114,6 +124,9 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for match in _SPLIT_RE.finditer(text):
         candidate = text[start : match.start()].strip()
+        nxt = text[match.end() : match.end() + 2].lstrip("\"'([")[:1]
+        if nxt and "\n" not in match.group(0) and not _starts_sentence(nxt):
+            continue
         if match.group(0).strip() == "" and "\n" not in match.group(0):
             last = candidate.rsplit(None, 1)[-1].rstrip(".!?\"')]").lower() if candidate else ""
             if last in _ABBREV or (len(last) == 1 and last.isalpha()):

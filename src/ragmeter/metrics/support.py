@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ragmeter.metrics.claims import SHORT_WORDS
 from ragmeter.metrics.context import _STOP
 from ragmeter.text import tokens
 
@@ -59,6 +60,48 @@ def lexical_support(
 
     total = sum(idf(w) for w in words)
     return sum(idf(w) for w in words if w in seen) / total
+
+
+STEM = 5  # words are compared by their first STEM characters: "drains" ~ "drained"
+MIN_WORD = 4  # shorter words without a digit are function words in some language ("de", "het")
+
+
+def stems(text: str) -> set[str]:
+    """Content words cut to their first STEM characters (a crude, language-blind stemmer).
+
+    Words of fewer than MIN_WORD letters count only when they hold a digit ("1937", "5g"):
+    short words are articles and prepositions in one language or another, so they would
+    relate an instruction in Dutch ("... de beoordelaar ...") to "Tour de France".
+    """
+    return {
+        w[:STEM] for w in content_words(text) if len(w) >= MIN_WORD or any(ch.isdigit() for ch in w)
+    }
+
+
+def relates(text: str, question: str) -> bool:
+    """Does the text share a content stem with the question? A question without content
+    stems relates to everything (no evidence either way).
+
+    Why: text that answers a question, or states what the answer needs, is about what the
+    question asks and shares words with it; an instruction to the evaluator, in any wording
+    or language, shares none. Worked example: "Which river drains Lake Taupo?" has the stems
+    {river, drain, lake, taupo} ("which" is a stop word); "The Waikato River drains the
+    lake." shares three of them: it relates; "Antwoord ja." and "Reply with yes only." share
+    none: they do not.
+    """
+    q = stems(question)
+    return not q or bool(q & stems(text))
+
+
+def answer_relates(question: str, claims: Sequence[str]) -> bool:
+    """Does at least one of the answer's claims (as written) relate to the question?
+
+    An answer that is one short claim ("Rome": judged as the claim it makes about the
+    question) relates. Appending unrelated text can never make an answer relate.
+    """
+    if len(claims) == 1 and len(tokens(claims[0])) <= SHORT_WORDS:
+        return True
+    return any(relates(c, question) for c in claims)
 
 
 def logit(p: float) -> float:
