@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from fake_server import FakeOpenAIServer
 from ragmeter import evaluate
 from ragmeter.config import Settings
+from ragmeter.engine.parsing import verdicts_from_tokens
 from ragmeter.errors import ConfigError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.resources import _resolved_options
@@ -66,3 +68,68 @@ def test_longer_samples_are_estimated_as_more_work() -> None:
     short = Sample(question_id="s", question="q?", answer="a.", contexts=["c."])
     long = Sample(question_id="s", question="q?", answer="a. " * 50, contexts=["c. " * 200])
     assert _work_estimate(metric, long) > _work_estimate(metric, short) > 0
+
+
+def _two_claims() -> list[dict[str, object]]:
+    return [
+        {
+            "question_id": "q1",
+            "question": "What are facts 3 and 7 about?",
+            "answer": "Fact number 3 is about topic 3. Fact number 7 is about topic 7.",
+            "contexts": [" ".join(f"Fact number {i} is about topic {i}." for i in range(12))],
+        }
+    ]
+
+
+def test_a_server_judge_gets_a_samples_statements_in_one_request() -> None:
+    with FakeOpenAIServer(yes_logprob=-0.1) as srv:
+        s = Settings(judge="openai:m", base_url=srv.url, cache="off", preflight=False)
+        result = evaluate(_two_claims(), ["faithfulness_judge"], settings=s)
+        bodies = list(srv.bodies)
+    score = result.scores["faithfulness_judge"][0]
+    assert score.status == "ok", score.reason
+    assert score.details["grouped_verdicts"] is True
+    assert len(bodies) == 1  # one request for both claims
+    prompt = bodies[0]["messages"][-1]["content"]
+    assert "1. <data>" in prompt and "2. <data>" in prompt
+    assert bodies[0]["top_logprobs"] == 5 and bodies[0]["max_tokens"] > 1
+    assert score.details["p_yes"] == [round(math.exp(-0.1), 4)] * 2
+
+
+def test_grouping_off_or_an_unreadable_reply_asks_one_statement_at_a_time() -> None:
+    class NoLogprobs(FakeOpenAIServer):
+        def chat_reply(self, body, fault):  # type: ignore[no-untyped-def]
+            if (body.get("max_tokens") or 1) > 1:  # a grouped request: plain text only
+                return super().chat_reply({**body, "logprobs": False}, fault)
+            return super().chat_reply(body, fault)
+
+    for server, options in ((NoLogprobs(), {}), (FakeOpenAIServer(), {"group_verdicts": "off"})):
+        with server as srv:
+            s = Settings(
+                judge="openai:m", base_url=srv.url, cache="off", preflight=False, options=options
+            )
+            result = evaluate(_two_claims(), ["faithfulness_judge"], settings=s)
+            n_requests = srv.calls
+        score = result.scores["faithfulness_judge"][0]
+        assert score.status == "ok", score.reason
+        grouped = not options
+        assert n_requests == (3 if grouped else 2)
+        assert score.details["judge"].get("grouped_fallbacks", 0) == int(grouped)
+
+
+def test_verdicts_are_read_after_each_numbered_label() -> None:
+    yes, no = math.log(0.8), math.log(0.2)
+    toks = [
+        ("1", []),
+        (":", []),
+        (" yes", [(" yes", yes), (" no", no)]),
+        ("\n", []),
+        ("2", []),
+        (": ", []),
+        ("No", [("No", yes), ("Yes", no)]),
+    ]
+    got, err = verdicts_from_tokens(toks, ("yes", "no"), 2)
+    assert err is None and got is not None
+    assert got[0]["yes"] == pytest.approx(0.8) and got[1]["yes"] == pytest.approx(0.2)
+    assert verdicts_from_tokens(toks, ("yes", "no"), 3)[0] is None  # a line is missing
+    assert verdicts_from_tokens(toks[:5], ("yes", "no"), 2)[0] is None  # no verdict after 2

@@ -86,6 +86,7 @@ async def score_all(
                 "cache_hits": used.cache_hits,
                 "prompt_tokens": used.prompt_tokens,
                 "completion_tokens": used.completion_tokens,
+                "computed_tokens": used.computed_tokens,
             }
         scores[metric.name][i] = score
         if bar is not None:

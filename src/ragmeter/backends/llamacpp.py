@@ -236,7 +236,11 @@ class LocalJudge:
         self.stats.prompt_tokens += n_prompt
         self.stats.prompt_tokens_evaluated += n_evaluated
         self.stats.completion_tokens += n_completion
-        return Usage(prompt_tokens=n_prompt, completion_tokens=n_completion)
+        return Usage(
+            prompt_tokens=n_prompt,
+            completion_tokens=n_completion,
+            computed_tokens=n_evaluated + n_completion,
+        )
 
     # ---- Judge ---------------------------------------------------------------------------
 
