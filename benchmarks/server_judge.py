@@ -264,7 +264,11 @@ def main() -> None:
     finally:
         proxy.shutdown()
         server.terminate()
-        server.wait()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
     local = None if args.skip_local else run_local(data)
     best = runs[0]  # the RESULT line reports the first run (default: the default settings)
     table = [
