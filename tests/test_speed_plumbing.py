@@ -133,3 +133,38 @@ def test_verdicts_are_read_after_each_numbered_label() -> None:
     assert got[0]["yes"] == pytest.approx(0.8) and got[1]["yes"] == pytest.approx(0.2)
     assert verdicts_from_tokens(toks, ("yes", "no"), 3)[0] is None  # a line is missing
     assert verdicts_from_tokens(toks[:5], ("yes", "no"), 2)[0] is None  # no verdict after 2
+
+
+def test_an_in_process_judge_with_token_tops_groups_verdicts_too() -> None:
+    import asyncio
+
+    from ragmeter.engine import CachedJudge
+    from ragmeter.protocols import JudgeReply, Usage
+
+    yes = math.log(0.9)
+
+    class Tops:
+        name = "fake:tops"
+
+        async def option_probs(self, messages, options, *, prompt_version):  # type: ignore[no-untyped-def]
+            return JudgeReply({"yes": 0.5, "no": 0.5})
+
+        async def structured(self, *a, **k):  # type: ignore[no-untyped-def]
+            raise AssertionError
+
+        async def token_tops(self, messages, max_new, *, prompt_version):  # type: ignore[no-untyped-def]
+            assert max_new == 6 * 2 + 8
+            toks = [("1", []), (":", []), (" yes", [(" yes", yes), (" no", math.log(0.1))])]
+            toks += [("\n", []), ("2", []), (":", []), (" no", [(" no", yes), (" yes", -2.3)])]
+            return JudgeReply(toks, raw="1: yes\n2: no", usage=Usage(100, 7, 40))
+
+    judge = CachedJudge(Tops())
+    assert judge.groups_verdicts
+    reply = asyncio.run(
+        judge.option_probs_list(
+            [{"role": "user", "content": "x"}], ("yes", "no"), 2, prompt_version="t"
+        )
+    )
+    assert reply.ok and reply.value is not None
+    assert reply.value[0]["yes"] == pytest.approx(0.9) and reply.value[1]["yes"] < 0.2
+    assert judge.accountant.total.computed_tokens == 40

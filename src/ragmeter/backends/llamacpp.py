@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.backends import model_store
+from ragmeter.backends.llama_grouped import LocalTokenTops
 from ragmeter.backends.llama_tokens import LocalStats, _longest_prefix, option_token_ids
 from ragmeter.errors import LlamaCppMissing, ModelNotAvailable
 from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
@@ -43,7 +44,7 @@ _CHATML = (
 )
 
 
-class LocalJudge:
+class LocalJudge(LocalTokenTops):
     """llama.cpp judge implementing ``Judge`` and ``Scorer`` (see judges/base.py).
 
     ``model_path=None`` uses the embedded Qwen2.5-Coder-1.5B-Instruct (assembled on first use);

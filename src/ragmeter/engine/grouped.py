@@ -14,7 +14,7 @@ from typing import Any
 
 from ragmeter.engine.cache import call_key
 from ragmeter.engine.parsing import verdicts_from_tokens
-from ragmeter.errors import CallFailed
+from ragmeter.errors import CallFailed, NoModelOutput
 from ragmeter.protocols import ChatCompletion, ChatRequest, JudgeReply, Message, Usage
 from ragmeter.redact import redact
 
@@ -33,8 +33,9 @@ class GroupedVerdicts:
 
     @property
     def groups_verdicts(self) -> bool:
-        """True when ``option_probs_list`` can be asked (a raw chat backend: a server)."""
-        return self._raw
+        """True when ``option_probs_list`` can be asked: a raw chat backend (a server), or
+        an inner judge that offers it (the in-process llama.cpp judge)."""
+        return self._raw or hasattr(self.inner, "token_tops")
 
     async def option_probs_list(
         self, messages: Sequence[Message], options: Sequence[str], n: int, *, prompt_version: str
@@ -45,7 +46,7 @@ class GroupedVerdicts:
         an error with its text kept, so the caller can ask one statement at a time.
         """
         msgs = [dict(m) for m in messages]
-        if not self._raw:
+        if not self.groups_verdicts:
             return JudgeReply(None, "this judge cannot give several verdicts in one reply")
         params = {
             **self._params,  # type: ignore[attr-defined]
@@ -66,7 +67,13 @@ class GroupedVerdicts:
             value = hit.value if hit.ok else None
             return JudgeReply(value, hit.error, hit.raw, Usage(), True, hit.attempts)
 
-        async def once() -> tuple[Any, str | None, str, Usage]:
+        async def once() -> tuple[Any, str | None, str | None, Usage]:
+            if not self._raw:  # an in-process judge decodes the reply itself
+                got = await self.inner.token_tops(msgs, 6 * n + 8, prompt_version=prompt_version)
+                if not got.ok or got.value is None:
+                    raise NoModelOutput(got.error or "judge returned no tokens")
+                value, error = verdicts_from_tokens(got.value, options, n)
+                return value, error, got.raw, got.usage
             # "12: yes\n" is 4-5 tokens: room for every line and a little slack
             request = ChatRequest(
                 msgs, 6 * n + 8, top_logprobs=GROUPED_TOP_LOGPROBS, every_token=True
