@@ -26,6 +26,9 @@ def test_evidence_auto_is_embedding_locally_and_lexical_remotely() -> None:
     assert _resolved_options(forced)["evidence_by"] == "embedding"
     with pytest.raises(ConfigError, match=r"options\.evidence"):
         _resolved_options(Settings(options={"evidence": "vectors"}))
+    assert _resolved_options(remote)["group_verdicts_on"] is False  # off unless asked
+    with pytest.raises(ConfigError, match=r"options\.group_verdicts"):
+        _resolved_options(Settings(options={"group_verdicts": "auto"}))
 
 
 class _CountingEmbedder:
@@ -81,9 +84,15 @@ def _two_claims() -> list[dict[str, object]]:
     ]
 
 
-def test_a_server_judge_gets_a_samples_statements_in_one_request() -> None:
+def test_with_group_verdicts_a_server_gets_a_samples_statements_in_one_request() -> None:
     with FakeOpenAIServer(yes_logprob=-0.1) as srv:
-        s = Settings(judge="openai:m", base_url=srv.url, cache="off", preflight=False)
+        s = Settings(
+            judge="openai:m",
+            base_url=srv.url,
+            cache="off",
+            preflight=False,
+            options={"group_verdicts": "on"},
+        )
         result = evaluate(_two_claims(), ["faithfulness_judge"], settings=s)
         bodies = list(srv.bodies)
     score = result.scores["faithfulness_judge"][0]
@@ -103,7 +112,7 @@ def test_grouping_off_or_an_unreadable_reply_asks_one_statement_at_a_time() -> N
                 return super().chat_reply({**body, "logprobs": False}, fault)
             return super().chat_reply(body, fault)
 
-    for server, options in ((NoLogprobs(), {}), (FakeOpenAIServer(), {"group_verdicts": "off"})):
+    for server, options in ((NoLogprobs(), {"group_verdicts": "on"}), (FakeOpenAIServer(), {})):
         with server as srv:
             s = Settings(
                 judge="openai:m", base_url=srv.url, cache="off", preflight=False, options=options
@@ -112,7 +121,7 @@ def test_grouping_off_or_an_unreadable_reply_asks_one_statement_at_a_time() -> N
             n_requests = srv.calls
         score = result.scores["faithfulness_judge"][0]
         assert score.status == "ok", score.reason
-        grouped = not options
+        grouped = bool(options)
         assert n_requests == (3 if grouped else 2)
         assert score.details["judge"].get("grouped_fallbacks", 0) == int(grouped)
 

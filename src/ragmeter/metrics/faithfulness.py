@@ -89,8 +89,8 @@ async def supported_probs(
 ) -> list[float]:
     """max over chunks of P(yes) per statement, chunk-major so each chunk is evaluated once.
 
-    With ``grouped`` (server judges, options.group_verdicts), a chunk's statements go in one
-    request (prompts/grouped.json); a reply that cannot be read falls back to one at a time.
+    With ``grouped`` (options.group_verdicts=on), a chunk's statements go in one request
+    (prompts/grouped.json); a reply that cannot be read falls back to one at a time.
     """
     best = [0.0] * len(statements)
     for chunk in chunks:
