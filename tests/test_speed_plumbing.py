@@ -177,3 +177,15 @@ def test_an_in_process_judge_with_token_tops_groups_verdicts_too() -> None:
     assert reply.ok and reply.value is not None
     assert reply.value[0]["yes"] == pytest.approx(0.9) and reply.value[1]["yes"] < 0.2
     assert judge.accountant.total.computed_tokens == 40
+
+
+def test_meta_eval_records_calls_and_tokens_per_sample() -> None:
+    from ragmeter.meta_eval._run import ScorerResult, _brief
+    from ragmeter.metrics.base import Score
+
+    score = Score.ok(0.5, judge={"calls": 3, "prompt_tokens": 900, "completion_tokens": 3})
+    brief = _brief(score)
+    assert brief["judge_calls"] == 3 and brief["prompt_tokens"] == 900
+    assert brief["completion_tokens"] == 3 and brief["judge_tokens"] == 903
+    res = ScorerResult("faithfulness", "faithfulness", "ragas", calls=6, n_samples=2)
+    assert res.as_dict()["judge_calls_per_item"] == 3
