@@ -189,3 +189,19 @@ def test_meta_eval_records_calls_and_tokens_per_sample() -> None:
     assert brief["completion_tokens"] == 3 and brief["judge_tokens"] == 903
     res = ScorerResult("faithfulness", "faithfulness", "ragas", calls=6, n_samples=2)
     assert res.as_dict()["judge_calls_per_item"] == 3
+
+
+def test_a_dry_run_with_grouped_verdicts_sends_nothing_and_counts_one_call() -> None:
+    from ragmeter import dry_run
+
+    with FakeOpenAIServer() as srv:
+        s = Settings(
+            judge="openai:m",
+            base_url=srv.url,
+            cache="off",
+            preflight=False,
+            options={"group_verdicts": "on"},
+        )
+        est = dry_run(_two_claims(), ["faithfulness_judge"], settings=s)
+        assert srv.calls == 0  # a dry run sends nothing
+    assert est["calls"] == 1  # both claims in one request
