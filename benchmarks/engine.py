@@ -1,10 +1,20 @@
-"""Engine overhead: N structured calls against the fake OpenAI server at fixed latency.
+"""Engine overhead against the fake OpenAI server at fixed latency, in two parts.
 
-The ideal wall time is calls x latency / concurrency (a perfect client that spends nothing
-of its own). The ratio wall / ideal is the engine's overhead: SDK, validation, cache writes,
-accounting, scheduling. The server runs in its own process so it does not share our GIL.
+1. The engine core: N structured calls through CachedJudge. The ideal wall time is
+   calls x latency / concurrency (a perfect client that spends nothing of its own); the
+   ratio wall / ideal is the engine's overhead: SDK, validation, cache writes, accounting.
+2. What a user waits for: ``ragmeter.evaluate()`` end to end, default settings (the default
+   embedder setting, the preflight, cache off so every call is sent), faithfulness on the
+   first 50 WikiEval grounded answers, concurrency 8. Ideal = the judge calls it made x
+   latency / concurrency. The first call in the process (cold: the HTTP SDK is imported)
+   and a second one (warm) are both reported; ``fixed_cost_s`` is evaluate() on one sample
+   less its calls' latency. ``--with-embedder`` adds a run with evidence chosen by the
+   local embedder (options.evidence=embedding) to show what it costs.
+
+The server runs in its own process so it does not share our GIL.
 
     .venv/bin/python benchmarks/engine.py [--calls 2000] [--latency 0.05] [--concurrency 32]
+        [--samples 50] [--data ../shared/datasets/wikieval/wikieval.jsonl] [--with-embedder]
 """
 
 from __future__ import annotations
@@ -123,11 +133,134 @@ async def run_bare(url: str, calls: int, concurrency: int) -> float:
         return time.perf_counter() - start
 
 
+def wikieval_samples(path: Path, n: int) -> list[dict[str, object]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [
+        {
+            "question_id": f"wikieval-{i}",
+            "question": r["question"],
+            "answer": r["answer"],
+            "contexts": r["context_v1"],
+        }
+        for i, r in enumerate(rows[:n])
+    ]
+
+
+def run_evaluate(
+    url: str, data: list[dict[str, object]], latency: float, concurrency: int, evidence: str
+) -> dict[str, float]:
+    """One evaluate() of faithfulness; its wall, judge calls and ratio to the ideal."""
+    import ragmeter
+
+    settings = ragmeter.Settings(
+        judge="openai:bench",
+        base_url=url,
+        cache="off",
+        concurrency=concurrency,
+        options={"evidence": evidence},
+    )
+    start = time.perf_counter()
+    result = ragmeter.evaluate(data, ["faithfulness"], settings=settings)
+    wall = time.perf_counter() - start
+    judge_calls = result.usage["per_backend"]["openai:bench"]["calls"]
+    ideal = judge_calls * latency / concurrency
+    failed = sum(s.status == "failed" for s in result.scores["faithfulness"])
+    return {
+        "wall_s": round(wall, 3),
+        "judge_calls": judge_calls,
+        "ideal_s": round(ideal, 3),
+        "ratio": round(wall / ideal, 3),
+        "failed": failed,
+    }
+
+
+async def replay_bare(url: str, bodies: list[dict[str, object]], concurrency: int) -> float:
+    """The same request bodies from a bare aiohttp client, at the same concurrency and no
+    ordering constraint: the floor for evaluate() on this machine and this server."""
+    import aiohttp
+
+    gate = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as session:
+
+        async def one(body: dict[str, object]) -> None:
+            async with gate, session.post(f"{url}/chat/completions", json=body) as resp:
+                json.loads(await resp.read())
+
+        await asyncio.gather(*(one(b) for b in bodies[:concurrency]))  # open connections
+        start = time.perf_counter()
+        await asyncio.gather(*(one(b) for b in bodies))
+        return time.perf_counter() - start
+
+
+def recording_bodies() -> tuple[list[dict[str, object]], object]:
+    """Collect the chat-completions bodies evaluate() sends (for the bare replay)."""
+    bodies: list[dict[str, object]] = []
+    original = OpenAICompatBackend._request_args
+
+    def record(self: OpenAICompatBackend, request: object) -> dict[str, object]:
+        args = original(self, request)  # type: ignore[arg-type]
+        bodies.append(args)
+        return args
+
+    OpenAICompatBackend._request_args = record  # type: ignore[method-assign]
+    return bodies, original
+
+
+def end_to_end(args: argparse.Namespace) -> dict[str, object]:
+    """evaluate() against a fresh fake server: fixed cost, cold and warm runs."""
+    data = wikieval_samples(Path(args.data), args.samples)
+    proc, url = start_server(args.latency)
+    try:
+        # cold: the first evaluate() in this process, on one sample: its fixed cost
+        one = run_evaluate(url, data[:1], args.latency, args.concurrency, "auto")
+        fixed_cold = one["wall_s"] - one["judge_calls"] * args.latency
+        cold = run_evaluate(url, data, args.latency, args.concurrency, "auto")
+        bodies, original = recording_bodies()
+        warm = run_evaluate(url, data, args.latency, args.concurrency, "auto")
+        OpenAICompatBackend._request_args = original  # type: ignore[method-assign]
+        try:
+            bare = asyncio.run(replay_bare(url, bodies, args.concurrency))
+        except ImportError:
+            bare = float("nan")
+        warm["bare_replay_wall_s"] = round(bare, 3)
+        warm["bare_replay_ratio"] = round(bare / warm["ideal_s"], 3)
+        one_w = run_evaluate(url, data[:1], args.latency, args.concurrency, "auto")
+        fixed_warm = one_w["wall_s"] - one_w["judge_calls"] * args.latency
+        emb = (
+            run_evaluate(url, data, args.latency, args.concurrency, "embedding")
+            if args.with_embedder
+            else None
+        )
+    finally:
+        proc.kill()
+        proc.wait()
+    out: dict[str, object] = {
+        "samples": len(data),
+        "fixed_cost_first_call_s": round(fixed_cold, 3),
+        "fixed_cost_warm_s": round(fixed_warm, 3),
+        "default_settings_second_call": warm,
+        "default_settings_after_first_call": cold,
+    }
+    if emb is not None:
+        judge_s = emb["judge_calls"] * args.latency / args.concurrency
+        out["with_local_embedder"] = {
+            **emb,
+            "embedder_share_of_judge": round((emb["wall_s"] - warm["wall_s"]) / judge_s, 2),
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--e2e-concurrency", dest="e2e_conc", type=int, default=8)
+    parser.add_argument("--samples", type=int, default=50)
+    parser.add_argument(
+        "--data", default=str(ROOT.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl")
+    )
+    parser.add_argument("--with-embedder", action="store_true")
     args = parser.parse_args()
     proc, url = start_server(args.latency)
     try:
@@ -142,6 +275,7 @@ def main() -> None:
         proc.wait()
     ideal = args.calls * args.latency / args.concurrency
     ratio = wall / ideal
+    e2e = end_to_end(argparse.Namespace(**{**vars(args), "concurrency": args.e2e_conc}))
     rows = [
         ("calls", args.calls),
         ("ok", ok),
@@ -155,6 +289,28 @@ def main() -> None:
         ("bare_aiohttp_ratio", round(bare / ideal, 3)),
         ("load_avg_1min", os.getloadavg()[0]),
     ]
+    first = e2e["default_settings_after_first_call"]
+    second = e2e["default_settings_second_call"]
+    assert isinstance(first, dict) and isinstance(second, dict)
+    rows += [
+        ("e2e_samples", e2e["samples"]),
+        ("e2e_concurrency", args.e2e_conc),
+        ("e2e_judge_calls", second["judge_calls"]),
+        ("e2e_ideal_s", second["ideal_s"]),
+        ("e2e_wall_s", second["wall_s"]),
+        ("e2e_ratio", second["ratio"]),
+        ("e2e_bare_replay_ratio", second["bare_replay_ratio"]),
+        ("e2e_wall_s_first_run", first["wall_s"]),
+        ("e2e_ratio_first_run", first["ratio"]),
+        ("fixed_cost_first_call_s", e2e["fixed_cost_first_call_s"]),
+        ("fixed_cost_warm_s", e2e["fixed_cost_warm_s"]),
+    ]
+    emb = e2e.get("with_local_embedder")
+    if isinstance(emb, dict):
+        rows += [
+            ("e2e_wall_s_local_embedder", emb["wall_s"]),
+            ("embedder_share_of_judge", emb["embedder_share_of_judge"]),
+        ]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
@@ -162,13 +318,26 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         json.dumps(
-            {**dict(rows), "cpu_count": os.cpu_count(), "target_overhead_ratio": 1.10}, indent=2
+            {
+                **dict(rows),
+                "evaluate_end_to_end": e2e,
+                "cpu_count": os.cpu_count(),
+                "target_overhead_ratio": 1.10,
+                "target_e2e_ratio": 1.25,
+                "target_fixed_cost_s": 0.2,
+            },
+            indent=2,
         )
         + "\n"
     )
     print(
         f"RESULT calls={args.calls} ok={ok} overhead_ratio={ratio:.3f} wall_s={wall:.3f} "
-        f"bare_ratio={bare / ideal:.3f}"
+        f"bare_ratio={bare / ideal:.3f} e2e_ratio={second['ratio']:.3f} "
+        f"e2e_bare_replay_ratio={second['bare_replay_ratio']:.3f} "
+        f"e2e_ratio_first_run={first['ratio']:.3f} "
+        f"fixed_cost_first_call_s={e2e['fixed_cost_first_call_s']:.3f} "
+        f"fixed_cost_warm_s={e2e['fixed_cost_warm_s']:.3f}"
+        + (f" embedder_share={emb['embedder_share_of_judge']}" if isinstance(emb, dict) else "")
     )
 
 

@@ -164,7 +164,31 @@ class FakeOpenAIServer:
     def chat_reply(self, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
         messages = body.get("messages", [])
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages) + 3
-        if body.get("logprobs") and body.get("top_logprobs"):
+        n_lines = _numbered_statements(messages)
+        if body.get("logprobs") and body.get("top_logprobs") and (body.get("max_tokens") or 1) > 1:
+            # a grouped verdict request: "1: Yes\n2: Yes..." with every token's top-k
+            content, tokens = "", []
+            yes = self.yes_logprob
+            no = math.log(max(1e-9, 1 - math.exp(yes)))
+            for k in range(1, max(1, n_lines) + 1):
+                for tok in ([f"{k}", ":"] if k == 1 else ["\n", f"{k}", ":"]) + [" Yes"]:
+                    top = [{"token": tok, "logprob": 0.0, "bytes": None}]
+                    if tok == " Yes":
+                        top = [
+                            {"token": " Yes", "logprob": yes, "bytes": None},
+                            {"token": " No", "logprob": no, "bytes": None},
+                        ]
+                    tokens.append(
+                        {
+                            "token": tok,
+                            "logprob": top[0]["logprob"],
+                            "bytes": None,
+                            "top_logprobs": top[: body["top_logprobs"]],
+                        }
+                    )
+                    content += tok
+            logprobs = {"content": tokens}
+        elif body.get("logprobs") and body.get("top_logprobs"):
             yes = self.yes_logprob
             no = math.log(max(1e-9, 1 - math.exp(yes)))
             top = [
@@ -229,6 +253,19 @@ class FakeOpenAIServer:
             "model": body.get("model", "fake"),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+
+def _numbered_statements(messages: list[dict[str, Any]]) -> int:
+    """How many numbered statements (``3. <data>``) the last user message lists."""
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            text = str(m.get("content", ""))
+            return sum(
+                1
+                for line in text.splitlines()
+                if line.split(". ", 1)[0].isdigit() and "<data>" in line
+            )
+    return 0
 
 
 def _prompt_schema(messages: list[dict[str, Any]]) -> dict[str, Any] | None:

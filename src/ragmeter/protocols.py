@@ -28,6 +28,9 @@ Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content":
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # tokens the model actually computed: prompt tokens decoded after KV-prefix reuse plus
+    # generated ones (a local judge reports it; 0 from servers, which do not say)
+    computed_tokens: int = 0
 
     @property
     def total(self) -> int:
@@ -36,6 +39,7 @@ class Usage:
     def __iadd__(self, other: Usage) -> Usage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.computed_tokens += other.computed_tokens
         return self
 
 
@@ -141,6 +145,7 @@ class ChatRequest:
     json_schema: dict[str, Any] | None = None  # ask for schema-constrained output
     schema_name: str | None = None
     top_logprobs: int | None = None  # ask for the first token's top-k log-probabilities
+    every_token: bool = False  # with top_logprobs: the top-k of every generated token
 
 
 @dataclass
@@ -149,6 +154,8 @@ class ChatCompletion:
     usage: Usage = field(default_factory=Usage)
     top_logprobs: list[tuple[str, float]] | None = None  # first generated token's top-k
     finish_reason: str | None = None
+    # with ChatRequest.every_token: each generated token and its top-k alternatives
+    token_tops: list[tuple[str, list[tuple[str, float]]]] | None = None
 
 
 @runtime_checkable

@@ -231,8 +231,10 @@ async def run_model_metrics(
     started = time.perf_counter()
     built = await asyncio.to_thread(build_resources, s, needs_of(metrics, s.metric_options()))
     # A local model is one worker: run (metric, sample) tasks one by one so consecutive
-    # prompts share their prefix in its KV cache; remote servers take 2x concurrency.
-    limit = 1 if built.local else 2 * s.concurrency
+    # prompts share their prefix in its KV cache; so does a remote judge at concurrency 1
+    # (a one-slot server such as llama-cpp-python's reuses the previous prompt's prefix only
+    # when one sample's calls arrive back to back). Other remote servers take 2x concurrency.
+    limit = 1 if built.local or s.concurrency == 1 else 2 * s.concurrency
     try:
         preflight = await _preflight(built, s)
         if facts is not None:

@@ -7,6 +7,7 @@ returned with its row number and field, so a user fixes a file in one pass.
 from __future__ import annotations
 
 import math
+import sys
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -92,12 +93,10 @@ def _is_missing(value: Any) -> bool:
         return True
     if isinstance(value, float) and math.isnan(value):
         return True
-    try:  # pandas.NA / NaT
-        import pandas as pd
-
-        return value is pd.NA or value is pd.NaT
-    except ImportError:  # pragma: no cover
-        return False
+    # pandas.NA / NaT can only come from a loaded pandas: importing it here would add
+    # about 0.3 s to every evaluate() of plain dicts.
+    pd = sys.modules.get("pandas")
+    return pd is not None and (value is pd.NA or value is pd.NaT)
 
 
 def _to_plain(value: Any) -> Any:

@@ -54,6 +54,12 @@ async def score_all(
             else:
                 jobs.append((metric, i, sample))
 
+    if limit > 1:
+        # Many calls in flight (a remote judge): start the biggest jobs first, so the run does
+        # not end waiting on one long sample's chain of calls (longest-processing-time first).
+        # One worker (the local judge) keeps the input order: consecutive prompts share their
+        # prefix in its KV cache, and the call order stays fixed.
+        jobs.sort(key=lambda job: -_work_estimate(job[0], job[2]))
     bar = make_progress(len(jobs)) if progress and jobs else None
 
     async def one(metric: Metric, i: int, sample: Sample) -> None:
@@ -80,6 +86,7 @@ async def score_all(
                 "cache_hits": used.cache_hits,
                 "prompt_tokens": used.prompt_tokens,
                 "completion_tokens": used.completion_tokens,
+                "computed_tokens": used.computed_tokens,
             }
         scores[metric.name][i] = score
         if bar is not None:
@@ -101,6 +108,20 @@ async def score_all(
         name: [s if s is not None else Score.failed("lost: no score recorded") for s in col]
         for name, col in scores.items()
     }
+
+
+def _work_estimate(metric: Metric, sample: Sample) -> int:
+    """Characters of the fields the metric reads: judge calls grow with the answer's
+    claims and the contexts' sentences."""
+    fields = {f for group in metric.requires for f in group}
+    total = 0
+    for name in fields:
+        value = getattr(sample, name, None)
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, list):
+            total += sum(len(v) for v in value if isinstance(v, str))
+    return total
 
 
 def make_progress(total: int, stream: TextIO | None = None) -> Any:

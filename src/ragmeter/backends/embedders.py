@@ -12,6 +12,7 @@ import asyncio
 import importlib.util
 import os
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -79,6 +80,8 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragmeter-st")
+        self.busy_s = 0.0  # loading and encoding, for profiles
+        self.texts = 0
 
     def load(self) -> Any:
         with self._lock:
@@ -115,6 +118,14 @@ class SentenceTransformerEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Synchronous encode (for scripts); ``embed`` is the async, never-raising form."""
+        t0 = time.perf_counter()
+        try:
+            return self._encode(texts)
+        finally:
+            self.busy_s += time.perf_counter() - t0
+            self.texts += len(texts)
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         model = self.load()
         if not texts:
             return np.zeros((0, self.dimension), np.float32)

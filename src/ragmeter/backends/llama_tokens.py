@@ -16,7 +16,15 @@ class LocalStats:
     prompt_tokens: int = 0
     prompt_tokens_evaluated: int = 0
     completion_tokens: int = 0
-    busy_s: float = 0.0
+    busy_s: float = 0.0  # on the worker, all of it
+    # where busy_s goes (issue 14's profile): loading the model, llama_decode of prompt
+    # tokens after the reused prefix, generation (structured output: prompt + sampling),
+    # reading the logits (log-softmax, top tokens); the rest is tokenising and Python
+    load_s: float = 0.0
+    decode_s: float = 0.0
+    generate_s: float = 0.0
+    logits_s: float = 0.0
+    decode_batches: int = 0
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)

@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.backends import model_store
+from ragmeter.backends.llama_grouped import LocalTokenTops
 from ragmeter.backends.llama_tokens import LocalStats, _longest_prefix, option_token_ids
 from ragmeter.errors import LlamaCppMissing, ModelNotAvailable
 from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
@@ -43,7 +44,7 @@ _CHATML = (
 )
 
 
-class LocalJudge:
+class LocalJudge(LocalTokenTops):
     """llama.cpp judge implementing ``Judge`` and ``Scorer`` (see judges/base.py).
 
     ``model_path=None`` uses the embedded Qwen2.5-Coder-1.5B-Instruct (assembled on first use);
@@ -107,6 +108,7 @@ class LocalJudge:
                 raise LlamaCppMissing(
                     f"llama-cpp-python is not installed ({exc}); {model_store.INSTALL_HINT}"
                 ) from None
+            t0 = time.perf_counter()
             if self.model_path is None:
                 assert self._embedded is not None
                 self.model_path = model_store.ensure_model(self._embedded.key)
@@ -123,17 +125,15 @@ class LocalJudge:
             template = llm.metadata.get("tokenizer.chat_template") or _CHATML
             eos = llm.detokenize([llm.token_eos()], special=True).decode("utf-8", "replace")
             bos_id = llm.token_bos()
-            bos = (
-                llm.detokenize([bos_id], special=True).decode("utf-8", "replace")
-                if bos_id >= 0
-                else ""
-            )
+            bos = llm.detokenize([bos_id], special=True) if bos_id >= 0 else b""
+            bos = bos.decode("utf-8", "replace")
             formatter = llama_chat_format.Jinja2ChatFormatter(
                 template, eos, bos, add_generation_prompt=True
             )
             self._format = lambda messages: formatter(messages=list(messages)).prompt
             self._batch = LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1)
             self._llm = llm
+            self.stats.load_s += time.perf_counter() - t0
 
     def cache_params(self) -> dict[str, Any]:
         """Everything besides the request that decides the answer (for cache keys)."""
@@ -223,20 +223,29 @@ class LocalJudge:
                 want = start + j >= logits_from
                 b.logits[j] = want
                 n_out += want
+            t0 = time.perf_counter()
             llm._ctx.decode(batch)
+            self.stats.decode_s += time.perf_counter() - t0
+            self.stats.decode_batches += 1
             llm.input_ids[start : start + len(chunk)] = chunk
             llm.n_tokens = start + len(chunk)
             if n_out:
+                t0 = time.perf_counter()
                 rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_out * n_vocab,))
                 first = max(start, logits_from)
                 on_logits(first, rows.reshape(n_out, n_vocab))
+                self.stats.logits_s += time.perf_counter() - t0
         return len(tokens) - keep
 
     def _account(self, n_prompt: int, n_evaluated: int, n_completion: int = 0) -> Usage:
         self.stats.prompt_tokens += n_prompt
         self.stats.prompt_tokens_evaluated += n_evaluated
         self.stats.completion_tokens += n_completion
-        return Usage(prompt_tokens=n_prompt, completion_tokens=n_completion)
+        return Usage(
+            prompt_tokens=n_prompt,
+            completion_tokens=n_completion,
+            computed_tokens=n_evaluated + n_completion,
+        )
 
     # ---- Judge ---------------------------------------------------------------------------
 
@@ -264,6 +273,7 @@ class LocalJudge:
             if err := self._check_window(len(tokens), max_tokens):
                 return JudgeReply(value=None, error=err)
             reused = _longest_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens)
+            t0 = time.perf_counter()
             out = llm.create_completion(
                 prompt=tokens,
                 max_tokens=max_tokens,
@@ -271,6 +281,7 @@ class LocalJudge:
                 seed=self.seed,
                 grammar=self._grammar(schema),
             )
+            self.stats.generate_s += time.perf_counter() - t0
             choice = out["choices"][0]
             text = choice["text"]
             usage = self._account(
@@ -326,7 +337,8 @@ class LocalJudge:
             mass = {o: float(np.exp(logp[v]).sum()) for o, v in ids.items()}
             total = sum(mass.values())
             usage = self._account(len(tokens), n_eval)
-            top = np.argsort(logp)[::-1][:5]
+            t0, part = time.perf_counter(), np.argpartition(logp, -5)[-5:]  # no 152k sort
+            top = part[np.argsort(logp[part])[::-1]]
             raw = json.dumps(
                 {
                     "option_mass": round(total, 6),
@@ -340,6 +352,7 @@ class LocalJudge:
                 },
                 ensure_ascii=False,
             )
+            self.stats.logits_s += time.perf_counter() - t0
             if total <= 0.0:
                 return JudgeReply(
                     value=None, raw=raw, usage=usage, error="the options have zero probability"

@@ -222,13 +222,17 @@ class OpenAICompatBackend:
             data = json.loads(http.content)
         except ValueError:
             raise TransientError("malformed response from the server: body is not JSON") from None
-        return completion_from_dict(data, want_top=bool(request.top_logprobs))
+        return completion_from_dict(
+            data,
+            want_top=bool(request.top_logprobs),
+            want_all=bool(request.top_logprobs) and request.every_token,
+        )
 
     async def aclose(self) -> None:
         await self.client.close()
 
 
-def completion_from_dict(data: Any, *, want_top: bool) -> ChatCompletion:
+def completion_from_dict(data: Any, *, want_top: bool, want_all: bool = False) -> ChatCompletion:
     """Read a chat-completions response body (as a dict) into a ChatCompletion."""
     try:
         choice = data["choices"][0]
@@ -246,4 +250,13 @@ def completion_from_dict(data: Any, *, want_top: bool) -> ChatCompletion:
     finish = choice.get("finish_reason")
     if finish == "content_filter":
         raise PermanentError("the server's content filter refused the prompt")
-    return ChatCompletion(text, usage, top, finish)
+    tops = None
+    if want_all and content:
+        tops = [
+            (
+                str(t.get("token", "")),
+                [(a["token"], float(a["logprob"])) for a in t.get("top_logprobs") or []],
+            )
+            for t in content
+        ]
+    return ChatCompletion(text, usage, top, finish, tops)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -232,6 +232,27 @@ def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
             f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
             f"cached: {usage.get('cache_hits', 0)}"
         )
+        for line in _per_sample_usage(usage, result):
+            console.print(line, markup=False, highlight=False)
+
+
+def _per_sample_usage(usage: dict, result: Any) -> list[str]:  # type: ignore[type-arg]
+    """Per metric, the judge's calls and tokens per scored sample (computed: after the local
+    judge's KV-prefix reuse)."""
+    lines = []
+    for name, tally in (usage.get("per_metric") or {}).items():
+        scored = sum(s.status != "skipped" for s in result.scores.get(name, []))
+        if not scored or not tally.get("calls"):
+            continue
+        line = (
+            f"  {name}: per sample {tally['calls'] / scored:.1f} calls, "
+            f"{tally['prompt_tokens'] / scored:,.0f} prompt + "
+            f"{tally['completion_tokens'] / scored:,.0f} completion tokens"
+        )
+        if tally.get("computed_tokens"):
+            line += f" ({tally['computed_tokens'] / scored:,.0f} computed after prefix reuse)"
+        lines.append(line)
+    return lines
 
 
 def _group_notes(notes: list[str], metrics: list[str]) -> list[str]:

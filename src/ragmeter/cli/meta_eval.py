@@ -40,7 +40,9 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
     table.add_column("method")
     for dim in DIMENSIONS:
         table.add_column(LABELS[dim], justify="right")
-    table.add_column("judge tokens / item, billed | computed (F · AR · CR)", justify="right")
+    table.add_column(
+        "judge per item: calls, tokens billed | computed (F · AR · CR)", justify="right"
+    )
     table.add_column("wall s", justify="right")
     rows: dict[str, dict[str, ScorerResult]] = {}
     for r in results:
@@ -57,8 +59,12 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             miss = f" ({r.n_missing} n/a)" if r.n_missing else ""
             cells.append(f"{r.agreement:.2f}{miss}")
             tps = r.tokens_per_sample()
-            comp = r.as_dict(with_pairs=False)["computed_tokens_per_item"]
-            toks.append("—" if not tps else f"{tps:.0f}" + (f" | {comp:.0f}" if comp else ""))
+            facts = r.as_dict(with_pairs=False)
+            comp, cpi = facts["computed_tokens_per_item"], facts["judge_calls_per_item"]
+            calls = f"{cpi:.1f}c " if cpi else ""
+            toks.append(
+                "—" if not tps else f"{calls}{tps:.0f}" + (f" | {comp:.0f}" if comp else "")
+            )
         wall = sum(r.wall_s for r in by_dim.values())
         table.add_row(name, *cells, " · ".join(toks), f"{wall:.0f}")
     for name, vals in PAPER_TABLE1.items():

@@ -66,6 +66,7 @@ class Tally:
     retries: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    computed_tokens: int = 0  # after KV-prefix reuse (local judges; 0 for servers)
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -76,6 +77,7 @@ class Tally:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "judge_tokens": self.prompt_tokens + self.completion_tokens,
+            "computed_tokens": self.computed_tokens,
         }
 
 
@@ -95,6 +97,7 @@ class Accountant:
         *,
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
+        computed_tokens: int = 0,
         cached: bool = False,
         failed: bool = False,
         retries: int = 0,
@@ -112,6 +115,7 @@ class Accountant:
                 tally.calls += 1
                 tally.prompt_tokens += prompt_tokens
                 tally.completion_tokens += completion_tokens
+                tally.computed_tokens += computed_tokens
             tally.failures += int(failed)
             tally.retries += retries
 

@@ -85,6 +85,11 @@ class DryRunJudge:
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.real, attr)  # n_ctx and friends, as the real judge offers them
 
+    async def option_probs_list(
+        self, messages: Sequence[Message], options: Sequence[str], n: int, *, prompt_version: str
+    ) -> JudgeReply[list[dict[str, float]]]:
+        return await _grouped_estimate(self, messages, options, n)
+
     def _cached(self, key: str) -> Any:
         cache = self.real.core.cache
         return cache.get(key) if cache is not None else None
@@ -126,6 +131,18 @@ class DryRunJudge:
         usage = Usage(messages_tokens(messages), 1)
         self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=1)
         return JudgeReply({o: 1.0 / len(options) for o in options}, usage=usage)
+
+
+async def _grouped_estimate(
+    judge: DryRunJudge, messages: Sequence[Message], options: Sequence[str], n: int
+) -> JudgeReply[list[dict[str, float]]]:
+    """One grouped verdict request (``group_verdicts=on``): counted, never sent."""
+    usage = Usage(messages_tokens(messages), 4 * n)
+    judge.accountant.record(
+        judge.name, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
+    )
+    even = {o: 1.0 / len(options) for o in options}
+    return JudgeReply([dict(even) for _ in range(n)], None, None, usage)
 
 
 class DryRunEmbedder:

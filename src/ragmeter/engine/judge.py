@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from ragmeter.engine.accounting import Accountant
 from ragmeter.engine.cache import CallCache, call_key
 from ragmeter.engine.calls import CallCore
+from ragmeter.engine.grouped import GroupedVerdicts
 from ragmeter.engine.parsing import (
     TOP_LOGPROBS,
     option_probs_from_top,
@@ -54,7 +55,7 @@ class _Attempt:
     usage: Usage
 
 
-class CachedJudge:
+class CachedJudge(GroupedVerdicts):
     """A Judge over a ChatBackend (or another Judge) with caching, retries and repair."""
 
     def __init__(
@@ -295,6 +296,7 @@ class CachedJudge:
             self.name,
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens,
+            computed_tokens=reply.usage.computed_tokens,
             failed=not reply.ok,
             retries=max(0, reply.attempts - 1),
         )

@@ -82,3 +82,39 @@ def repair_messages(
             ),
         },
     ]
+
+
+_LABEL = re.compile(r"(?m)^\s*(\d+)\s*[:.)\-]")
+
+
+def verdicts_from_tokens(
+    tokens: Sequence[tuple[str, Sequence[tuple[str, float]]]], options: Sequence[str], n: int
+) -> tuple[list[dict[str, float]] | None, str | None]:
+    """P(option) at each of ``n`` numbered verdict lines (``1: yes``, ``2: no`` ...) of one
+    reply, read from the top-k of the first token after each label.
+
+    ``tokens`` are the generated tokens with their top-k alternatives. Every label 1..n must
+    appear once, in order, and be followed by a token that spells an option; otherwise
+    (None, why), and the caller asks one statement at a time instead.
+    """
+    starts: list[int] = []
+    text = ""
+    for token, _ in tokens:
+        starts.append(len(text))
+        text += token
+    labels = [(int(m.group(1)), m.end()) for m in _LABEL.finditer(text)]
+    if [k for k, _ in labels] != list(range(1, n + 1)):
+        return None, f"expected verdict lines 1..{n}, got labels {[k for k, _ in labels][:12]}"
+    out: list[dict[str, float]] = []
+    for k, end in labels:
+        idx = next(
+            (i for i, s in enumerate(starts) if tokens[i][0][max(0, end - s) :].strip()),
+            None,
+        )
+        if idx is None:
+            return None, f"no verdict after label {k}"
+        probs, error = option_probs_from_top(tokens[idx][1], options)
+        if probs is None:
+            return None, f"verdict {k}: {error}"
+        out.append(probs)
+    return out, None

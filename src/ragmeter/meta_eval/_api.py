@@ -141,7 +141,9 @@ def run(
     needs = _needs(scorers, wanted, s)
     judged = [get_metric(RAGAS_METRICS[sc.dimension]) for sc in scorers if sc.kind == "ragas"]
     uses = {u for m in judged for u in m.uses_in(mode_of_metric(m, s.metric_options()))}
+    t_build = time.perf_counter()
     built = build_resources(s, needs | uses)
+    build_s = time.perf_counter() - t_build
     missing = [why for need, why in built.unavailable.items() if need in needs]
     if missing:
         asyncio.run(built.aclose())
@@ -161,6 +163,9 @@ def run(
     payload["total_wall_s"] = round(time.perf_counter() - started, 1)
     stats1 = _stats(inner)
     payload["local_judge_stats"] = {k: stats1[k] - stats0.get(k, 0) for k in stats1} or None
+    payload["profile"] = _profile(
+        payload["total_wall_s"], build_s, payload["local_judge_stats"], built.resources.embedder
+    )
     payload["loadavg_start_end"] = [round(x, 2) for x in (*load0, *os.getloadavg())]
     payload["cpu_count"] = os.cpu_count()
     payload["results"] = [r.as_dict() for r in results]
@@ -193,6 +198,31 @@ def _payload(
         "ragas_judge_tokens": sum(r.prompt_tokens + r.completion_tokens for r in ragas.values()),
         "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,
     }
+
+
+def _profile(
+    wall: float, build_s: float, judge: dict[str, float] | None, embedder: Any
+) -> dict[str, Any]:
+    """Where the time went (issue 14): building the models (the local judge loads here,
+    outside ``total_wall_s``), the local judge's worker split into prompt decoding after
+    prefix reuse, generation, reading logits and the rest (tokenising, Python), the
+    embedder, and what is left of the wall time (scheduling, metrics' own work)."""
+    inner_e = getattr(embedder, "inner", None)
+    embed_s = float(getattr(inner_e, "busy_s", 0.0))
+    out: dict[str, Any] = {"build_resources_s": round(build_s, 2), "embed_s": round(embed_s, 2)}
+    out["embedded_texts"] = getattr(inner_e, "texts", None)
+    busy = 0.0
+    if judge:
+        busy = float(judge.get("busy_s", 0.0))
+        parts = {k: float(judge.get(k, 0.0)) for k in ("decode_s", "generate_s", "logits_s")}
+        out.update({f"judge_{k}": round(v, 2) for k, v in parts.items()})
+        out["judge_other_s"] = round(busy - sum(parts.values()), 2)
+        out["judge_busy_s"] = round(busy, 2)
+        evaluated = float(judge.get("prompt_tokens_evaluated", 0.0))
+        if parts["decode_s"] > 0:
+            out["decode_tokens_per_s"] = round(evaluated / parts["decode_s"], 1)
+    out["rest_of_wall_s"] = round(wall - busy - embed_s, 2)
+    return out
 
 
 def _stats(inner: Any) -> dict[str, float]:

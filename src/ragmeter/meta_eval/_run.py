@@ -32,6 +32,7 @@ class ScorerResult:
     n_missing: int = 0  # pairs where a side had no value (counted as ties)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    calls: int = 0  # judge calls
     n_samples: int = 0  # samples (or pairs, for rankers) scored with the judge
     wall_s: float = 0.0
     # tokens the local judge actually processed: prompt tokens evaluated after prefix reuse
@@ -71,6 +72,8 @@ class ScorerResult:
             "n_missing": self.n_missing,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "judge_calls": self.calls,
+            "judge_calls_per_item": self.calls / self.n_samples if self.n_samples else None,
             "scored_items": self.n_samples,
             "judge_tokens_per_item": self.tokens_per_sample(),
             "computed_tokens": self.computed_tokens,
@@ -110,11 +113,17 @@ def _tokens(score: Score) -> tuple[int, int]:
     return int(j.get("prompt_tokens", 0)), int(j.get("completion_tokens", 0))
 
 
+def _calls(score: Score) -> int:
+    return int((score.details.get("judge") or {}).get("calls", 0))
+
+
 def _brief(score: Score) -> dict[str, Any]:
     out: dict[str, Any] = {"value": score.value, "status": score.status}
     pt, ct = _tokens(score)
-    if pt or ct:
+    if pt or ct:  # per sample: the judge's calls, prompt and completion tokens
         out["judge_tokens"] = pt + ct
+        out["judge_calls"] = _calls(score)
+        out["prompt_tokens"], out["completion_tokens"] = pt, ct
     if score.reason:
         out["reason"] = score.reason
     for key in (
@@ -160,6 +169,7 @@ async def run_meta_eval(
             pt, ct = _tokens(memo[key])
             res.prompt_tokens += pt
             res.completion_tokens += ct
+            res.calls += _calls(memo[key])
             res.n_samples += 1
         return memo[key]
 
@@ -175,6 +185,7 @@ async def run_meta_eval(
                         pt, ct = _tokens(detail)
                         res.prompt_tokens += pt
                         res.completion_tokens += ct
+                        res.calls += _calls(detail)
                         res.n_samples += 1
                         res.n_missing += int(detail.value is None)
                         res.outcomes.append(win)

@@ -189,6 +189,9 @@ async def select_evidence(
         return Evidence(list(range(n)), "all")
     embedder = getattr(resources, "embedder", None)
     note = None
+    if options_of(resources).get("evidence_by") == "lexical":
+        # the run chose word overlap (the default with a remote judge: see resources.py)
+        embedder, note = None, "chosen by word overlap (evidence_by=lexical)"
     if embedder is not None:
         reply = await embedder.embed([*queries, *ctx.sentences])
         v = np.asarray(reply.value if reply.ok else [], dtype=np.float64)

@@ -85,11 +85,21 @@ async def supported_probs(
     statements: list[str],
     task: str,
     ver: str,
+    grouped: bool = False,
 ) -> list[float]:
-    """max over chunks of P(yes) per statement, chunk-major so each chunk is evaluated once."""
+    """max over chunks of P(yes) per statement, chunk-major so each chunk is evaluated once.
+
+    With ``grouped`` (options.group_verdicts=on), a chunk's statements go in one request
+    (prompts/grouped.json); a reply that cannot be read falls back to one at a time.
+    """
     best = [0.0] * len(statements)
     for chunk in chunks:
         text = ctx.render(chunk)
+        if grouped and len(statements) > 1:
+            got = await _grouped_probs(calls, text, question, statements, ver)
+            if got is not None:
+                best = [max(b, p) for b, p in zip(best, got, strict=True)]
+                continue
         for i, statement in enumerate(statements):
             if best[i] >= 0.999:  # already certain: later chunks cannot change the verdict
                 continue
@@ -99,6 +109,18 @@ async def supported_probs(
             )
             best[i] = max(best[i], p)
     return best
+
+
+async def _grouped_probs(
+    calls: Calls, text: str, question: str, statements: list[str], ver: str
+) -> list[float] | None:
+    g = load_prompts("grouped")
+    lines = "\n".join(
+        g["statement_line"].format(n=i + 1, statement=neutralise(s))
+        for i, s in enumerate(statements)
+    )
+    messages = context_first(text, question, g["task"].format(statements=lines))
+    return await calls.p_yes_list(messages, len(statements), version=f"{ver}+{g['version']}")
 
 
 def supported_share(probs: list[float], **details: object) -> Score:
@@ -146,6 +168,7 @@ async def _fast(
         claims.judged,
         load_prompts("faithfulness")["fast"]["task"],
         ver,
+        grouped=bool(options_of(resources).get("group_verdicts_on")),
     )
     seen = [evidence_ctx.sentences[i] for i in evidence.indices]
     lex = [
@@ -178,6 +201,7 @@ async def _fast(
         evidence=evidence.details(evidence_ctx),
         ignored_context_sentences=ctx.instructions(),
         chunks=len(chunks),
+        grouped_verdicts=bool(options_of(resources).get("group_verdicts_on")),
         judge=calls.details(),
     )
     score.details["p_yes"] = [round(p, 4) for p in probs]  # the judge's, whatever the variant
@@ -272,7 +296,7 @@ _MODES = (
 METRIC = Metric(
     name="faithfulness",
     version="2",
-    prompts=("common", "faithfulness", "faithfulness_calibration"),
+    prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
     "generate: the paper's procedure). Refusals are not applicable.",

@@ -35,6 +35,7 @@ class Calls:
     completion_tokens: int = 0
     n_calls: int = 0
     cached: int = 0
+    grouped_fallbacks: int = 0  # grouped replies that could not be read (then one at a time)
 
     def _take(self, reply: JudgeReply[Any], what: str) -> Any:
         self.n_calls += 1
@@ -56,6 +57,24 @@ class Calls:
         probs = self._take(reply, "yes/no verdict")
         return float(probs["yes"])
 
+    async def p_yes_list(
+        self, messages: Sequence[Message], n: int, *, version: str
+    ) -> list[float] | None:
+        """P("yes") for n numbered verdict lines of one reply (a server judge), or None when
+        the judge cannot or the reply is not n readable lines: then ask one at a time."""
+        ask = getattr(self.judge, "option_probs_list", None)
+        if ask is None or not getattr(self.judge, "groups_verdicts", False):
+            return None
+        reply = await ask(messages, ("yes", "no"), n, prompt_version=version)
+        self.n_calls += 1
+        self.cached += int(reply.cached)
+        self.prompt_tokens += reply.usage.prompt_tokens
+        self.completion_tokens += reply.usage.completion_tokens
+        if not reply.ok or reply.value is None:
+            self.grouped_fallbacks += 1
+            return None
+        return [float(p["yes"]) for p in reply.value]
+
     async def option(
         self, messages: Sequence[Message], options: Sequence[str], *, version: str
     ) -> dict[str, float]:
@@ -76,6 +95,7 @@ class Calls:
             "completion_tokens": self.completion_tokens,
             "calls": self.n_calls,
             "cached_calls": self.cached,
+            **({"grouped_fallbacks": self.grouped_fallbacks} if self.grouped_fallbacks else {}),
         }
 
 
