@@ -111,10 +111,13 @@ def input_facts(data: Any, samples: Sequence[Sample]) -> dict[str, Any]:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
         return {"file": path.name, "sha256": h.hexdigest(), "rows": len(samples)}
+    # pydantic's own JSON encoder (fields in schema order), one row per line: a third of the
+    # cost of json.dumps(model_dump()), which took a seventh of a lexical run's time.
     h = hashlib.sha256()
+    update = h.update
     for s in samples:
-        h.update(json.dumps(s.model_dump(mode="json"), sort_keys=True).encode())
-        h.update(b"\n")
+        update(s.model_dump_json().encode())
+        update(b"\n")
     return {"file": None, "rows_sha256": h.hexdigest(), "rows": len(samples)}
 
 
