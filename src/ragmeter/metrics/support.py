@@ -28,7 +28,7 @@ from importlib import resources
 
 from ragmeter.metrics.claims import SHORT_WORDS
 from ragmeter.metrics.context import _STOP
-from ragmeter.text import tokens
+from ragmeter.text import cached_tokens, tokens
 
 EPS = 1e-4
 
@@ -47,19 +47,28 @@ def lexical_support(
     if not words:
         return 1.0
     n = max(len(sentences), 1)
-    df: dict[str, int] = {}
-    for s in sentences:
-        for w in set(tokens(s)):
-            df[w] = df.get(w, 0) + 1
-    seen = set()
+    df = _document_frequencies(tuple(sentences))
+    seen: set[str] = set()
     for s in evidence:
-        seen.update(tokens(s))
+        seen.update(cached_tokens(s))
 
     def idf(w: str) -> float:
         return math.log(1 + n / df.get(w, 0.5))
 
     total = sum(idf(w) for w in words)
     return sum(idf(w) for w in words if w in seen) / total
+
+
+@lru_cache(maxsize=64)
+def _document_frequencies(sentences: tuple[str, ...]) -> dict[str, int]:
+    """Sentences holding each word. Cached: every statement of a sample is scored against
+    the same sentences, and recounting them per statement was most of faithfulness's own CPU
+    time against a remote judge (time the event loop does not spend sending calls)."""
+    df: dict[str, int] = {}
+    for s in sentences:
+        for w in set(cached_tokens(s)):
+            df[w] = df.get(w, 0) + 1
+    return df
 
 
 STEM = 5  # words are compared by their first STEM characters: "drains" ~ "drained"
