@@ -91,7 +91,7 @@ async def score_rows(rows: list[dict], resources) -> list[dict]:
             answer=r["answer"],
         )
         s = await metric.acompute(sample, resources)
-        keep = {k: v for k, v in s.details.items() if k not in ("evidence",)}
+        keep = dict(s.details)  # evidence (sentence numbers) kept: features can be recomputed
         out.append(
             {
                 "id": r["question_id"],

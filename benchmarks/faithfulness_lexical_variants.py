@@ -1,0 +1,200 @@
+"""Which lexical evidence should the faithfulness combination use? Variants compared offline.
+
+Why: with 120 SciFact claims (``faithfulness_visible.py --sets scifact --scifact-n 60``) the
+default ``faithfulness`` (judge P(yes) + lexical support, ``faithfulness-calibration-1``)
+scored AUROC 0.681 against the judge alone's 0.701, below issue 12's floor "at least as good
+as the better of judge alone and K-Precision". This script asks whether another lexical
+feature or form of the combination would avoid that, without new judge calls: it reads a
+results file of ``faithfulness_visible.py`` (written with the evidence sentence numbers, as
+it does since this script exists), recomputes each statement's feature from the set's
+contexts, refits the combination on the fit set (the first 90 QA rows, items 1-15, as
+calibration 1 was) and scores every set.
+
+Variants (per statement; P = sigmoid(b0 + b1 logit P(yes) + b2 feature ...)):
+
+- ``shipped``: ``lexical_support`` as shipped (idf-weighted share of the statement's new
+  content words found in its evidence sentences, SQuAD tokens);
+- ``whole_context``: the same words looked up in every context sentence, not the evidence;
+- ``split_punct``: tokens split at punctuation ("HIV-positive" -> hiv, positive) instead of
+  SQuAD's deletion ("hivpositive"), whole context;
+- ``specific``: only the statement's specific words (with a digit, or capitalised after its
+  first word), 1 when it has none: lexical evidence only for swapped names and numbers;
+- ``short_long``: the shipped feature with one weight for short answers judged as a claim
+  about the question ("Rome") and another for sentences;
+- ``judge_only``: no lexical term (b2 = 0), the judge's P(yes) through the fitted sigmoid.
+
+Usage: python benchmarks/faithfulness_lexical_variants.py [--results FILE] [--fit-rows 90]
+Prints a table, writes benchmarks/results/faithfulness_lexical_variants.json, ends with RESULT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import string
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from _stats import summary  # noqa: E402
+from faithfulness_visible import load_set  # noqa: E402
+from fit_faithfulness_calibration import EPS, answer_scores, fit  # noqa: E402
+from ragmeter.metrics.context import _STOP, ContextSentences  # noqa: E402
+from ragmeter.metrics.support import content_words, lexical_support  # noqa: E402
+from ragmeter.text import tokens  # noqa: E402
+
+OUT = ROOT / "results" / "faithfulness_lexical_variants.json"
+VARIANTS = ("shipped", "whole_context", "split_punct", "specific", "short_long", "judge_only")
+_SPLIT = str.maketrans(string.punctuation, " " * len(string.punctuation))
+
+
+def _split_tokens(text: str) -> list[str]:
+    return [w for w in text.lower().translate(_SPLIT).split() if w not in ("a", "an", "the")]
+
+
+def _specific(statement: str) -> set[str]:
+    out: set[str] = set()
+    for j, raw in enumerate(statement.split()):
+        for t in tokens(raw):
+            if t not in _STOP and (any(c.isdigit() for c in t) or (j > 0 and raw[:1].isupper())):
+                out.add(t)
+    return out
+
+
+def _idf_share(words: set[str], seen: set[str], sentences: list[set[str]]) -> float:
+    if not words:
+        return 1.0
+    n = max(len(sentences), 1)
+    df = {w: sum(w in s for s in sentences) for w in words}
+
+    def idf(w: str) -> float:
+        return math.log(1 + n / (df[w] or 0.5))
+
+    return sum(idf(w) for w in words if w in seen) / sum(idf(w) for w in words)
+
+
+def feature(variant: str, statement: str, question: str, seen: list[str], ctx: list[str]) -> float:
+    if variant in ("shipped", "short_long", "judge_only"):
+        return lexical_support(statement, question, seen, ctx)
+    if variant == "split_punct":
+        words = {w for w in _split_tokens(statement) if w not in _STOP}
+        q = {w for w in _split_tokens(question) if w not in _STOP}
+        sets = [set(_split_tokens(s)) for s in ctx]
+        return _idf_share((words - q) or words, set().union(*sets), sets)
+    sets = [set(tokens(s)) for s in ctx]
+    if variant == "whole_context":
+        words = content_words(statement)
+        return _idf_share((words - content_words(question)) or words, set().union(*sets), sets)
+    if variant == "specific":
+        return _idf_share(_specific(statement) - content_words(question), set().union(*sets), sets)
+    raise ValueError(variant)
+
+
+def features(results: dict, set_name: str, variant: str) -> tuple[list[np.ndarray], np.ndarray]:
+    sources = {r["question_id"]: r for r in load_set(set_name, 10_000)}
+    xs, ys = [], []
+    for r in results["sets"][set_name]["rows"]:
+        d = r["details"]
+        ev = d.get("statement_evidence")
+        if r["status"] != "ok" or not ev:
+            continue
+        if "evidence" not in d:
+            raise SystemExit(
+                f"{set_name}: rows lack their evidence: re-run faithfulness_visible.py"
+            )
+        src = sources[r["id"]]
+        ctx = ContextSentences.of(src["contexts"]).without_instructions().sentences
+        seen = [ctx[i - 1] for i in d["evidence"]["sentences"]]
+        p = np.clip(np.array([e["p_yes"] for e in ev], dtype=float), EPS, 1 - EPS)
+        cols = [np.log(p / (1 - p))]
+        if variant != "judge_only":
+            lex = np.array(
+                [feature(variant, e["statement"], src["question"], seen, ctx) for e in ev]
+            )
+            if variant == "short_long":
+                short = np.array([float(e["judged_as"] != e["statement"]) for e in ev])
+                cols += [lex * short, lex * (1 - short)]
+            else:
+                cols.append(lex)
+        xs.append(np.stack(cols, axis=1))
+        ys.append(r["label"])
+    return xs, np.asarray(ys, dtype=float)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "--results", type=Path, default=ROOT / "results" / "faithfulness_visible_all.json"
+    )
+    ap.add_argument("--fit-rows", type=int, default=90, help="first N QA rows are the fit set")
+    ap.add_argument("--l2", type=float, default=0.02)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    results = json.loads(args.results.read_text())
+    sets = list(results["sets"])
+    table: dict[str, dict] = {}
+    print(f"{'variant':14s} " + " ".join(f"{s + ' AUROC/Brier':>22s}" for s in sets) + "  weights")
+    for variant in VARIANTS:
+        data = {s: features(results, s, variant) for s in sets}
+        xs, y = data["qa"]
+        xs, y = xs[: args.fit_rows], y[: args.fit_rows]
+        w = fit(xs, y, args.l2) if len(xs[0][0]) == 2 else _fit_n(xs, y, args.l2)
+        row: dict = {"weights": [round(float(v), 4) for v in w]}
+        for s, (sx, sy) in data.items():
+            summ = summary(answer_scores(w, sx), sy)
+            row[s] = {"auroc": round(summ["auroc"], 4), "brier": round(summ["brier"], 4)}
+        table[variant] = row
+        cells = " ".join(f"{row[s]['auroc']:>13.3f}/{row[s]['brier']:.3f}" for s in sets)
+        print(f"{variant:14s} {cells}  {row['weights']}")
+    judge = {}
+    for s in sets:
+        rows = [r for r in results["sets"][s]["rows"] if r["judge"] is not None]
+        judge[s] = round(
+            summary([r["judge"] for r in rows], [r["label"] for r in rows])["auroc"], 4
+        )
+    print(f"{'judge alone':14s} " + " ".join(f"{judge[s]:>13.3f}      " for s in sets))
+    args.out.write_text(
+        json.dumps(
+            {
+                "results": str(args.results),
+                "fit_rows": args.fit_rows,
+                "l2": args.l2,
+                "variants": table,
+                "judge_alone_auroc": judge,
+            },
+            indent=1,
+        )
+    )
+    print(f"wrote {args.out}")
+    best = max(
+        (v for v in VARIANTS if v != "judge_only"), key=lambda v: table[v]["scifact"]["auroc"]
+    )
+    print(
+        "RESULT "
+        + " ".join(f"{v}_scifact_auroc={table[v]['scifact']['auroc']:.3f}" for v in VARIANTS)
+        + f" judge_alone_scifact_auroc={judge['scifact']:.3f} best_lexical_variant={best}"
+        + f" best_lexical_below_judge={int(table[best]['scifact']['auroc'] < judge['scifact'])}"
+    )
+
+
+def _fit_n(xs: list[np.ndarray], y: np.ndarray, l2: float) -> np.ndarray:
+    """``fit`` for any number of features (``fit`` starts from [0, 1, 0]: two features)."""
+    from scipy.optimize import minimize
+
+    def loss(w: np.ndarray) -> float:
+        s = np.clip(answer_scores(w, xs), EPS, 1 - EPS)
+        return float(-np.mean(y * np.log(s) + (1 - y) * np.log(1 - s)) + l2 * np.sum(w[1:] ** 2))
+
+    start = np.zeros(xs[0].shape[1] + 1)
+    start[1] = 1.0
+    res = minimize(loss, start, method="L-BFGS-B")
+    return res.x
+
+
+if __name__ == "__main__":
+    main()
