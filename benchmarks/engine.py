@@ -7,9 +7,9 @@
    embedder setting, the preflight, cache off so every call is sent), faithfulness on the
    first 50 WikiEval grounded answers, concurrency 8. Ideal = the judge calls it made x
    latency / concurrency. The first call in the process (cold: the HTTP SDK is imported)
-   and a second one (warm) are both reported; ``fixed_cost_s`` is evaluate() on one sample
-   less its calls' latency. ``--with-embedder`` adds a run with evidence chosen by the
-   local embedder (options.evidence=embedding) to show what it costs.
+   and warm ones (``--e2e-repeat``, median kept) are reported; ``fixed_cost_s`` is
+   evaluate() on one sample less its calls' latency. ``--with-embedder`` adds a run with
+   evidence chosen by the local embedder (options.evidence=embedding) to show what it costs.
 
 The server runs in its own process so it does not share our GIL.
 
@@ -224,6 +224,15 @@ def end_to_end(args: argparse.Namespace) -> dict[str, object]:
             bare = float("nan")
         warm["bare_replay_wall_s"] = round(bare, 3)
         warm["bare_replay_ratio"] = round(bare / warm["ideal_s"], 3)
+        # One run is noisy at this scale (1.3 s; a 10 ms hiccup is 1%): the headline is the
+        # median of the warm runs, each listed.
+        more = [
+            run_evaluate(url, data, args.latency, args.concurrency, "auto")["ratio"]
+            for _ in range(max(args.e2e_repeat - 1, 0))
+        ]
+        ratios = sorted([warm["ratio"], *more])
+        warm["ratio_runs"] = [warm["ratio"], *more]
+        warm["ratio_median"] = ratios[len(ratios) // 2]
         one_w = run_evaluate(url, data[:1], args.latency, args.concurrency, "auto")
         fixed_warm = one_w["wall_s"] - one_w["judge_calls"] * args.latency
         emb = (
@@ -256,6 +265,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--e2e-concurrency", dest="e2e_conc", type=int, default=8)
+    parser.add_argument(
+        "--e2e-repeat", type=int, default=5, help="warm evaluate() runs; the median is kept"
+    )
     parser.add_argument("--samples", type=int, default=50)
     parser.add_argument(
         "--data", default=str(ROOT.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl")
@@ -298,7 +310,8 @@ def main() -> None:
         ("e2e_judge_calls", second["judge_calls"]),
         ("e2e_ideal_s", second["ideal_s"]),
         ("e2e_wall_s", second["wall_s"]),
-        ("e2e_ratio", second["ratio"]),
+        ("e2e_ratio", second["ratio_median"]),
+        ("e2e_ratio_runs", second["ratio_runs"]),
         ("e2e_bare_replay_ratio", second["bare_replay_ratio"]),
         ("e2e_wall_s_first_run", first["wall_s"]),
         ("e2e_ratio_first_run", first["ratio"]),
@@ -332,7 +345,7 @@ def main() -> None:
     )
     print(
         f"RESULT calls={args.calls} ok={ok} overhead_ratio={ratio:.3f} wall_s={wall:.3f} "
-        f"bare_ratio={bare / ideal:.3f} e2e_ratio={second['ratio']:.3f} "
+        f"bare_ratio={bare / ideal:.3f} e2e_ratio={second['ratio_median']:.3f} "
         f"e2e_bare_replay_ratio={second['bare_replay_ratio']:.3f} "
         f"e2e_ratio_first_run={first['ratio']:.3f} "
         f"fixed_cost_first_call_s={e2e['fixed_cost_first_call_s']:.3f} "
