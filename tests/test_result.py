@@ -13,7 +13,7 @@ import ragmeter
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
 from ragmeter.result import aggregate, bootstrap_ci
-from ragmeter.runner import _run_compute
+from ragmeter.scheduler import run_compute as _run_compute
 
 
 def test_partial_rows_score_the_others_and_list_the_skipped(rows):

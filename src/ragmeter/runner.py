@@ -17,9 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ragmeter._perf import gc_paused, relaxed_gc
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import RunAborted
+from ragmeter.executors.session import ModelSession
 from ragmeter.io import load
 from ragmeter.manifest import (
     build_manifest,
@@ -29,19 +29,11 @@ from ragmeter.manifest import (
     write_manifest,
 )
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.plan import needs_of, plan_metrics
-from ragmeter.resources import Built, available_needs, build_resources
+from ragmeter.plan import plan_metrics
+from ragmeter.resources import available_needs
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
-from ragmeter.scheduler import score_all
-
-
-def _run_compute(metric: Metric, sample: Sample) -> Score:
-    assert metric.compute is not None
-    try:
-        return metric.compute(sample)
-    except Exception as exc:  # one bad (sample, metric) must not sink the run
-        return Score.failed(f"internal error: {type(exc).__name__}: {exc}")
+from ragmeter.scheduler import compute_all
 
 
 def _text_match_note(metric: Metric, scores: list[Score]) -> str | None:
@@ -141,22 +133,7 @@ async def aevaluate(
             wall_s=time.perf_counter() - started,
         )
 
-    scores: dict[str, list[Score]] = {}
-    sync = [m for m in chosen if not m.is_async]
-    columns: list[list[Score]] = [[] for _ in sync]
-    # Sample by sample, so the metrics of one sample share their cached intermediate results.
-    with gc_paused():
-        for sample in samples:
-            missing: dict[int, str | None] = {}  # metrics share requirement tuples
-            for metric, column in zip(sync, columns, strict=True):
-                key = id(metric.requires)
-                if key not in missing:
-                    missing[key] = metric.missing(sample)
-                reason = missing[key]
-                column.append(
-                    Score.skipped(reason) if reason is not None else _run_compute(metric, sample)
-                )
-    scores.update((m.name, column) for m, column in zip(sync, columns, strict=True))
+    scores = compute_all([m for m in chosen if not m.is_async], samples)
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
     if model_metrics:
@@ -227,38 +204,8 @@ async def run_model_metrics(
 
     ``facts`` (when given) receives what the manifest records about the judge and embedder.
     """
-    s = as_settings(settings)
-    started = time.perf_counter()
-    built = await asyncio.to_thread(build_resources, s, needs_of(metrics, s.metric_options()))
-    # A local model is one worker: run (metric, sample) tasks one by one so consecutive
-    # prompts share their prefix in its KV cache; so does a remote judge at concurrency 1
-    # (a one-slot server such as llama-cpp-python's reuses the previous prompt's prefix only
-    # when one sample's calls arrive back to back). Other remote servers take 2x concurrency.
-    limit = 1 if built.local or s.concurrency == 1 else 2 * s.concurrency
-    try:
-        preflight = await _preflight(built, s)
+    async with ModelSession(metrics, settings, progress=progress) as session:
         if facts is not None:
-            facts.update(built.facts)
-            if preflight and facts.get("judge") is not None:
-                facts["judge"] = {**facts["judge"], **preflight}
-        with relaxed_gc():
-            scores = await score_all(metrics, samples, built, limit, progress)
-    finally:
-        await built.aclose()
-    usage = built.accountant.summary()
-    usage["judge"] = built.resources.judge.name if built.resources.judge else None
-    usage["embedder"] = built.resources.embedder.name if built.resources.embedder else None
-    usage["unavailable"] = dict(built.unavailable)
-    usage["model_wall_s"] = round(time.perf_counter() - started, 3)
-    return scores, usage
-
-
-async def _preflight(built: Built, s: Settings) -> dict[str, Any]:
-    """One tiny request to a remote judge before the first row (``Settings.preflight``):
-    an unreachable judge raises JudgeUnreachable now, and ``structured_mode="auto"`` is
-    settled for this endpoint. Runs here, in the run's event loop, because the backend's
-    HTTP client belongs to the loop it was first used in."""
-    judge = built.resources.judge
-    if not s.preflight or built.local or judge is None or not hasattr(judge, "preflight"):
-        return {}
-    return dict(await judge.preflight())
+            facts.update(session.facts)
+        scores = await session.score(samples)
+        return scores, session.usage()

@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ragmeter._perf import gc_paused
 from ragmeter.engine.accounting import CALL_TAG
 from ragmeter.errors import RunAborted
 from ragmeter.metrics.base import Metric, Score
@@ -24,6 +25,36 @@ from ragmeter.protocols import Resources
 from ragmeter.redact import describe, redact
 from ragmeter.resources import Built
 from ragmeter.sample import Sample
+
+
+def run_compute(metric: Metric, sample: Sample) -> Score:
+    """One arithmetic metric on one sample; an exception becomes a failed Score."""
+    assert metric.compute is not None
+    try:
+        return metric.compute(sample)
+    except Exception as exc:  # one bad (sample, metric) must not sink the run
+        return Score.failed(f"internal error: {type(exc).__name__}: {exc}")
+
+
+def compute_all(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, list[Score]]:
+    """Every arithmetic (non-model) metric on every sample.
+
+    Sample by sample, so the metrics of one sample share their cached intermediate results
+    (tokens, the K-Precision support); metrics sharing a requirement tuple check it once.
+    """
+    columns: list[list[Score]] = [[] for _ in metrics]
+    with gc_paused():
+        for sample in samples:
+            missing: dict[int, str | None] = {}
+            for metric, column in zip(metrics, columns, strict=True):
+                key = id(metric.requires)
+                if key not in missing:
+                    missing[key] = metric.missing(sample)
+                reason = missing[key]
+                column.append(
+                    Score.skipped(reason) if reason is not None else run_compute(metric, sample)
+                )
+    return {m.name: column for m, column in zip(metrics, columns, strict=True)}
 
 
 def _resource_missing(
