@@ -91,32 +91,31 @@ def aggregate(
         counts[s.status] += 1
         if s.status == "ok" and s.value is not None:
             values.append(s.value)
-    if not values:
-        return Aggregate(
-            name,
-            None,
-            None,
-            None,
-            counts["ok"],
-            counts["undefined"],
-            counts["skipped"],
-            counts["failed"],
-        )
+    return aggregate_values(
+        name, values, counts, n_resamples=n_resamples, confidence=confidence, seed=seed
+    )
+
+
+def aggregate_values(
+    name: str,
+    values: Any,
+    counts: dict[str, int],
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Aggregate:
+    """The aggregate of a metric from its ok values (any float sequence, e.g. a streamed
+    run's ``array('d')``) and its counts per status."""
     arr = np.asarray(values, dtype=float)
+    n = (counts["ok"], counts["undefined"], counts["skipped"], counts["failed"])
+    if not arr.size:
+        return Aggregate(name, None, None, None, *n)
     # One seed per metric so adding a metric never changes another metric's interval.
     low, high = bootstrap_ci(
         arr, n_resamples=n_resamples, confidence=confidence, seed=seed ^ zlib.crc32(name.encode())
     )
-    return Aggregate(
-        name,
-        float(arr.mean()),
-        low,
-        high,
-        counts["ok"],
-        counts["undefined"],
-        counts["skipped"],
-        counts["failed"],
-    )
+    return Aggregate(name, float(arr.mean()), low, high, *n)
 
 
 @dataclass

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import RunAborted
+from ragmeter.errors import ConfigError, RunAborted
+from ragmeter.executors.common import EXECUTORS, check_single_url
 from ragmeter.executors.session import ModelSession
+from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
 from ragmeter.manifest import (
     build_manifest,
@@ -58,7 +60,11 @@ def evaluate(
     out: str | Path | None = None,
     overwrite: bool = False,
     format: str | None = None,
-) -> EvaluationResult:
+    executor: str = "local",
+    batch_size: int = 10_000,
+    actors: int = 2,
+    ray_address: str | None = None,
+) -> EvaluationResult | StreamedResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
     ``data`` is anything ``ragmeter.load`` takes. ``metrics`` is a list of names or a
@@ -69,7 +75,30 @@ def evaluate(
     ``overwrite``. ``format`` names a file's format when its suffix does not (``otel``:
     OpenInference traces). Raises a UsageError before any work, JudgeUnreachable (a RunAborted) when
     the judge cannot be reached.
+
+    ``executor``: ``local`` (default: everything in memory, one process); ``stream`` (a
+    JSONL/Parquet file read ``batch_size`` rows at a time, scores written as they come,
+    bounded memory; needs ``out``); ``ray`` (a Ray Data pipeline with ``actors`` judge
+    actors, on ``ray_address`` or a local Ray; the ``ray`` extra; docs/ray.md). Both return
+    a StreamedResult: the aggregates, the scores in ``out``/scores.jsonl.
     """
+    if executor != "local":
+        return _other_executor(
+            executor,
+            data,
+            metrics,
+            out=out,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            settings=settings,
+            overwrite=overwrite,
+            format=format,
+            batch_size=batch_size,
+            actors=actors,
+            ray_address=ray_address,
+            progress=progress,
+        )
     holder: list[EvaluationResult] = []
 
     async def run() -> None:
@@ -95,6 +124,25 @@ def evaluate(
     return holder[0]
 
 
+def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
+    if not isinstance(data, (str, Path)) or kw.pop("format") not in (None, "jsonl", "parquet"):
+        raise ConfigError(
+            f"the {executor} executor reads a .jsonl or .parquet file: give its path "
+            "(in-memory data and other formats run on the local executor)"
+        )
+    batch_size, actors, address = kw.pop("batch_size"), kw.pop("actors"), kw.pop("ray_address")
+    if executor == "stream":
+        from ragmeter.executors.stream import astream_evaluate
+
+        return asyncio.run(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+    from ragmeter.executors.ray_executor import ray_evaluate
+
+    kw.pop("progress")
+    return ray_evaluate(data, metrics, actors=actors, address=address, batch_size=batch_size, **kw)
+
+
 async def aevaluate(
     data: Any,
     metrics: Sequence[str] | str | None = None,
@@ -112,6 +160,7 @@ async def aevaluate(
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     s = as_settings(settings)
+    check_single_url(s)
     samples = load(data, format=format)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None

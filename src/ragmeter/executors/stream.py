@@ -1,0 +1,131 @@
+"""``executor="stream"``: one process, the input read batch by batch, scores written as they
+come, memory bounded by the batch size (not the input size).
+
+The same stages as a local run (validate -> plan -> score -> aggregate -> write), each on a
+batch: a first pass validates the whole file (bad input fails before any judge call); the plan
+is made from the first batch (metrics whose inputs are absent from it are not chosen by
+default; name them to score them anyway); the model-based metrics share one ModelSession (a
+local model is loaded once). Scores are identical to a local run's on the same input: the same
+metric code runs on the same samples, batch boundaries change nothing a metric sees.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ragmeter.config import as_settings
+from ragmeter.errors import ConfigError, RunAborted
+from ragmeter.executors.common import check_single_url, run_config
+from ragmeter.executors.session import ModelSession
+from ragmeter.executors.source import check_file, iter_batches
+from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
+from ragmeter.manifest import build_manifest, file_facts, fingerprint, prepare_out, write_manifest
+from ragmeter.plan import plan_metrics
+from ragmeter.resources import available_needs
+from ragmeter.scheduler import compute_all
+
+
+async def astream_evaluate(
+    path: str | Path,
+    metrics: Sequence[str] | str | None = None,
+    *,
+    out: str | Path | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    settings: Any = None,
+    overwrite: bool = False,
+    batch_size: int = 10_000,
+    progress: bool = False,
+) -> StreamedResult:
+    """Score a JSONL or Parquet file batch by batch; see the module docstring."""
+    started = time.perf_counter()
+    started_at = datetime.now(timezone.utc)
+    if out is None:
+        raise ConfigError(
+            "a streamed run writes its scores as it goes: give an output directory (--out)"
+        )
+    if batch_size < 1:
+        raise ConfigError(f"batch_size must be at least 1, not {batch_size}")
+    s = as_settings(settings)
+    check_single_url(s)
+    n_rows = check_file(path, batch_size)
+    first = next(iter_batches(path, min(batch_size, 1000)))
+    notes: list[str] = []
+    available = available_needs(s) if metrics is None else None
+    chosen = plan_metrics(first, metrics, notes, available, s.metric_options())
+    del first
+    fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    out_dir = prepare_out(out, fp, overwrite=overwrite)
+    facts: dict[str, Any] = {}
+    input_ = file_facts(path, n_rows)
+
+    def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
+        return build_manifest(
+            status=status,
+            fp=fp,
+            metrics=chosen,
+            settings=s,
+            input_=input_,
+            facts=facts,
+            usage=usage,
+            started_at=started_at,
+            wall_s=time.perf_counter() - started,
+        )
+
+    sync = [m for m in chosen if not m.is_async]
+    model = [m for m in chosen if m.is_async]
+    writer = ScoreWriter(out_dir, [m.name for m in chosen])
+    session = ModelSession(model, s) if model else None
+    usage: dict[str, Any] = {}
+    try:
+        if session is not None:
+            await session.open()
+            facts.update(session.facts)
+        for batch in iter_batches(path, batch_size):
+            scores = compute_all(sync, batch)
+            if session is not None:
+                scores.update(await session.score(batch))
+            writer.add(batch, scores)
+            if progress:
+                print(f"stream: {writer.n_samples}/{n_rows} rows", flush=True)
+        if session is not None:
+            usage = session.usage()
+    except RunAborted as exc:
+        writer.abandon()
+        aborted = manifest("aborted", {})
+        aborted["error"] = str(exc)
+        write_manifest(out_dir, aborted)
+        exc.args = (f"{exc}. Rows scored so far are in {out_dir}/scores.jsonl.partial.",)
+        raise
+    except BaseException:
+        writer.abandon()
+        raise
+    finally:
+        if session is not None:
+            await session.close()
+    skipped = {m: t.counts["skipped"] for m, t in writer.tallies.items()}
+    for metric in chosen:
+        if skipped[metric.name]:
+            notes.append(
+                f"{metric.name}: {skipped[metric.name]} sample(s) skipped: they lack "
+                f"{metric.required_text()}"
+            )
+    usage["wall_s"] = round(time.perf_counter() - started, 3)
+    config = run_config(chosen, s, n_resamples, confidence, seed, "stream")
+    result = finish_result(
+        writer,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        notes=notes,
+        usage=usage,
+        config=config,
+        manifest=manifest("complete", usage),
+    )
+    result.write()
+    return result

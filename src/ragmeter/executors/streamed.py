@@ -1,0 +1,188 @@
+"""What a streamed run keeps: scores written to disk batch by batch, per-metric tallies in
+memory, and the result built from them.
+
+Why: a run over a million rows cannot keep a million Samples and fourteen million Scores
+(several GiB). Each batch's rows go to ``scores.jsonl.partial`` as soon as they are scored
+(the same records as a local run's scores.jsonl; renamed to scores.jsonl at the end, so a
+crash keeps every finished batch); what the summary needs stays in memory: per metric, the
+ok values as 8-byte floats (for the mean and the bootstrap CI) and the counts per status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragmeter.io import write_json
+from ragmeter.manifest import write_manifest
+from ragmeter.metrics.base import Score
+from ragmeter.result import Aggregate, EvaluationResult, aggregate_values
+from ragmeter.sample import Sample
+
+MAX_LISTED = 10_000  # failures / not-applicable rows listed in summary.json; the counts are exact
+PARTIAL = "scores.jsonl.partial"
+
+
+@dataclass
+class Tally:
+    values: array = field(default_factory=lambda: array("d"))
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"ok": 0, "undefined": 0, "skipped": 0, "failed": 0}
+    )
+
+
+class ScoreWriter:
+    """Appends each scored batch to the run directory and tallies it."""
+
+    def __init__(self, out_dir: str | Path, metrics: Sequence[str]) -> None:
+        self.out = Path(out_dir)
+        self.metrics = list(metrics)
+        self.tallies = {m: Tally() for m in self.metrics}
+        self.failures: list[dict[str, Any]] = []
+        self.not_applicable: list[dict[str, Any]] = []
+        self.n_samples = 0
+        self._fh = (self.out / PARTIAL).open("w", encoding="utf-8")
+
+    def add(self, samples: Sequence[Sample], scores: dict[str, list[Score]]) -> None:
+        batch = EvaluationResult(
+            samples=list(samples), metrics=self.metrics, scores=scores, aggregates={}
+        )
+        write = self._fh.write
+        for row in batch.records():
+            write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        self._fh.flush()
+        for metric in self.metrics:
+            tally = self.tallies[metric]
+            for sample, sc in zip(samples, scores[metric], strict=True):
+                tally.counts[sc.status] += 1
+                if sc.status == "ok" and sc.value is not None:
+                    tally.values.append(sc.value)
+                elif sc.status != "ok":
+                    into = self.failures if sc.status == "failed" else self.not_applicable
+                    if len(into) < MAX_LISTED:
+                        into.append(
+                            {
+                                "question_id": sample.question_id,
+                                "metric": metric,
+                                "status": sc.status,
+                                "reason": sc.reason,
+                            }
+                        )
+        self.n_samples += len(samples)
+
+    def finish(self) -> Path:
+        """Close and rename the scores file to scores.jsonl; its path."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        final = self.out / "scores.jsonl"
+        os.replace(self.out / PARTIAL, final)
+        return final
+
+    def abandon(self) -> None:
+        """Close after an error; the partial file keeps every finished batch."""
+        if not self._fh.closed:
+            self._fh.close()
+
+
+@dataclass
+class StreamedResult:
+    """The result of a streamed or Ray run: aggregates and counts, the scores on disk.
+
+    Has the summary, exit code and failure rate of an ``EvaluationResult``, not its
+    in-memory samples and scores: read ``scores_path`` (one JSON object per sample, the
+    same records) for those.
+    """
+
+    metrics: list[str]
+    aggregates: dict[str, Aggregate]
+    n_samples: int
+    out_dir: Path
+    notes: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    failure_rows: list[dict[str, Any]] = field(default_factory=list)
+    not_applicable_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def scores_path(self) -> Path:
+        return self.out_dir / "scores.jsonl"
+
+    @property
+    def n_failed(self) -> int:
+        return sum(a.n_failed for a in self.aggregates.values())
+
+    @property
+    def n_not_applicable(self) -> int:
+        return sum(a.n_undefined + a.n_skipped for a in self.aggregates.values())
+
+    def failure_rate(self) -> float:
+        attempted = sum(a.n - a.n_skipped for a in self.aggregates.values())
+        return self.n_failed / attempted if attempted else 0.0
+
+    def exit_code(self, max_failure_rate: float = 0.0) -> int:
+        """As ``EvaluationResult.exit_code``: 1 when failed scores exceed the rate, else 0."""
+        if not 0.0 <= max_failure_rate <= 1.0:
+            raise ValueError(f"max_failure_rate must be in [0, 1], not {max_failure_rate}")
+        if self.n_failed == 0:
+            return 0
+        return 1 if self.failure_rate() > max_failure_rate else 0
+
+    def summary(self) -> dict[str, Any]:
+        listed = len(self.failure_rows) + len(self.not_applicable_rows)
+        out = {
+            "n_samples": self.n_samples,
+            "metrics": {m: self.aggregates[m].to_dict() for m in self.metrics},
+            "n_failed": self.n_failed,
+            "n_undefined": sum(a.n_undefined for a in self.aggregates.values()),
+            "n_skipped": sum(a.n_skipped for a in self.aggregates.values()),
+            "n_not_applicable": self.n_not_applicable,
+            "failure_rate": round(self.failure_rate(), 6),
+            "failures": self.failure_rows,
+            "not_applicable": self.not_applicable_rows,
+            "notes": self.notes,
+            "usage": self.usage,
+            "config": self.config,
+        }
+        if listed < self.n_failed + self.n_not_applicable:
+            out["listed_rows_capped_at"] = MAX_LISTED
+        return out
+
+    def write(self) -> None:
+        """summary.json and run.json (scores.jsonl was written batch by batch)."""
+        write_json(self.summary(), self.out_dir / "summary.json")
+        if self.manifest:
+            write_manifest(self.out_dir, self.manifest)
+
+
+def finish_result(
+    writer: ScoreWriter,
+    *,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    **fields: Any,
+) -> StreamedResult:
+    """Aggregates from the writer's tallies; the scores file renamed into place."""
+    writer.finish()
+    aggregates = {
+        m: aggregate_values(
+            m, t.values, t.counts, n_resamples=n_resamples, confidence=confidence, seed=seed
+        )
+        for m, t in writer.tallies.items()
+    }
+    return StreamedResult(
+        metrics=writer.metrics,
+        aggregates=aggregates,
+        n_samples=writer.n_samples,
+        out_dir=writer.out,
+        failure_rows=writer.failures,
+        not_applicable_rows=writer.not_applicable,
+        **fields,
+    )
