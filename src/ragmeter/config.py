@@ -44,7 +44,14 @@ class Settings(BaseModel):
     judge: str = Field(
         "local", description="local | local:0.5b | openai:MODEL | litellm:MODEL | gguf:PATH | none"
     )
-    base_url: str | None = Field(None, description="OpenAI-compatible server URL")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible server URL (the Ray executor takes a comma list)"
+    )
+    cache_url: str | None = Field(
+        None,
+        description="the endpoint identity judge calls are cached under (default: base_url); "
+        "replicas of one model share it, so any replica's answer is reused",
+    )
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
     api_key: SecretStr | None = Field(
         None, exclude=True, repr=False, description="the key itself (Python only; never stored)"
@@ -120,6 +127,7 @@ class Settings(BaseModel):
         data = self.model_dump(mode="json", exclude={"api_key"})
         data["base_url"] = _public_url(self.base_url)
         data["embedder_base_url"] = _public_url(self.embedder_base_url)
+        data["cache_url"] = _public_url(self.cache_url)
         return data
 
     def merged(self, **overrides: Any) -> Settings:
@@ -183,9 +191,10 @@ class Settings(BaseModel):
 
 
 def _public_url(url: str | None) -> str | None:
+    """Each URL of a comma list without credentials, query or fragment."""
     if url is None:
         return None
-    return public_url(url)
+    return ",".join(public_url(u.strip()) for u in url.split(",") if u.strip())
 
 
 def as_settings(value: Settings | dict[str, Any] | str | Path | None) -> Settings:

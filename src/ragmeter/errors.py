@@ -136,6 +136,12 @@ class UnpairedRunsError(UsageError, ValueError):
         )
 
 
+class ExecutorUnavailable(ConfigError, ImportError):
+    """An executor was chosen whose extra is not installed (``executor="ray"`` without
+    ``ragmeter[ray]``); the one-line message names the ``pip install`` that fixes it. A usage
+    error: said before any work."""
+
+
 class OutputError(UsageError):
     """The output directory cannot be written, or holds a run made with other settings."""
 

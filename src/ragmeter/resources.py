@@ -77,6 +77,7 @@ def _build_judge(s: Settings) -> Any:
             timeout=s.timeout,
             concurrency=s.concurrency,
             structured_mode=s.structured_mode,
+            cache_url=s.cache_url,
         )
     if kind == "litellm":
         from ragmeter.backends.litellm_backend import LiteLLMBackend

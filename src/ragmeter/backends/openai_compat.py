@@ -112,6 +112,7 @@ class OpenAICompatBackend:
         structured_mode: str = "json_schema",
         api_key: str | None = None,
         client: Any = None,
+        cache_url: str | None = None,
     ) -> None:
         if structured_mode not in STRUCTURED_MODES:
             raise ConfigError(
@@ -121,6 +122,8 @@ class OpenAICompatBackend:
         self.model = model
         self.name = f"openai:{model}"
         self.base_url = base_url
+        # what cached calls are keyed on: replicas of one model behind several URLs share it
+        self.cache_url = cache_url or base_url
         self.seed = seed
         self.temperature = temperature
         self.structured_mode = structured_mode
@@ -133,7 +136,7 @@ class OpenAICompatBackend:
 
     def cache_params(self) -> dict[str, Any]:
         return {
-            "url": public_url(self.base_url),
+            "url": public_url(self.cache_url),
             "temperature": self.temperature,
             "seed": self.seed,
             "structured_mode": self.effective_structured_mode,

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings
 from ragmeter.errors import ConfigError
+from ragmeter.executors.source import check_file, iter_batches
+from ragmeter.executors.streamed import ScoreWriter
+from ragmeter.manifest import fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
+from ragmeter.plan import plan_metrics
+from ragmeter.resources import available_needs
 
 EXECUTORS = ("local", "stream", "ray")
 
@@ -45,3 +52,54 @@ def run_config(
         "settings": s.public_dict(),
         "executor": executor,
     }
+
+
+@dataclass
+class FilePlan:
+    """A file run, planned before any scoring: rows counted and validated, metrics chosen,
+    the output directory claimed."""
+
+    n_rows: int
+    metrics: list[Metric]
+    notes: list[str]
+    fp: dict[str, Any]
+    out_dir: Path
+
+
+def plan_file_run(
+    path: str | Path,
+    metrics: Sequence[str] | str | None,
+    s: Settings,
+    *,
+    out: str | Path | None,
+    overwrite: bool,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+) -> FilePlan:
+    """Validate the whole file (one streamed pass), plan the metrics on its first rows (those
+    whose inputs the first 1,000 rows lack are not chosen by default: name them to score them
+    anyway), claim ``out``. Every usage error is raised here, before any judge call."""
+    if out is None:
+        raise ConfigError(
+            "this executor writes its scores as it goes: give an output directory (--out)"
+        )
+    n_rows = check_file(path)
+    notes: list[str] = []
+    available = available_needs(s) if metrics is None else None
+    first = next(iter_batches(path, 1000))
+    chosen = plan_metrics(first, metrics, notes, available, s.metric_options())
+    fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return FilePlan(n_rows, chosen, notes, fp, prepare_out(out, fp, overwrite=overwrite))
+
+
+def skip_notes(metrics: Sequence[Metric], writer: ScoreWriter) -> list[str]:
+    """One note per metric with skipped samples, as a local run writes them."""
+    notes = []
+    for metric in metrics:
+        skipped = writer.tallies[metric.name].counts["skipped"]
+        if skipped:
+            notes.append(
+                f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
+            )
+    return notes

@@ -19,13 +19,11 @@ from typing import Any
 
 from ragmeter.config import as_settings
 from ragmeter.errors import ConfigError, RunAborted
-from ragmeter.executors.common import check_single_url, run_config
+from ragmeter.executors.common import check_single_url, plan_file_run, run_config, skip_notes
 from ragmeter.executors.session import ModelSession
-from ragmeter.executors.source import check_file, iter_batches
+from ragmeter.executors.source import iter_batches
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
-from ragmeter.manifest import build_manifest, file_facts, fingerprint, prepare_out, write_manifest
-from ragmeter.plan import plan_metrics
-from ragmeter.resources import available_needs
+from ragmeter.manifest import build_manifest, file_facts, write_manifest
 from ragmeter.scheduler import compute_all
 
 
@@ -45,29 +43,28 @@ async def astream_evaluate(
     """Score a JSONL or Parquet file batch by batch; see the module docstring."""
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
-    if out is None:
-        raise ConfigError(
-            "a streamed run writes its scores as it goes: give an output directory (--out)"
-        )
     if batch_size < 1:
         raise ConfigError(f"batch_size must be at least 1, not {batch_size}")
     s = as_settings(settings)
     check_single_url(s)
-    n_rows = check_file(path, batch_size)
-    first = next(iter_batches(path, min(batch_size, 1000)))
-    notes: list[str] = []
-    available = available_needs(s) if metrics is None else None
-    chosen = plan_metrics(first, metrics, notes, available, s.metric_options())
-    del first
-    fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    out_dir = prepare_out(out, fp, overwrite=overwrite)
+    plan = plan_file_run(
+        path,
+        metrics,
+        s,
+        out=out,
+        overwrite=overwrite,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+    chosen, notes, n_rows, out_dir = plan.metrics, plan.notes, plan.n_rows, plan.out_dir
     facts: dict[str, Any] = {}
     input_ = file_facts(path, n_rows)
 
     def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
         return build_manifest(
             status=status,
-            fp=fp,
+            fp=plan.fp,
             metrics=chosen,
             settings=s,
             input_=input_,
@@ -108,13 +105,7 @@ async def astream_evaluate(
     finally:
         if session is not None:
             await session.close()
-    skipped = {m: t.counts["skipped"] for m, t in writer.tallies.items()}
-    for metric in chosen:
-        if skipped[metric.name]:
-            notes.append(
-                f"{metric.name}: {skipped[metric.name]} sample(s) skipped: they lack "
-                f"{metric.required_text()}"
-            )
+    notes += skip_notes(chosen, writer)
     usage["wall_s"] = round(time.perf_counter() - started, 3)
     config = run_config(chosen, s, n_resamples, confidence, seed, "stream")
     result = finish_result(

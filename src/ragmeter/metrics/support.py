@@ -55,8 +55,9 @@ def lexical_support(
     def idf(w: str) -> float:
         return math.log(1 + n / df.get(w, 0.5))
 
-    total = sum(idf(w) for w in words)
-    return sum(idf(w) for w in words if w in seen) / total
+    ordered = sorted(words)  # a set's order depends on the process's hash seed: sum in one order
+    total = sum(idf(w) for w in ordered)
+    return sum(idf(w) for w in ordered if w in seen) / total
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,186 @@
+"""``executor="ray"``: the run as a Ray Data pipeline, on a laptop or an existing cluster.
+
+    read (ray.data.read_text / read_parquet)
+      -> map_batches(compute_stage)            Ray tasks: validate, arithmetic metrics
+      -> map_batches(JudgeStage, concurrency=actors)
+                                               an actor pool: one judge client / model each,
+                                               spread round-robin over base_url's list
+      -> iter_batches on the driver            scores.jsonl written batch by batch,
+                                               summary.json and run.json as a local run's
+
+Why Ray Data and not our own pool: it streams blocks through the stages with backpressure
+(memory stays bounded), places actors on a cluster, and re-executes the tasks of an actor that
+died (Ray Data's actors default to ``max_restarts=-1``, ``max_task_retries=-1``): a killed
+actor's batch is scored again by its restarted self, and the output still holds each input
+row exactly once, in input order (``preserve_order``). The judge cache is the same SQLite
+file for every actor (WAL mode, safe across processes on one machine): a re-run repeats no
+call. On a multi-node cluster give ``cache`` a path on a shared filesystem (see docs/ray.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ragmeter.config import as_settings
+from ragmeter.errors import ConfigError, ExecutorUnavailable
+from ragmeter.executors.common import base_urls, plan_file_run, run_config, skip_notes
+from ragmeter.executors.ray_stages import Dealer, JudgeStage, compute_stage, decode_scores
+from ragmeter.executors.source import stream_kind
+from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
+from ragmeter.manifest import build_manifest, file_facts
+from ragmeter.redact import public_url
+from ragmeter.sample import Sample
+
+
+def _ray() -> Any:
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise ExecutorUnavailable(
+            "the Ray executor needs Ray Data: pip install 'ragmeter[ray]'"
+        ) from None
+    return ray
+
+
+def ray_evaluate(
+    path: str | Path,
+    metrics: Sequence[str] | str | None = None,
+    *,
+    out: str | Path | None = None,
+    actors: int = 2,
+    address: str | None = None,
+    batch_size: int = 256,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    settings: Any = None,
+    overwrite: bool = False,
+) -> StreamedResult:
+    """Score a JSONL or Parquet file on Ray; see the module docstring. Uses the running Ray
+    (``ray.init`` already called), else starts one (``address``: an existing cluster, e.g.
+    ``ray://head:10001`` or ``auto``; None: a local one, shut down at the end)."""
+    started = time.perf_counter()
+    started_at = datetime.now(timezone.utc)
+    ray = _ray()
+    if actors < 1 or batch_size < 1:
+        raise ConfigError(f"actors and batch_size must be at least 1, not {actors}, {batch_size}")
+    s = as_settings(settings)
+    kind = stream_kind(path)
+    plan = plan_file_run(
+        path,
+        metrics,
+        s,
+        out=out,
+        overwrite=overwrite,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+    urls = base_urls(s)
+    if len(urls) > 1:  # every replica's answers are cached under one identity
+        s = s.model_copy(update={"cache_url": ",".join(public_url(u) for u in urls)})
+    own = not ray.is_initialized()
+    if own:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
+    try:
+        usage = _run_pipeline(ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer)
+    except BaseException:
+        writer.abandon()
+        raise
+    finally:
+        if own:
+            ray.shutdown()
+    if writer.n_samples != plan.n_rows:
+        raise RuntimeError(f"Ray returned {writer.n_samples} rows for {plan.n_rows}: a bug")
+    usage["wall_s"] = round(time.perf_counter() - started, 3)
+    usage["judge_urls"] = [public_url(u) for u in urls]
+    config = run_config(plan.metrics, s, n_resamples, confidence, seed, "ray")
+    manifest = build_manifest(
+        status="complete",
+        fp=plan.fp,
+        metrics=plan.metrics,
+        settings=s,
+        input_=file_facts(path, plan.n_rows),
+        facts={},
+        usage=usage,
+        started_at=started_at,
+        wall_s=time.perf_counter() - started,
+    )
+    result = finish_result(
+        writer,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        notes=plan.notes + skip_notes(plan.metrics, writer),
+        usage=usage,
+        config=config,
+        manifest=manifest,
+    )
+    result.write()
+    return result
+
+
+def _run_pipeline(
+    ray: Any,
+    path: str | Path,
+    kind: str,
+    chosen: list[Any],
+    s: Any,
+    urls: list[str],
+    actors: int,
+    batch_size: int,
+    writer: ScoreWriter,
+) -> dict[str, Any]:
+    """Build the Ray Data pipeline, drain it into the writer; the judge usage it reports."""
+    started = time.perf_counter()
+    sync = [m for m in chosen if not m.is_async]
+    model = [m for m in chosen if m.is_async]
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+    source = str(Path(path).resolve())
+    ds = ray.data.read_text(source) if kind == "jsonl" else ray.data.read_parquet(source)
+    ds = ds.map_batches(
+        compute_stage,
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        fn_kwargs={"kind": kind, "metrics": sync},
+    )
+    if model:
+        dealer = ray.remote(Dealer).remote(urls) if len(urls) > 1 else None
+        ds = ds.map_batches(
+            JudgeStage,
+            batch_size=batch_size,
+            batch_format="pyarrow",
+            fn_constructor_args=(model, s, dealer),
+            compute=ray.data.ActorPoolStrategy(size=actors),
+            num_cpus=0.5,  # actors wait on HTTP: they need little CPU of their own
+        )
+    usage: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0)
+    for batch in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
+        samples = [Sample.model_validate_json(t) for t in batch.column("sample").to_pylist()]
+        scores = decode_scores(batch.column("scores").to_pylist(), writer.metrics)
+        _add_usage(usage, scores)
+        writer.add(samples, scores)
+    usage["pipeline_wall_s"] = round(time.perf_counter() - started, 3)
+    usage["actors"] = actors if model else 0
+    return usage
+
+
+USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+
+
+def _add_usage(usage: dict[str, Any], scores: dict[str, list[Any]]) -> None:
+    """Totals from each score's ``judge_usage`` (the actors' own accountants stay remote)."""
+    for column in scores.values():
+        for sc in column:
+            used = sc.details.get("judge_usage") if isinstance(sc.details, dict) else None
+            if used:
+                for key in USAGE_KEYS:
+                    usage[key] += int(used.get(key) or 0)

@@ -1,0 +1,115 @@
+"""The two stages a Ray run maps over its batches, and how batches carry samples and scores.
+
+Stage 1 (Ray tasks): parse a batch of rows, validate them into Samples, score the arithmetic
+metrics. Stage 2 (a pool of Ray actors, only when judged metrics are asked for): each actor
+holds one ModelSession (one HTTP client, or one local model) for its whole life, opened on its
+first batch in the actor's own event loop, and scores the model-based metrics.
+
+Between stages a row is two JSON strings (the sample, its scores so far): plain columns any
+Ray version moves between nodes, and exactly what the driver writes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ragmeter.config import Settings
+from ragmeter.executors.session import ModelSession
+from ragmeter.metrics.base import Metric, Score
+from ragmeter.sample import Sample, validate_records
+from ragmeter.scheduler import compute_all
+
+
+def encode_scores(scores: dict[str, list[Score]], i: int) -> str:
+    return json.dumps(
+        {
+            name: [col[i].value, col[i].status, col[i].reason, col[i].details]
+            for name, col in scores.items()
+        },
+        default=str,
+    )
+
+
+def decode_scores(texts: Sequence[str], names: Sequence[str]) -> dict[str, list[Score]]:
+    rows = [json.loads(t) for t in texts]
+    return {n: [Score(*row[n]) for row in rows] for n in names}
+
+
+def _column(batch: Any, name: str) -> list[Any]:
+    return batch.column(name).to_pylist()
+
+
+def _records(batch: Any, kind: str) -> list[Any]:
+    if kind == "jsonl":  # ray.data.read_text: one row per line, blank lines kept
+        return [json.loads(t) for t in _column(batch, "text") if t.strip()]
+    return batch.to_pylist()
+
+
+def compute_stage(batch: Any, *, kind: str, metrics: list[Metric]) -> dict[str, list[str]]:
+    """Rows -> samples (validated; the driver checked the file, so this cannot fail on a file
+    that did not change) -> arithmetic scores."""
+    samples = validate_records(_records(batch, kind), "ray batch")
+    scores = compute_all(metrics, samples)
+    return {
+        "sample": [s.model_dump_json() for s in samples],
+        "scores": [encode_scores(scores, i) for i in range(len(samples))],
+    }
+
+
+class JudgeStage:
+    """A Ray Data callable class: one per actor, one ModelSession per actor.
+
+    ``dealer`` hands each actor its judge endpoint, round-robin over ``base_url``'s list, so
+    several servers share the load; every actor caches under the same ``cache_url``.
+    """
+
+    def __init__(self, metrics: list[Metric], settings: Settings, dealer: Any) -> None:
+        self.metrics = metrics
+        self.settings = settings
+        self.dealer = dealer
+        self.session: ModelSession | None = None
+        self._opening: asyncio.Lock | None = None
+
+    async def _open(self) -> ModelSession:
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:
+            if self.session is None:
+                s = self.settings
+                if self.dealer is not None:
+                    url = await self.dealer.next.remote()
+                    s = s.model_copy(update={"base_url": url})
+                session = ModelSession(self.metrics, s)
+                await session.open()
+                self.session = session
+        return self.session
+
+    async def __call__(self, batch: Any) -> dict[str, list[str]]:
+        session = await self._open()
+        samples = [Sample.model_validate_json(t) for t in _column(batch, "sample")]
+        judged = await session.score(samples)
+        out = []
+        for i, text in enumerate(_column(batch, "scores")):
+            row = json.loads(text)
+            row.update(json.loads(encode_scores(judged, i)))
+            out.append(json.dumps(row, default=str))
+        return {"sample": _column(batch, "sample"), "scores": out}
+
+
+class Dealer:
+    """Round-robin over the judge endpoints (a tiny Ray actor)."""
+
+    def __init__(self, urls: list[str]) -> None:
+        self.urls = urls
+        self.n = 0
+
+    def next(self) -> str:
+        url = self.urls[self.n % len(self.urls)]
+        self.n += 1
+        return url
+
+    def dealt(self) -> int:
+        return self.n
