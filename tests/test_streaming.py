@@ -1,0 +1,143 @@
+"""executor="stream": the same scores as a local run, batch by batch, with usage errors first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ragmeter
+from fake_server import FakeOpenAIServer
+from ragmeter.errors import ConfigError, DataError
+from ragmeter.executors.source import check_file
+
+LEXICAL = ["k_precision", "token_f1", "mrr", "exact_match"]
+
+
+def rows(n: int) -> list[dict[str, Any]]:
+    out = []
+    for i in range(n):
+        out.append(
+            {
+                "question_id": f"q{i}",
+                "question": f"Where was the treaty number {i} signed?",
+                "answer": f"The treaty number {i} was signed in Paris in {1900 + i}.",
+                "contexts": [
+                    f"Treaty {i} was signed in Paris in {1900 + i} by two nations.",
+                    f"It ended a war that lasted {i % 7 + 2} years.",
+                ],
+                "context_ids": [f"d{i}", f"e{i}"],
+                "reference_context_ids": [f"d{i}"],
+                "reference_answers": [f"Paris, in {1900 + i}"],
+            }
+        )
+    return out
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_stream_equals_local_on_lexical_metrics(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "in.jsonl", rows(57))
+    local = ragmeter.evaluate(str(data), LEXICAL, n_resamples=50, out=tmp_path / "local")
+    streamed = ragmeter.evaluate(
+        str(data), LEXICAL, n_resamples=50, out=tmp_path / "st", executor="stream", batch_size=10
+    )
+    assert read_rows(tmp_path / "st" / "scores.jsonl") == read_rows(
+        tmp_path / "local" / "scores.jsonl"
+    )
+    assert streamed.n_samples == 57
+    assert streamed.summary()["metrics"] == local.summary()["metrics"]
+    run = json.loads((tmp_path / "st" / "run.json").read_text())
+    assert run["status"] == "complete" and run["input"]["rows"] == 57
+    assert not (tmp_path / "st" / "scores.jsonl.partial").exists()
+
+
+def test_stream_equals_local_on_a_judged_metric(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "in.jsonl", rows(23))
+    with FakeOpenAIServer() as srv:
+
+        def settings(cache: str) -> ragmeter.Settings:
+            return ragmeter.Settings(
+                judge="openai:m",
+                base_url=srv.url,
+                cache=str(tmp_path / cache),
+                embedder="none",
+                api_key_env="RAGMETER_TEST_UNSET",
+                concurrency=4,
+            )
+
+        local = ragmeter.evaluate(str(data), ["faithfulness"], settings=settings("c1"))
+        streamed = ragmeter.evaluate(
+            str(data),
+            ["faithfulness"],
+            settings=settings("c2"),
+            out=tmp_path / "st",
+            executor="stream",
+            batch_size=5,
+        )
+    got = [r["faithfulness"] for r in read_rows(tmp_path / "st" / "scores.jsonl")]
+    assert got == [s.value for s in local.scores["faithfulness"]]
+    assert streamed.usage["calls"] == local.usage["calls"] > 0
+
+
+def test_stream_reads_parquet(tmp_path: Path) -> None:
+    import pandas as pd
+
+    records = rows(12)
+    pd.DataFrame(records).to_parquet(tmp_path / "in.parquet")
+    write_jsonl(tmp_path / "in.jsonl", records)
+    ragmeter.evaluate(
+        str(tmp_path / "in.parquet"),
+        LEXICAL,
+        n_resamples=0,
+        out=tmp_path / "p",
+        executor="stream",
+        batch_size=5,
+    )
+    ragmeter.evaluate(
+        str(tmp_path / "in.jsonl"), LEXICAL, n_resamples=0, out=tmp_path / "j", executor="stream"
+    )
+    scores = [{m: r[m] for m in LEXICAL} for r in read_rows(tmp_path / "p" / "scores.jsonl")]
+    assert scores == [
+        {m: r[m] for m in LEXICAL} for r in read_rows(tmp_path / "j" / "scores.jsonl")
+    ]
+
+
+def test_bad_rows_anywhere_fail_before_scoring(tmp_path: Path) -> None:
+    records = rows(30)
+    records[25]["answer"] = 7  # not a string
+    records[28]["question_id"] = "q3"  # a duplicate across batches
+    data = write_jsonl(tmp_path / "in.jsonl", records)
+    with pytest.raises(DataError) as err:
+        ragmeter.evaluate(str(data), LEXICAL, out=tmp_path / "o", executor="stream", batch_size=10)
+    text = str(err.value)
+    assert "row 26" in text and "duplicate question_id 'q3'" in text
+    assert not (tmp_path / "o" / "scores.jsonl.partial").exists()  # nothing was started
+
+
+def test_stream_usage_errors(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "in.jsonl", rows(3))
+    with pytest.raises(ConfigError, match="output directory"):
+        ragmeter.evaluate(str(data), LEXICAL, executor="stream")
+    with pytest.raises(ConfigError, match="file"):
+        ragmeter.evaluate(rows(3), LEXICAL, out=tmp_path / "o", executor="stream")
+    with pytest.raises(ConfigError, match="unknown executor"):
+        ragmeter.evaluate(str(data), LEXICAL, out=tmp_path / "o", executor="spark")
+    settings = ragmeter.Settings(judge="openai:m", base_url="http://a:1/v1,http://b:2/v1")
+    with pytest.raises(ConfigError, match="only the Ray executor"):
+        ragmeter.evaluate(str(data), LEXICAL, settings=settings)
+
+
+def test_check_file_counts_rows_and_skips_blank_lines(tmp_path: Path) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows(4)) + "\n\n")
+    assert check_file(data, batch_size=3) == 4
