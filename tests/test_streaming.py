@@ -141,3 +141,21 @@ def test_check_file_counts_rows_and_skips_blank_lines(tmp_path: Path) -> None:
     data = tmp_path / "in.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows(4)) + "\n\n")
     assert check_file(data, batch_size=3) == 4
+
+
+def test_cli_stream_writes_the_run_and_usage_errors_exit_2(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = write_jsonl(tmp_path / "in.jsonl", rows(9))
+    cli = CliRunner()
+    args = ["evaluate", str(data), "--metrics", "k_precision,mrr", "--executor", "stream"]
+    ok = cli.invoke(app, [*args, "--batch-size", "4", "--out", str(tmp_path / "o"), "-q"])
+    assert ok.exit_code == 0, ok.output
+    assert "9 samples" in ok.output
+    assert len((tmp_path / "o" / "scores.jsonl").read_text().splitlines()) == 9
+    no_out = cli.invoke(app, [*args, "-q"])
+    assert no_out.exit_code == 2 and "--out" in no_out.output
+    by = cli.invoke(app, [*args, "--out", str(tmp_path / "p"), "--by", "question", "-q"])
+    assert by.exit_code == 2 and "--executor local" in by.output

@@ -12,6 +12,8 @@ from ragmeter.cli._common import console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
+from ragmeter.errors import ConfigError
+from ragmeter.executors.streamed import StreamedResult
 from ragmeter.integrations.mlflow import check as check_mlflow
 from ragmeter.integrations.mlflow import log_result
 from ragmeter.result import EvaluationResult
@@ -115,6 +117,25 @@ def evaluate(
             "OpenInference traces (OTLP JSON or SDK span JSON; needs ragmeter[otel]).",
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="local (in memory) | stream (a .jsonl/.parquet file in batches, bounded "
+            "memory; needs --out) | ray (a Ray Data pipeline with --actors judge actors; "
+            "needs --out and ragmeter[ray]; docs/ray.md).",
+        ),
+    ] = "local",
+    actors: Annotated[
+        int, typer.Option(help="--executor ray: judge actors (one client each; default 2).")
+    ] = 2,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="--executor ray: an existing cluster (ray://HOST:10001 or auto)."),
+    ] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(help="--executor stream/ray: rows per batch (default 10000 / 256)."),
+    ] = None,
     mlflow: Annotated[
         bool,
         typer.Option(
@@ -150,8 +171,13 @@ def evaluate(
         print_estimate(run_guarded(run_dry, data, metrics, settings, format=data_format))
         return
     thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
+    run_guarded(_check_executor_options, executor, by, mlflow)
     if mlflow:
         run_guarded(check_mlflow)  # a missing extra is said before any scoring
+    extra: dict[str, Any] = {}
+    if executor != "local":
+        extra = {"executor": executor, "actors": actors, "ray_address": ray_address}
+        extra["batch_size"] = batch_size or (256 if executor == "ray" else 10_000)
     result = run_guarded(
         run_evaluate,
         data,
@@ -163,6 +189,7 @@ def evaluate(
         out=out,
         overwrite=overwrite,
         format=data_format,
+        **extra,
     )
     print_result(result, title=str(data))
     if out is not None:
@@ -181,8 +208,17 @@ def evaluate(
         raise typer.Exit(code)
 
 
-def print_result(result: EvaluationResult, title: str = "ragmeter") -> None:
-    table = Table(title=f"{title}: {len(result.samples)} samples")
+def _check_executor_options(executor: str, by: str | None, mlflow: bool) -> None:
+    if executor != "local" and (by or mlflow):
+        raise ConfigError(
+            "--by and --mlflow need the scores in memory: use them with --executor local, "
+            f"not {executor}"
+        )
+
+
+def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmeter") -> None:
+    n = result.n_samples if isinstance(result, StreamedResult) else len(result.samples)
+    table = Table(title=f"{title}: {n} samples")
     table.add_column("metric", no_wrap=True)
     table.add_column("mean", justify="right", no_wrap=True)
     table.add_column("95% CI", justify="right", no_wrap=True)
@@ -241,7 +277,11 @@ def _per_sample_usage(usage: dict, result: Any) -> list[str]:  # type: ignore[ty
     judge's KV-prefix reuse)."""
     lines = []
     for name, tally in (usage.get("per_metric") or {}).items():
-        scored = sum(s.status != "skipped" for s in result.scores.get(name, []))
+        if isinstance(result, StreamedResult):
+            agg = result.aggregates.get(name)
+            scored = agg.n - agg.n_skipped if agg is not None else 0
+        else:
+            scored = sum(s.status != "skipped" for s in result.scores.get(name, []))
         if not scored or not tally.get("calls"):
             continue
         line = (

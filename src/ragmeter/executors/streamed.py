@@ -134,6 +134,11 @@ class StreamedResult:
             return 0
         return 1 if self.failure_rate() > max_failure_rate else 0
 
+    def failures(self) -> list[dict[str, Any]]:
+        """The (sample, metric) rows without a value, as listed in summary.json (at most
+        MAX_LISTED of each kind; the aggregates' counts are exact)."""
+        return self.failure_rows + self.not_applicable_rows
+
     def summary(self) -> dict[str, Any]:
         listed = len(self.failure_rows) + len(self.not_applicable_rows)
         out = {
