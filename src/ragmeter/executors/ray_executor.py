@@ -153,6 +153,13 @@ def _run_pipeline(
         fn_kwargs={"kind": kind, "metrics": sync},
     )
     if model:
+        cpus = float(ray.cluster_resources().get("CPU", 0))
+        need = actors * _actor_cpus(s, actors) + 1  # + one CPU for the arithmetic tasks
+        if need > cpus:
+            raise ConfigError(
+                f"{actors} judge actor(s) need {need:g} CPUs with the arithmetic stage, and the "
+                f"Ray cluster has {cpus:g}: lower --actors"
+            )
         dealer = ray.remote(Dealer).remote(urls) if len(urls) > 1 else None
         ds = ds.map_batches(
             JudgeStage,
@@ -160,7 +167,7 @@ def _run_pipeline(
             batch_format="pyarrow",
             fn_constructor_args=(model, s, dealer),
             compute=ray.data.ActorPoolStrategy(size=actors),
-            num_cpus=0.5,  # actors wait on HTTP: they need little CPU of their own
+            num_cpus=_actor_cpus(s, actors),
         )
     usage: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0)
     for batch in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
@@ -171,6 +178,16 @@ def _run_pipeline(
     usage["pipeline_wall_s"] = round(time.perf_counter() - started, 3)
     usage["actors"] = actors if model else 0
     return usage
+
+
+def _actor_cpus(s: Any, actors: int) -> float:
+    """CPUs reserved per judge actor. A local model computes: one CPU (its threads). A client
+    of a remote judge mostly waits on HTTP: a quarter, so that the actors never take every
+    CPU of a small cluster and starve the arithmetic stage's tasks (a deadlock: 4 actors at
+    0.5 on 2 CPUs left none for them)."""
+    if s.judge_kind in ("local", "gguf"):
+        return 1.0
+    return 0.25
 
 
 USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
