@@ -2,8 +2,8 @@
 
 Stage 1 (Ray tasks): parse a batch of rows, validate them into Samples, score the arithmetic
 metrics. Stage 2 (a pool of Ray actors, only when judged metrics are asked for): each actor
-holds one ModelSession (one HTTP client, or one local model) for its whole life, opened on its
-first batch in the actor's own event loop, and scores the model-based metrics.
+holds a ModelSession (one local model, or one HTTP client per judge endpoint it was dealt) for
+its whole life, opened in the actor's own event loop, and scores the model-based metrics.
 
 Between stages a row is two JSON strings (the sample, its scores so far): plain columns any
 Ray version moves between nodes, and exactly what the driver writes back.
@@ -60,32 +60,35 @@ def compute_stage(batch: Any, *, kind: str, metrics: list[Metric]) -> dict[str, 
 
 
 class JudgeStage:
-    """A Ray Data callable class: one per actor, one ModelSession per actor.
+    """A Ray Data callable class: one per actor, one ModelSession per actor and endpoint.
 
-    ``dealer`` hands each actor its judge endpoint, round-robin over ``base_url``'s list, so
-    several servers share the load; every actor caches under the same ``cache_url``.
+    ``dealer`` hands out judge endpoints round-robin over ``base_url``'s list, one per batch
+    (not one per actor: Ray Data may route every batch to whichever actor is free first, and
+    a server dealt to an idle actor would sit idle too). An actor opens a session the first
+    time it is dealt an endpoint and keeps it; every actor caches under the same
+    ``cache_url``.
     """
 
     def __init__(self, metrics: list[Metric], settings: Settings, dealer: Any) -> None:
         self.metrics = metrics
         self.settings = settings
         self.dealer = dealer
-        self.session: ModelSession | None = None
+        self.sessions: dict[str | None, ModelSession] = {}
         self._opening: asyncio.Lock | None = None
 
     async def _open(self) -> ModelSession:
+        url = None if self.dealer is None else await self.dealer.next.remote()
         if self._opening is None:
             self._opening = asyncio.Lock()
         async with self._opening:
-            if self.session is None:
+            if url not in self.sessions:
                 s = self.settings
-                if self.dealer is not None:
-                    url = await self.dealer.next.remote()
+                if url is not None:
                     s = s.model_copy(update={"base_url": url})
                 session = ModelSession(self.metrics, s)
                 await session.open()
-                self.session = session
-        return self.session
+                self.sessions[url] = session
+        return self.sessions[url]
 
     async def __call__(self, batch: Any) -> dict[str, list[str]]:
         session = await self._open()
