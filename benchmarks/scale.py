@@ -108,19 +108,22 @@ def judged_part(args: argparse.Namespace, tmp: Path) -> dict:
     import ray
 
     import ragmeter
-    from fake_server import FakeOpenAIServer
+    from engine import start_server
 
     data = tmp / "judged.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in judged_rows(args.samples)))
     total = args.actors * args.per_actor
     out: dict = {"samples": args.samples, "actors": args.actors, "per_actor": args.per_actor}
-    with FakeOpenAIServer(latency=args.latency) as srv:
+    # The server in a process of its own, as in engine.py: it must not share a GIL with the
+    # driver (which drains Ray's output) or with the local run's client.
+    proc, url = start_server(args.latency)
+    try:
 
         def settings(cache: str, concurrency: int) -> ragmeter.Settings:
             return ragmeter.Settings(
                 judge="openai:bench",
-                base_url=srv.url,
-                cache=str(tmp / cache),
+                base_url=url,
+                cache="off" if args.no_cache else str(tmp / cache),
                 embedder="none",
                 concurrency=concurrency,
                 api_key_env="RAGMETER_BENCH_UNSET",
@@ -155,6 +158,9 @@ def judged_part(args: argparse.Namespace, tmp: Path) -> dict:
             ray.shutdown()
         ray_wall = time.perf_counter() - t0
         same = _values(tmp / "ray") == _values(tmp / "local")
+    finally:
+        proc.kill()
+        proc.wait()
     out.update(
         calls=calls,
         ideal_s=round(ideal, 2),
@@ -189,6 +195,7 @@ def main() -> None:
     ap.add_argument("--per-actor", type=int, default=4)
     ap.add_argument("--batch", type=int, default=250, help="rows per Ray batch")
     ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--no-cache", action="store_true", help="diagnosis: judge cache off")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
