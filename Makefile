@@ -9,11 +9,16 @@ DEMO_DATA ?= examples/rag_turns.jsonl
 
 # llama.cpp is built from source for this CPU, without the AMX kernels: on Xeons with AMX
 # (Sapphire Rapids and later) a native build of llama-cpp-python 0.3.36 crashes (SIGSEGV)
-# on any multi-token batch. The wheel is kept in the user cache, keyed by these flags, so a
-# fresh clone builds it once per machine; pip's own wheel cache ignores CMAKE_ARGS.
+# on any multi-token batch. So not GGML_NATIVE: each instruction set is switched on only when
+# /proc/cpuinfo lists it (an AVX-512 build dies with SIGILL on an AMD EPYC without it). The
+# wheel is kept in the user cache, keyed by these flags, so a fresh clone builds it once per
+# kind of CPU; pip's own wheel cache ignores CMAKE_ARGS.
 LLAMA_VERSION := 0.3.36
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
-	-DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
+cpu_has = $(shell grep -qw '$(1)' /proc/cpuinfo 2>/dev/null && echo ON || echo OFF)
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=$(call cpu_has,avx) \
+	-DGGML_AVX2=$(call cpu_has,avx2) -DGGML_FMA=$(call cpu_has,fma) \
+	-DGGML_F16C=$(call cpu_has,f16c) -DGGML_AVX512=$(call cpu_has,avx512f) \
+	-DGGML_AVX512_VNNI=$(call cpu_has,avx512_vnni) -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
 	-DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF
 LLAMA_KEY := $(shell printf '%s' '$(LLAMA_VERSION) $(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
 WHEELS := $(HOME)/.cache/ragmeter/wheels/llama-$(LLAMA_KEY)
