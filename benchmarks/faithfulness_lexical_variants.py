@@ -21,6 +21,9 @@ Variants (per statement; P = sigmoid(b0 + b1 logit P(yes) + b2 feature ...)):
   first word), 1 when it has none: lexical evidence only for swapped names and numbers;
 - ``short_long``: the shipped feature with one weight for short answers judged as a claim
   about the question ("Rome") and another for sentences;
+- ``hinge30``, ``hinge50``: the shipped feature capped at 0.3 / 0.5, so that lexical evidence
+  can only lower a verdict (words missing from the evidence say "unsupported"; words found do
+  not say "supported": a contradicted claim reuses its abstract's words);
 - ``judge_only``: no lexical term (b2 = 0), the judge's P(yes) through the fitted sigmoid.
 
 Usage: python benchmarks/faithfulness_lexical_variants.py [--results FILE] [--fit-rows 90]
@@ -49,7 +52,17 @@ from ragmeter.metrics.support import content_words, lexical_support  # noqa: E40
 from ragmeter.text import tokens  # noqa: E402
 
 OUT = ROOT / "results" / "faithfulness_lexical_variants.json"
-VARIANTS = ("shipped", "whole_context", "split_punct", "specific", "short_long", "judge_only")
+VARIANTS = (
+    "shipped",
+    "whole_context",
+    "split_punct",
+    "specific",
+    "short_long",
+    "hinge30",
+    "hinge50",
+    "judge_only",
+)
+HINGES = {"hinge30": 0.3, "hinge50": 0.5}
 _SPLIT = str.maketrans(string.punctuation, " " * len(string.punctuation))
 
 
@@ -81,6 +94,8 @@ def _idf_share(words: set[str], seen: set[str], sentences: list[set[str]]) -> fl
 def feature(variant: str, statement: str, question: str, seen: list[str], ctx: list[str]) -> float:
     if variant in ("shipped", "short_long", "judge_only"):
         return lexical_support(statement, question, seen, ctx)
+    if variant in HINGES:
+        return min(lexical_support(statement, question, seen, ctx), HINGES[variant])
     if variant == "split_punct":
         words = {w for w in _split_tokens(statement) if w not in _STOP}
         q = {w for w in _split_tokens(question) if w not in _STOP}
