@@ -6,6 +6,11 @@ Sets (``--sets``):
   passage; pairs = (right, wrong) answers to the same question.
 - ``dialogue``: benchmarks/data/dialogue.jsonl: grounded vs ungrounded / mixed replies to a
   dialogue over one knowledge sentence; pairs = (grounded, other) per item.
+- ``chat``: benchmarks/data/chat.jsonl (written 2026-11-25, committed before any judge ran on
+  it): chit-chat replies over one knowledge sentence; a near-copy (faithful) and a near-copy
+  with one detail changed (``swap``), a paraphrase wrapped in feelings or a question back
+  (``flourish``, faithful) and an on-topic reply resting on an unstated claim (``personal``);
+  pairs = (copy, swap) and (flourish, personal).
 - ``scifact``: SciFact claims SUPPORT vs CONTRADICT against the cited abstract (expert labels;
   the first N of each by id, as in faithfulness_scifact.py); no pairs.
 
@@ -63,7 +68,8 @@ def load_set(name: str, scifact_n: int) -> list[dict]:
             }
             for cid, lab, claim, abstract in load_claims(DEFAULT_DATA, scifact_n)
         ]
-    rows = load_jsonl(DATA / {"qa": "qa_perturbed.jsonl", "dialogue": "dialogue.jsonl"}[name])
+    files = {"qa": "qa_perturbed.jsonl", "dialogue": "dialogue.jsonl", "chat": "chat.jsonl"}
+    rows = load_jsonl(DATA / files[name])
     if name == "dialogue":
         for r in rows:
             if r["metadata"]["label"] == 0:

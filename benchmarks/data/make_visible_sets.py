@@ -7,6 +7,8 @@ Writes into benchmarks/data/:
   ``metadata.label`` 1 = faithful; ``metadata.pair`` names the right answer each wrong one is
   compared with.
 - dialogue.jsonl: knowledge-grounded dialogue replies: grounded (1), ungrounded (0), mixed (0).
+- chat.jsonl: chit-chat replies over one knowledge sentence (items_chat.py): copy (1),
+  flourish (1), personal (0, paired with flourish), swap (0, paired with copy).
 - answer_relevance.jsonl: 20 direct correct answers, and evasive / off-topic answers.
 - refusals.jsonl: answerable and unanswerable questions (context of another item), each
   answered or declined with one of several refusal phrasings; ``is_answerable`` and
@@ -27,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from items_chat import CHAT_ITEMS  # noqa: E402
 from items_dialogue import DIALOGUE_ITEMS  # noqa: E402
 from items_qa import QA_ITEMS  # noqa: E402
 
@@ -153,6 +156,27 @@ def dialogue_rows() -> list[dict]:
                     "contexts": [knowledge],
                     "answer": reply,
                     "metadata": {"item": iid, "variant": variant, "label": label},
+                }
+            )
+    return rows
+
+
+def chat_rows() -> list[dict]:
+    rows = []
+    for iid, knowledge, history, copy, flourish, personal, swap in CHAT_ITEMS:
+        for variant, reply, label, pair in (
+            ("copy", copy, 1, None),
+            ("flourish", flourish, 1, None),
+            ("personal", personal, 0, "flourish"),
+            ("swap", swap, 0, "copy"),
+        ):
+            rows.append(
+                {
+                    "question_id": f"{iid}-{variant}",
+                    "question": history_text(history),
+                    "contexts": [knowledge],
+                    "answer": reply,
+                    "metadata": {"item": iid, "variant": variant, "label": label, "pair": pair},
                 }
             )
     return rows
@@ -303,6 +327,7 @@ def write(name: str, rows: list[dict]) -> None:
 def main() -> None:
     write("qa_perturbed.jsonl", qa_rows())
     write("dialogue.jsonl", dialogue_rows())
+    write("chat.jsonl", chat_rows())
     write("answer_relevance.jsonl", relevance_rows(random.Random(SEED)) + on_topic_rows())
     write("refusals.jsonl", refusal_rows(random.Random(SEED + 1)))
     write("injection.jsonl", injection_rows(random.Random(SEED + 2)))
