@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 DEMO_DATA ?= examples/rag_turns.jsonl
 
-.PHONY: demo test test-fast lint format bench bench-judged meta-eval examples
+.PHONY: demo test test-fast lint format bench bench-judged meta-eval examples llama-server
 
 # llama.cpp is built from source for this CPU, without the AMX kernels: on Xeons with AMX
 # (Sapphire Rapids and later) a native build of llama-cpp-python 0.3.36 crashes (SIGSEGV)
@@ -99,6 +99,27 @@ bench: $(VENV)/.test
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/local_judge.py
 	$(PY) benchmarks/faithfulness_scifact.py
+
+# llama.cpp's own server (`llama-server`), for benchmarks/server_judge.py --native: built from
+# the llama.cpp sources that llama-cpp-python $(LLAMA_VERSION) vendors, with the same CPU flags,
+# statically linked, kept beside the wheel cache. Not needed by the tests. cmake from PyPI.
+LLAMA_SERVER := $(HOME)/.cache/ragmeter/bin/llama-server-$(LLAMA_KEY)
+LLAMA_SRC := $(HOME)/.cache/ragmeter/src/llama-$(LLAMA_KEY)
+llama-server: $(LLAMA_SERVER)
+$(LLAMA_SERVER): | $(PY)
+	$(PIP) install cmake
+	rm -rf $(LLAMA_SRC) && mkdir -p $(LLAMA_SRC) $(dir $@)
+	$(PIP) download --no-binary :all: --no-deps -d $(LLAMA_SRC) llama-cpp-python==$(LLAMA_VERSION)
+	tar xzf $(LLAMA_SRC)/llama_cpp_python-$(LLAMA_VERSION).tar.gz -C $(LLAMA_SRC)
+	$(VENV)/bin/cmake -S $(LLAMA_SRC)/llama_cpp_python-$(LLAMA_VERSION)/vendor/llama.cpp \
+		-B $(LLAMA_SRC)/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+		$(filter-out -DLLAMA_BUILD_TOOLS=OFF,$(LLAMA_CMAKE_ARGS)) -DLLAMA_BUILD_TOOLS=ON \
+		-DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+		-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
+	$(VENV)/bin/cmake --build $(LLAMA_SRC)/build --target llama-server -j2
+	cp $(LLAMA_SRC)/build/bin/llama-server $@.tmp && mv $@.tmp $@
+	rm -rf $(LLAMA_SRC)
+	@echo "built $@"
 
 # The judged metrics on the visible labelled sets (benchmarks/data, make_visible_sets.py).
 bench-judged: $(VENV)/.test

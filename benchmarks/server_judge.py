@@ -9,7 +9,11 @@ ragas 0.4.3 used 2,477 judge tokens per row (20,566 prompt + 4,199 completion on
 rows, issue 14), the reference for the token target (at most half).
 
     .venv/bin/python benchmarks/server_judge.py [--rows 10] [--runs 8:on,1:off,8:off]
-        [--skip-local]
+        [--skip-local] [--native PATH_OF_LLAMA_SERVER] [--out FILE]
+
+``--native``: llama.cpp's own ``llama-server`` instead (``make llama-server`` builds it from the
+llama.cpp that llama-cpp-python vendors, for this CPU), which computes logits for the last
+token only and reuses its slot's KV cache across requests (``cache_prompt``, its default).
 
 Each run is ``concurrency:group_verdicts``; the RESULT line reports the first (default
 ``8:on``: a sample's statements in one request, prompts/grouped.json, opt-in) and the
@@ -46,6 +50,15 @@ from ragmeter.backends import model_store  # noqa: E402
 
 RAGAS_TOKENS_PER_ROW = 2477  # 20,566 prompt + 4,199 completion over 10 rows (issue 14)
 DATA = ROOT.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
+OUT = ROOT / "benchmarks" / "results" / "server_judge.json"
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown"
 
 
 class Counts:
@@ -106,22 +119,20 @@ def start_proxy(upstream: str, counts: Counts) -> tuple[ThreadingHTTPServer, str
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
-def start_llama_server(gguf: Path, port: int, n_ctx: int) -> subprocess.Popen[bytes]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(gguf),
-        "--n_threads",
-        "2",
-        "--n_ctx",
-        str(n_ctx),
-        "--port",
-        str(port),
-        "--host",
-        "127.0.0.1",
-    ]
+def start_llama_server(
+    gguf: Path, port: int, n_ctx: int, native: str | None = None
+) -> subprocess.Popen[bytes]:
+    """llama-cpp-python's server, or llama.cpp's own ``llama-server`` binary (``native``:
+    its path; ``make llama-server`` builds it from the same llama.cpp for this CPU). The
+    native server runs one slot (``-np 1``), so the whole context is one sequence whose
+    prefix the next request reuses, as the in-process judge does."""
+    if native:
+        cmd = [native, "-m", str(gguf), "-t", "2", "-c", str(n_ctx), "-np", "1"]
+        cmd += ["--port", str(port), "--host", "127.0.0.1"]
+    else:
+        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf)]
+        cmd += ["--n_threads", "2", "--n_ctx", str(n_ctx)]
+        cmd += ["--port", str(port), "--host", "127.0.0.1"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
     while time.time() < deadline:
@@ -247,12 +258,19 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument(
+        "--native",
+        metavar="LLAMA_SERVER",
+        help="path of llama.cpp's llama-server binary (make llama-server) instead of "
+        "llama-cpp-python's server",
+    )
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     data = rows(args.rows)
     gguf = model_store.ensure_model(None)
     counts = Counts()
     t0 = time.perf_counter()
-    server = start_llama_server(gguf, args.port, args.n_ctx)
+    server = start_llama_server(gguf, args.port, args.n_ctx, args.native)
     load_s = time.perf_counter() - t0
     proxy, url = start_proxy(f"http://127.0.0.1:{args.port}", counts)
     runs = []
@@ -291,7 +309,12 @@ def main() -> None:
         print(json.dumps(a))
     out = {
         "rows": len(data),
-        "server": "llama-cpp-python server, --n_threads 2, n_ctx " + str(args.n_ctx),
+        "server": (
+            "llama.cpp llama-server (-np 1), -t 2" if args.native else "llama-cpp-python server"
+        )
+        + ", --n_threads 2, n_ctx "
+        + str(args.n_ctx),
+        "cpu": _cpu_model(),
         "server_load_s": round(load_s, 1),
         "runs": runs,
         "local": local,
@@ -299,8 +322,7 @@ def main() -> None:
         "ragas_tokens_per_row": RAGAS_TOKENS_PER_ROW,
         "load_avg_1min": os.getloadavg()[0],
     }
-    path = ROOT / "benchmarks" / "results" / "server_judge.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    args.out.write_text(json.dumps(out, indent=2) + "\n")
     ratio = best["s_per_row"] / local["s_per_row"] if local else float("nan")
     print(
         f"RESULT server_s_per_row={best['s_per_row']} server_run={best['name']} "
