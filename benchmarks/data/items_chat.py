@@ -19,8 +19,7 @@ from __future__ import annotations
 CHAT_ITEMS: list[tuple[str, str, list[str], str, str, str, str]] = [
     (
         "ch01",
-        "The Eiffel Tower was completed in 1889 as the entrance arch to the World's Fair in "
-        "Paris.",
+        "The Eiffel Tower was completed in 1889 as the entrance arch to the World's Fair in Paris.",
         ["I'm finally going to Paris next month!", "Lucky you! What will you see first?"],
         "Oh nice, the Eiffel Tower was completed in 1889 as the entrance arch to the World's "
         "Fair in Paris.",
@@ -78,8 +77,7 @@ CHAT_ITEMS: list[tuple[str, str, list[str], str, str, str, str]] = [
         "It's not an insect, actually: spiders are arachnids and have eight legs.",
         "Ha, a little! Though technically spiders aren't insects at all, they're arachnids, "
         "with eight legs.",
-        "A bit. They only come inside in autumn because they are looking for a warm place to "
-        "mate.",
+        "A bit. They only come inside in autumn because they are looking for a warm place to mate.",
         "It's an insect, actually: spiders are insects and have eight legs.",
     ),
     (
@@ -89,16 +87,17 @@ CHAT_ITEMS: list[tuple[str, str, list[str], str, str, str, str]] = [
         "The Beatles mostly. They were formed in Liverpool in 1960.",
         "The Beatles, I just can't get enough of them! They got together in Liverpool back in "
         "1960. Do you like them?",
-        "The Beatles. I heard John Lennon wrote most of their songs on a piano his aunt gave "
-        "him.",
+        "The Beatles. I heard John Lennon wrote most of their songs on a piano his aunt gave him.",
         "The Beatles mostly. They were formed in Manchester in 1960.",
     ),
     (
         "ch08",
         "Venus is the hottest planet in the Solar System, with surface temperatures of about "
         "465 degrees Celsius.",
-        ["I saw a bright planet near the Moon tonight.", "Probably Venus! What do you know "
-        "about it?"],
+        [
+            "I saw a bright planet near the Moon tonight.",
+            "Probably Venus! What do you know about it?",
+        ],
         "Venus is the hottest planet in the Solar System, with surface temperatures of about "
         "465 degrees Celsius.",
         "Oh wow, I love stargazing! Venus is the hottest planet we have, its surface is around "
@@ -110,8 +109,7 @@ CHAT_ITEMS: list[tuple[str, str, list[str], str, str, str, str]] = [
     (
         "ch09",
         "The first Harry Potter book was published in 1997 by Bloomsbury.",
-        ["I'm rereading Harry Potter with my kids.", "How fun! When did the first one come "
-        "out?"],
+        ["I'm rereading Harry Potter with my kids.", "How fun! When did the first one come out?"],
         "The first Harry Potter book was published in 1997 by Bloomsbury.",
         "It's such a joy to share it with them! The first book came out in 1997, published by "
         "Bloomsbury.",
@@ -153,8 +151,7 @@ CHAT_ITEMS: list[tuple[str, str, list[str], str, str, str, str]] = [
         "Mount Kilimanjaro in Tanzania is the highest mountain in Africa.",
         ["I want to climb a big mountain someday.", "Which one?"],
         "Kilimanjaro, in Tanzania. It's the highest mountain in Africa.",
-        "Kilimanjaro, it's my dream! Africa's highest peak, in Tanzania. Would you come with "
-        "me?",
+        "Kilimanjaro, it's my dream! Africa's highest peak, in Tanzania. Would you come with me?",
         "Kilimanjaro. People say you can do it in trainers because there is a road most of the "
         "way.",
         "Kilimanjaro, in Kenya. It's the highest mountain in Africa.",
@@ -167,8 +164,7 @@ CHAT_ITEMS: list[tuple[str, str, list[str], str, str, str, str]] = [
         "Thanks, I'm nervous! I do know it was an Italian, Bartolomeo Cristofori, who came up "
         "with it around 1700.",
         "A bit. Early pianos had only two octaves and were made for queens and kings.",
-        "A bit: the piano was invented by Bartolomeo Cristofori in Germany around the year "
-        "1800.",
+        "A bit: the piano was invented by Bartolomeo Cristofori in Germany around the year 1800.",
     ),
     (
         "ch15",

@@ -6,8 +6,12 @@ A statement is a claim about the world, so:
   claims: HTML / markdown comments, chat role tags, "note to the evaluator ..." sentences,
   fake verdict lines ("Supported? yes", ``{"verdict": "yes"}``) and meta-comments on the answer
   itself ("This statement is fully supported by the context.");
-- sentences that assert nothing (greetings, sign-offs, bare hedges such as "I think so") are
-  dropped too; every dropped piece is kept in the details with why;
+- sentences that assert nothing about the world are dropped too (``speaker.py``): greetings,
+  sign-offs, bare hedges ("I think so"), questions ("Have you been?"; but "Did you know that
+  X?" claims X), the speaker's feelings ("I adore Paris!"), evaluations ("It was stunning."),
+  interjections ("Oh wow!", a "Yes!" before the real answer) and short answers to a question
+  about the speaker ("Cheddar!" to "What cheese did you use?"); every dropped piece is kept in
+  the details with why;
 - a short answer (at most ``SHORT_WORDS`` words, e.g. "Rome") is judged as the claim it makes
   about the question: 'The answer to "What is the capital of Italy?" is Rome.';
 - final punctuation does not change the result: parenthesised sentences are split off whether
@@ -23,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ragmeter.metrics.speaker import not_about_the_world, unwrap_question
 from ragmeter.text import split_sentences, tokens
 
 SHORT_WORDS = 4
@@ -81,6 +86,7 @@ _SENTENCE_LIKE = re.compile(
     r"must)\b",
     re.IGNORECASE,
 )
+_SPEAKER = re.compile(r"^(user|human|question|assistant|ai|bot|system)\s*:\s*", re.IGNORECASE)
 _PAREN_SENTENCE = re.compile(r"\s*\(([A-Z][^()]*?[.!?]?)\)\s*")
 
 
@@ -143,14 +149,18 @@ def normalise_statement(text: str) -> str:
     return text.strip().rstrip(".!;:, ").strip() + "."
 
 
+def last_turn(question: str) -> str:
+    """The question a reply answers: the last line, its speaker label removed ("Assistant:
+    Lucky you! What will you see first?" -> "Lucky you! What will you see first?")."""
+    lines = [ln.strip() for ln in (question or "").splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    return _SPEAKER.sub("", lines[-1])
+
+
 def as_claim(statement: str, question: str) -> str:
     """A short answer becomes the claim it makes about the question."""
-    lines = [ln.strip() for ln in (question or "").splitlines() if ln.strip()]
-    q = (
-        re.sub(r"^(user|human|question)\s*:\s*", "", lines[-1], flags=re.IGNORECASE)
-        if lines
-        else ""
-    )
+    q = last_turn(question)
     if not q:
         return statement
     body = statement.rstrip(".")
@@ -165,7 +175,8 @@ def claims_of(question: str, answer: str) -> Claims:
     """
     out = Claims()
     tainted = False
-    for piece in _pieces(strip_hidden(answer)):
+    pieces = _pieces(strip_hidden(answer))
+    for piece in pieces:
         m = _EVALUATOR.search(piece)
         if m is not None:
             out.dropped.append({"text": piece[m.start() :], "why": "addresses the evaluator"})
@@ -178,8 +189,13 @@ def claims_of(question: str, answer: str) -> Claims:
         if _NON_ASSERTION.match(piece):
             out.dropped.append({"text": piece, "why": "asserts nothing"})
             continue
-        text = normalise_statement(piece)
+        piece = unwrap_question(piece)  # "Did you know that X?" -> "X"
         short = len(tokens(piece)) <= SHORT_WORDS and not _SENTENCE_LIKE.search(piece)
+        why = not_about_the_world(piece, question, short=short, alone=len(pieces) == 1)
+        if why is not None:
+            out.dropped.append({"text": piece, "why": why})
+            continue
+        text = normalise_statement(piece)
         out.original.append(piece)
         out.judged.append(as_claim(text, question) if short else text)
     return out

@@ -1,0 +1,115 @@
+"""Sentences about the speaker, not the world: what a chatty answer says that no context can
+support, and that faithfulness therefore does not count as a claim.
+
+Why: RAGAS faithfulness is the share of the answer's claims *about the world* that the context
+supports. A conversational reply wraps its facts in talk about the speaker: a question back
+("Have you been?"), a feeling ("I adore Paris!"), an evaluation ("It was stunning."), an
+interjection ("Oh wow!", the "Yes!" before the real answer), or a short answer to a question
+about the speaker ("Cheddar!" to "What cheese did you use?"). Judged as claims they are
+unsupported, so a reply that restates its knowledge word for word but adds "Have you been?"
+scored below one that invents a fact (measured on benchmarks/data/chat.jsonl, see
+docs/judged-metrics.md). None of them is true or false against a context, so they are dropped,
+each listed in the score's details with why. The patterns are deliberately narrow: after the
+feeling or evaluation only a few words of object may follow, never a clause or a number, so a
+sentence that mixes a feeling with a claim ("I love that it has three hearts", "It's great,
+Rome is the capital") is kept.
+
+English only, like the refusal phrases.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "Did you know (that) X?" and "X, isn't it?" are statements in question form: X is the claim.
+_WRAPPED = re.compile(
+    r"^(?:(?:and|so|but|oh|hey)\W+)?(?:did|do)\s+you\s+know\s+(?:that\s+)?(?P<claim>.{8,}?)"
+    r"\s*\?+$",
+    re.IGNORECASE,
+)
+_TAG = re.compile(
+    r"^(?P<claim>.{8,}?),\s*(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|"
+    r"haven't|won't|can't|right|no)(?:\s+(?:it|they|he|she|there|that|you|we|i))?\s*\?+$",
+    re.IGNORECASE,
+)
+_LEAD = (
+    r"^(?:(?:oh|ah|aw+|wow|yes|yeah|yep|no|well|honestly|haha|ha|so|and|but|thanks|"
+    r"thank you|good luck|lucky you|me too)\W+)*"
+    r"(?:[\w'-]+(?:\s+[\w'-]+)?,\s*(?:and\s+)?)?"  # a two-word lead: "They do, and ..."
+)
+_INTERJECTIONS = re.compile(
+    r"^(?:(?:oh|ah|aw+|wow|yay|ha|haha|ooh|hmm|well|yes|yeah|yep|yup|no|nope|nice|cool|great|"
+    r"awesome|amazing|lucky you|good luck|me too|same here|same|indeed|absolutely|definitely|"
+    r"honestly|really|totally|eek|ugh|oh no|oh yes|oh nice|sure|of course)[\s,!.]*)+$",
+    re.IGNORECASE,
+)
+_FEELING = re.compile(
+    _LEAD + r"(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?:(?:really|just|absolutely|so|totally|truly|"
+    r"also|still|simply|always|do|very)\s+)*(?:love|adore|like|enjoy|hate|miss|envy|"
+    r"can't get enough of|cannot get enough of|can't wait|cannot wait|excited|nervous|jealous|"
+    r"glad|happy|thrilled|scared|afraid|sad|sorry|impressed|obsessed|a (?:big |huge )?fan)\b",
+    re.IGNORECASE,
+)
+_EVALUATION = re.compile(
+    _LEAD + r"(?:(?:it|that|this|they|he|she|you)\s*(?:'s|'re|\s+is|\s+are|\s+was|\s+were|"
+    r"\s+looks?|\s+sounds?|\s+must\s+be)\s+|what\s+|how\s+|so\s+|such\s+)(?:(?:so|really|such|absolutely|"
+    r"just|truly|pretty|quite|very|too|a|an)\s+)*(?:cute|fun|beautiful|stunning|gorgeous|"
+    r"fascinating|amazing|great|cool|wonderful|lovely|breathtaking|adorable|interesting|awesome|"
+    r"incredible|delicious|nice|joy|memory|treat|shame|pity|exciting|impressive|perfect|"
+    r"brilliant|fantastic|sweet|crazy|wild|weird|choice)\b",
+    re.IGNORECASE,
+)
+# A question about the respondent's own life or tastes, not about the world ("What did you
+# use?", "Were you there?", "Do you like it?"); "Did you know ...", "What do you call ..." and
+# "How do you ..." ask about the world.
+_ABOUT_YOU = re.compile(
+    r"\b(?:did|were|have|will|would|are|had)\s+you\b(?!\s+(?:know|heard|read)\b)"
+    r"|\bdo\s+you\s+(?:like|love|enjoy|prefer|want|have|own|play|think)\b|\byour\b",
+    re.IGNORECASE,
+)
+# After a feeling or an evaluation, a few words of object ("... of them", "... to have"),
+# never a clause or a number: "I love that it has three hearts" keeps its claim.
+_CLAUSE = re.compile(r"[,;:]|\d|\b(?:that|how|because|since|when|and|but|which|who)\b", re.I)
+MAX_REST = 5
+
+
+_SUBJECTIVE = (
+    (_FEELING, "the speaker's feeling, not a claim about the world"),
+    (_EVALUATION, "an evaluation, not a claim about the world"),
+)
+
+
+def unwrap_question(piece: str) -> str:
+    """The statement inside "Did you know that X?" or "X, isn't it?"; else the piece."""
+    m = _WRAPPED.match(piece.strip()) or _TAG.match(piece.strip())
+    if m is None:
+        return piece
+    claim = m.group("claim").strip()
+    return claim[:1].upper() + claim[1:]
+
+
+def about_the_speaker(question: str) -> bool:
+    """True when the turn being answered asks about the respondent, not the world."""
+    lines = [ln for ln in (question or "").splitlines() if ln.strip()]
+    return bool(lines) and bool(_ABOUT_YOU.search(lines[-1]))
+
+
+def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) -> str | None:
+    """Why ``piece`` asserts nothing a context could support, or None when it is a claim.
+
+    ``short``: a bare answer of a few words; ``alone``: the answer's only piece (a lone "No."
+    to a question about the world is the claim that the answer is no)."""
+    text = piece.strip()
+    if text.endswith(("?", "？")):
+        return "a question asserts nothing"
+    if _INTERJECTIONS.match(text) and not (alone and not about_the_speaker(question)):
+        return "an interjection asserts nothing"
+    for pattern, why in _SUBJECTIVE:
+        m = pattern.match(text)
+        if m is not None:
+            rest = text[m.end() :].rstrip(" .!")
+            if len(rest.split()) <= MAX_REST and not _CLAUSE.search(rest):
+                return why
+    if short and about_the_speaker(question):
+        return "answers a question about the speaker, not about the world"
+    return None
