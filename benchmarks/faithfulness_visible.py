@@ -11,6 +11,9 @@ Sets (``--sets``):
   with one detail changed (``swap``), a paraphrase wrapped in feelings or a question back
   (``flourish``, faithful) and an on-topic reply resting on an unstated claim (``personal``);
   pairs = (copy, swap) and (flourish, personal).
+- ``wikiqa``: data/items_wikiqa.py (written 2026-11-25, committed before any judge ran on it):
+  20 single-hop questions over WikiEval contexts (98-1,275 words), a short right answer ("Cillian
+  Murphy") vs a wordy hallucinated sentence with one fact swapped; pairs = (right, wrong).
 - ``scifact``: SciFact claims SUPPORT vs CONTRADICT against the cited abstract (expert labels;
   the first N of each by id, as in faithfulness_scifact.py); no pairs.
 
@@ -48,6 +51,7 @@ from ragmeter.resources import build_resources  # noqa: E402
 from ragmeter.sample import Sample  # noqa: E402
 
 DATA = ROOT / "data"
+WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 SCORERS = ("judge", "k_precision", "default")
 
 
@@ -57,6 +61,8 @@ def load_jsonl(path: Path) -> list[dict]:
 
 def load_set(name: str, scifact_n: int) -> list[dict]:
     """Rows with question, contexts, answer, label, item, variant, pair (the right variant)."""
+    if name == "wikiqa":
+        return wikiqa_rows()
     if name == "scifact":
         return [
             {
@@ -74,6 +80,36 @@ def load_set(name: str, scifact_n: int) -> list[dict]:
         for r in rows:
             if r["metadata"]["label"] == 0:
                 r["metadata"]["pair"] = "grounded"
+    return rows
+
+
+def wikiqa_rows() -> list[dict]:
+    """data/items_wikiqa.py's questions and answers over their WikiEval row's context_v1 (read
+    from ../shared, not copied here); the wrong answer is paired with the right one."""
+    sys.path.insert(0, str(DATA))
+    from items_wikiqa import WIKIQA_ITEMS
+
+    if not WIKIEVAL.exists():
+        raise SystemExit(f"the wikiqa set needs WikiEval: {WIKIEVAL} does not exist")
+    wiki = [json.loads(line) for line in WIKIEVAL.read_text(encoding="utf-8").splitlines()]
+    rows = []
+    for n, (row, question, right, wrong) in enumerate(WIKIQA_ITEMS, start=1):
+        for variant, answer, label in (("right", right, 1), ("wrong", wrong, 0)):
+            rows.append(
+                {
+                    "question_id": f"wq{n:02d}-{variant}",
+                    "question": question,
+                    "contexts": list(wiki[row]["context_v1"]),
+                    "answer": answer,
+                    "metadata": {
+                        "item": f"wq{n:02d}",
+                        "variant": variant,
+                        "label": label,
+                        "pair": "right" if label == 0 else None,
+                        "short": label == 1,
+                    },
+                }
+            )
     return rows
 
 
