@@ -229,8 +229,11 @@ def agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_local(data: list[dict[str, Any]]) -> dict[str, Any]:
-    settings = ragmeter.Settings(judge="local", cache="off")
+def run_local(data: list[dict[str, Any]], evidence: str = "auto") -> dict[str, Any]:
+    """In-process. ``evidence``: ``auto`` (the default, which picks evidence sentences with the
+    local MiniLM embedder for an in-process judge, loading it) or ``lexical`` (word overlap, what
+    ``auto`` uses for a server judge: the same procedure as the server runs)."""
+    settings = ragmeter.Settings(judge="local", cache="off", options={"evidence": evidence})
     t0 = time.perf_counter()
     result = ragmeter.evaluate(data, ["faithfulness"], settings=settings)
     wall = time.perf_counter() - t0
@@ -265,6 +268,12 @@ def main() -> None:
         "llama-cpp-python's server",
     )
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--local-evidence",
+        default="auto",
+        choices=("auto", "lexical", "embedding"),
+        help="evidence selection of the in-process run (server runs use auto = lexical)",
+    )
     args = parser.parse_args()
     data = rows(args.rows)
     gguf = model_store.ensure_model(None)
@@ -288,7 +297,7 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-    local = None if args.skip_local else run_local(data)
+    local = None if args.skip_local else run_local(data, args.local_evidence)
     best = runs[0]  # the RESULT line reports the first run and, when given, the second
     second = runs[1] if len(runs) > 1 else None
     table = [
@@ -320,6 +329,7 @@ def main() -> None:
         "local": local,
         "agreement": agree,
         "ragas_tokens_per_row": RAGAS_TOKENS_PER_ROW,
+        "local_evidence": args.local_evidence,
         "load_avg_1min": os.getloadavg()[0],
     }
     args.out.write_text(json.dumps(out, indent=2) + "\n")
