@@ -23,8 +23,9 @@ Per set and scorer: AUROC (bootstrap 95% CI), pairwise accuracy (CI), Brier, ECE
 sample's per-statement details are kept in the JSON (they are what the calibration is fitted
 on: benchmarks/fit_faithfulness_calibration.py).
 
-Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,scifact] [--limit N]
-       [--judge local] [--scifact-n 60] [--out benchmarks/results/faithfulness_visible.json]
+Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,chat,wikiqa,scifact]
+       [--limit N] [--judge local] [--scifact-n 60]
+       [--out benchmarks/results/faithfulness_visible.json]
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def print_table(name: str, res: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="qa,dialogue,scifact")
+    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,scifact")
     ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--scifact-n", type=int, default=60)
