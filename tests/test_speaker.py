@@ -77,6 +77,17 @@ def test_short_answers_to_a_question_about_the_speaker_are_dropped_about_the_wor
     assert judged("Did you know who built it?", "Gustave Eiffel")[0].startswith("The answer")
 
 
+def test_a_single_question_to_a_rag_system_about_you_is_about_the_business_not_the_speaker():
+    # "you" / "your" in a one-turn question is the business whose documents are the context
+    assert judged("What is your return policy?", "30 days") == [
+        'The answer to "What is your return policy?" is 30 days.'
+    ]
+    assert judged("Do you ship to Canada?", "Yes.") == [
+        'The answer to "Do you ship to Canada?" is Yes.'
+    ]
+    assert judged("User: hi\nAssistant: What is your favourite cheese?", "Cheddar") == []
+
+
 def test_a_lone_yes_or_no_to_a_question_about_the_world_is_still_a_claim():
     q = "Is the Great Wall visible from the Moon?"
     assert judged(q, "No.") == [f'The answer to "{q}" is No.']

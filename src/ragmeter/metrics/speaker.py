@@ -4,9 +4,9 @@ support, and that faithfulness therefore does not count as a claim.
 Why: RAGAS faithfulness is the share of the answer's claims *about the world* that the context
 supports. A conversational reply wraps its facts in talk about the speaker: a question back
 ("Have you been?"), a feeling ("I adore Paris!"), an evaluation ("It was stunning."), an
-interjection ("Oh wow!", the "Yes!" before the real answer), or a short answer to a question
-about the speaker ("Cheddar!" to "What cheese did you use?"). Judged as claims they are
-unsupported, so a reply that restates its knowledge word for word but adds "Have you been?"
+interjection ("Oh wow!", the "Yes!" before the real answer), or, in a dialogue, a short answer
+to a question about the speaker ("Cheddar!" to "What cheese did you use?"). Judged as claims
+they are unsupported, so a reply that restates its knowledge word for word but adds "Have you been?"
 scored below one that invents a fact (measured on benchmarks/data/chat.jsonl, see
 docs/judged-metrics.md). None of them is true or false against a context, so they are dropped,
 each listed in the score's details with why. The patterns are deliberately narrow: after the
@@ -89,9 +89,12 @@ def unwrap_question(piece: str) -> str:
 
 
 def about_the_speaker(question: str) -> bool:
-    """True when the turn being answered asks about the respondent, not the world."""
+    """True when the turn being answered, in a dialogue, asks about the respondent, not the
+    world. Only in a dialogue (a history of two or more turns): a single question put to a RAG
+    system ("What is your return policy?", "Do you ship to Canada?") asks about the business
+    whose documents are the context, and its short answer is a claim they can support."""
     lines = [ln for ln in (question or "").splitlines() if ln.strip()]
-    return bool(lines) and bool(_ABOUT_YOU.search(lines[-1]))
+    return len(lines) >= 2 and bool(_ABOUT_YOU.search(lines[-1]))
 
 
 def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) -> str | None:
