@@ -88,6 +88,15 @@ def test_a_single_question_to_a_rag_system_about_you_is_about_the_business_not_t
     assert judged("User: hi\nAssistant: What is your favourite cheese?", "Cheddar") == []
 
 
+def test_an_evaluation_is_the_speakers_taste_in_a_chat_but_judged_in_a_one_turn_answer():
+    q = "Which bike should a beginner buy?"
+    assert judged(q, "It's a great choice for beginners.") == ["It's a great choice for beginners."]
+    assert judged(CHAT, "It's a great choice for beginners.") == []
+    assert judged(q, "What a great question! The Model X.") == [
+        f'The answer to "{q}" is The Model X.'
+    ]
+
+
 def test_a_lone_yes_or_no_to_a_question_about_the_world_is_still_a_claim():
     q = "Is the Great Wall visible from the Moon?"
     assert judged(q, "No.") == [f'The answer to "{q}" is No.']

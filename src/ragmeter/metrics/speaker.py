@@ -50,13 +50,19 @@ _FEELING = re.compile(
     r"glad|happy|thrilled|scared|afraid|sad|sorry|impressed|obsessed|a (?:big |huge )?fan)\b",
     re.IGNORECASE,
 )
+_ADJECTIVE = (
+    r"(?:(?:so|really|such|absolutely|just|truly|pretty|quite|very|too|a|an)\s+)*(?:cute|fun|"
+    r"beautiful|stunning|gorgeous|fascinating|amazing|great|cool|wonderful|lovely|breathtaking|"
+    r"adorable|interesting|awesome|incredible|delicious|nice|joy|memory|treat|shame|pity|"
+    r"exciting|impressive|perfect|brilliant|fantastic|sweet|crazy|wild|weird|choice)\b"
+)
+# "What a memory!", "So adorable!": an exclamation is never a claim.
+_EXCLAMATION = re.compile(_LEAD + r"(?:what|how|so|such)\s+" + _ADJECTIVE, re.IGNORECASE)
+# "It was stunning.": in a chat, the speaker's taste; in a one-turn answer ("It's a great choice
+# for beginners.") possibly a recommendation the documents make or not, so judged there.
 _EVALUATION = re.compile(
-    _LEAD + r"(?:(?:it|that|this|they|he|she|you)\s*(?:'s|'re|\s+is|\s+are|\s+was|\s+were|"
-    r"\s+looks?|\s+sounds?|\s+must\s+be)\s+|what\s+|how\s+|so\s+|such\s+)(?:(?:so|really|such|absolutely|"
-    r"just|truly|pretty|quite|very|too|a|an)\s+)*(?:cute|fun|beautiful|stunning|gorgeous|"
-    r"fascinating|amazing|great|cool|wonderful|lovely|breathtaking|adorable|interesting|awesome|"
-    r"incredible|delicious|nice|joy|memory|treat|shame|pity|exciting|impressive|perfect|"
-    r"brilliant|fantastic|sweet|crazy|wild|weird|choice)\b",
+    _LEAD + r"(?:it|that|this|they|he|she|you)\s*(?:'s|'re|\s+is|\s+are|\s+was|\s+were|"
+    r"\s+looks?|\s+sounds?|\s+must\s+be)\s+" + _ADJECTIVE,
     re.IGNORECASE,
 )
 # A question about the respondent's own life or tastes, not about the world ("What did you
@@ -73,9 +79,10 @@ _CLAUSE = re.compile(r"[,;:]|\d|\b(?:that|how|because|since|when|and|but|which|w
 MAX_REST = 5
 
 
-_SUBJECTIVE = (
-    (_FEELING, "the speaker's feeling, not a claim about the world"),
-    (_EVALUATION, "an evaluation, not a claim about the world"),
+_SUBJECTIVE = (  # (pattern, why, only in a dialogue)
+    (_FEELING, "the speaker's feeling, not a claim about the world", False),
+    (_EXCLAMATION, "an exclamation, not a claim about the world", False),
+    (_EVALUATION, "an evaluation, not a claim about the world", True),
 )
 
 
@@ -88,11 +95,16 @@ def unwrap_question(piece: str) -> str:
     return claim[:1].upper() + claim[1:]
 
 
+def is_dialogue(question: str) -> bool:
+    """A history of two or more turns (one per line), not a single question."""
+    return sum(1 for ln in (question or "").splitlines() if ln.strip()) >= 2
+
+
 def about_the_speaker(question: str) -> bool:
     """True when the turn being answered, in a dialogue, asks about the respondent, not the
-    world. Only in a dialogue (a history of two or more turns): a single question put to a RAG
-    system ("What is your return policy?", "Do you ship to Canada?") asks about the business
-    whose documents are the context, and its short answer is a claim they can support."""
+    world. Only in a dialogue: a single question put to a RAG system ("What is your return
+    policy?", "Do you ship to Canada?") asks about the business whose documents are the
+    context, and its short answer is a claim they can support."""
     lines = [ln for ln in (question or "").splitlines() if ln.strip()]
     return len(lines) >= 2 and bool(_ABOUT_YOU.search(lines[-1]))
 
@@ -107,7 +119,10 @@ def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) 
         return "a question asserts nothing"
     if _INTERJECTIONS.match(text) and not (alone and not about_the_speaker(question)):
         return "an interjection asserts nothing"
-    for pattern, why in _SUBJECTIVE:
+    dialogue = is_dialogue(question)
+    for pattern, why, only_in_dialogue in _SUBJECTIVE:
+        if only_in_dialogue and not dialogue:
+            continue
         m = pattern.match(text)
         if m is not None:
             rest = text[m.end() :].rstrip(" .!")
