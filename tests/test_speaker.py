@@ -103,6 +103,13 @@ def test_a_lone_yes_or_no_to_a_question_about_the_world_is_still_a_claim():
     no = "No, it is not visible from the Moon."
     assert judged(q, no) == [no]
     assert judged("User: hi\nAssistant: Have you been there?", "Yes.") == []
+    # a one-turn "Yes." before the explanation is the claim that the answer is yes
+    one_turn = "Can I carry over unused leave?"
+    assert judged(one_turn, "Yes. Up to five days carry over.") == [
+        f'The answer to "{one_turn}" is Yes.',
+        "Up to five days carry over.",
+    ]
+    assert judged(one_turn, "Oh! Up to five days carry over.") == ["Up to five days carry over."]
 
 
 def test_the_short_answer_rewrite_quotes_the_turn_without_its_speaker_label():

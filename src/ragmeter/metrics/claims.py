@@ -8,11 +8,10 @@ A statement is a claim about the world, so:
   itself ("This statement is fully supported by the context.");
 - sentences that assert nothing about the world are dropped too (``speaker.py``): greetings,
   sign-offs, bare hedges ("I think so"), questions ("Have you been?"; but "Did you know that
-  X?" claims X), the speaker's feelings ("I adore Paris!"), exclamations, evaluations in a
-  chat ("It was stunning."),
-  interjections ("Oh wow!", a "Yes!" before the real answer) and, in a dialogue, short answers
-  to a question about the speaker ("Cheddar!" to "What cheese did you use?"); every dropped
-  piece is kept in the details with why;
+  X?" claims X), the speaker's feelings ("I adore Paris!"), exclamations, and in a chat
+  evaluations ("It was stunning."), interjections ("Yes!" before the real reply) and short
+  answers to a question about the speaker ("Cheddar!" to "What cheese did you use?"); every
+  dropped piece is kept in the details with why;
 - a short answer (at most ``SHORT_WORDS`` words, e.g. "Rome") is judged as the claim it makes
   about the question: 'The answer to "What is the capital of Italy?" is Rome.';
 - final punctuation does not change the result: parenthesised sentences are split off whether

@@ -3,16 +3,21 @@ support, and that faithfulness therefore does not count as a claim.
 
 Why: RAGAS faithfulness is the share of the answer's claims *about the world* that the context
 supports. A conversational reply wraps its facts in talk about the speaker: a question back
-("Have you been?"), a feeling ("I adore Paris!"), an evaluation ("It was stunning."), an
-interjection ("Oh wow!", the "Yes!" before the real answer), or, in a dialogue, a short answer
-to a question about the speaker ("Cheddar!" to "What cheese did you use?"). Judged as claims
-they are unsupported, so a reply that restates its knowledge word for word but adds "Have you been?"
-scored below one that invents a fact (measured on benchmarks/data/chat.jsonl, see
-docs/judged-metrics.md). None of them is true or false against a context, so they are dropped,
-each listed in the score's details with why. The patterns are deliberately narrow: after the
-feeling or evaluation only a few words of object may follow, never a clause or a number, so a
-sentence that mixes a feeling with a claim ("I love that it has three hearts", "It's great,
-Rome is the capital") is kept.
+("Have you been?"), a feeling ("I adore Paris!"), an exclamation ("What a memory!"), an
+evaluation ("It was stunning."), an interjection ("Oh wow!", the "Yes!" before the real
+reply), a short answer to a question about the speaker ("Cheddar!" to "What cheese did you
+use?"). Judged as claims they are unsupported, so a reply that restates its knowledge word for
+word but adds "Have you been?" scored below one that invents a fact (measured on
+benchmarks/data/chat.jsonl, see docs/judged-metrics.md). None of them is true or false against
+a context, so they are dropped, each listed in the score's details with why.
+
+The patterns are deliberately narrow. After a feeling or an evaluation only a few words of
+object may follow, never a clause or a number, so a sentence that mixes a feeling with a claim
+("I love that it has three hearts", "It's great, Rome is the capital") is kept. Evaluations,
+a "Yes!" before the reply and answers about "you" are the speaker's only in a dialogue (a
+history of two or more turns): in a one-turn answer from a RAG system, "It's a great choice
+for beginners." may be a recommendation its documents make, "Yes." opening the answer claims
+that the answer is yes, and "What is your return policy?" asks about the business.
 
 English only, like the refusal phrases.
 """
@@ -41,6 +46,10 @@ _INTERJECTIONS = re.compile(
     r"^(?:(?:oh|ah|aw+|wow|yay|ha|haha|ooh|hmm|well|yes|yeah|yep|yup|no|nope|nice|cool|great|"
     r"awesome|amazing|lucky you|good luck|me too|same here|same|indeed|absolutely|definitely|"
     r"honestly|really|totally|eek|ugh|oh no|oh yes|oh nice|sure|of course)[\s,!.]*)+$",
+    re.IGNORECASE,
+)
+_AFFIRM = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|no|nope|sure|of course|absolutely|definitely|indeed)[\s,!.]*)+$",
     re.IGNORECASE,
 )
 _FEELING = re.compile(
@@ -117,9 +126,14 @@ def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) 
     text = piece.strip()
     if text.endswith(("?", "？")):
         return "a question asserts nothing"
-    if _INTERJECTIONS.match(text) and not (alone and not about_the_speaker(question)):
-        return "an interjection asserts nothing"
     dialogue = is_dialogue(question)
+    if _INTERJECTIONS.match(text):
+        # "Yes." to a question about the world claims that the answer is yes: kept when it is
+        # the whole answer, or opens a one-turn answer ("Yes. Up to five days carry over.");
+        # in a chat a "Yes!" before the real reply is a discourse marker
+        world_answer = _AFFIRM.match(text) and not about_the_speaker(question)
+        if not (world_answer and (alone or not dialogue)):
+            return "an interjection asserts nothing"
     for pattern, why, only_in_dialogue in _SUBJECTIVE:
         if only_in_dialogue and not dialogue:
             continue
