@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import string
 import sys
 from pathlib import Path
@@ -60,6 +61,7 @@ VARIANTS = (
     "short_long",
     "hinge30",
     "hinge50",
+    "polar",
     "judge_only",
 )
 HINGES = {"hinge30": 0.3, "hinge50": 0.5}
@@ -91,9 +93,23 @@ def _idf_share(words: set[str], seen: set[str], sentences: list[set[str]]) -> fl
     return sum(idf(w) for w in words if w in seen) / sum(idf(w) for w in words)
 
 
+_POLAR = re.compile(r"^\s*(?:yes|no|yeah|yep|yup|nope)\b(?:\s*[,.!;:]+|\s*$)", re.IGNORECASE)
+
+
+def polar_support(statement: str, question: str, seen: list[str], ctx: list[str]) -> float:
+    """Leading "Yes,"/"No," (the answer's polarity) carries no lexical evidence; a bare one
+    claims the question's proposition, so the question's words are looked up."""
+    rest = _POLAR.sub("", statement, count=1)
+    if not content_words(rest):
+        rest = question
+    return lexical_support(rest, question, seen, ctx)
+
+
 def feature(variant: str, statement: str, question: str, seen: list[str], ctx: list[str]) -> float:
     if variant in ("shipped", "short_long", "judge_only"):
         return lexical_support(statement, question, seen, ctx)
+    if variant == "polar":
+        return polar_support(statement, question, seen, ctx)
     if variant in HINGES:
         return min(lexical_support(statement, question, seen, ctx), HINGES[variant])
     if variant == "split_punct":
@@ -144,13 +160,19 @@ def features(results: dict, set_name: str, variant: str) -> tuple[list[np.ndarra
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
-        "--results", type=Path, default=ROOT / "results" / "faithfulness_visible_all.json"
+        "--results",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "results" / "faithfulness_visible_all.json"],
+        help="faithfulness_visible.py outputs; a set in a later file replaces an earlier one's",
     )
     ap.add_argument("--fit-rows", type=int, default=90, help="first N QA rows are the fit set")
     ap.add_argument("--l2", type=float, default=0.02)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
-    results = json.loads(args.results.read_text())
+    results: dict = {"sets": {}}
+    for path in args.results:
+        results["sets"].update(json.loads(path.read_text())["sets"])
     sets = list(results["sets"])
     table: dict[str, dict] = {}
     print(f"{'variant':14s} " + " ".join(f"{s + ' AUROC/Brier':>22s}" for s in sets) + "  weights")
@@ -176,7 +198,7 @@ def main() -> None:
     args.out.write_text(
         json.dumps(
             {
-                "results": str(args.results),
+                "results": [str(p) for p in args.results],
                 "fit_rows": args.fit_rows,
                 "l2": args.l2,
                 "variants": table,

@@ -14,6 +14,9 @@ Sets (``--sets``):
 - ``wikiqa``: data/items_wikiqa.py (written 2026-11-25, committed before any judge ran on it):
   20 single-hop questions over WikiEval contexts (98-1,275 words), a short right answer ("Cillian
   Murphy") vs a wordy hallucinated sentence with one fact swapped; pairs = (right, wrong).
+- ``polar``: data/items_polar.py (written 2026-11-25, committed before any judge ran on it):
+  20 yes/no comparison questions over one or two short passages, a bare "yes"/"no" vs a wordy
+  hallucination of the other polarity; pairs = (right, wrong).
 - ``scifact``: SciFact claims SUPPORT vs CONTRADICT against the cited abstract (expert labels;
   the first N of each by id, as in faithfulness_scifact.py); no pairs.
 
@@ -23,7 +26,7 @@ Per set and scorer: AUROC (bootstrap 95% CI), pairwise accuracy (CI), Brier, ECE
 sample's per-statement details are kept in the JSON (they are what the calibration is fitted
 on: benchmarks/fit_faithfulness_calibration.py).
 
-Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,chat,wikiqa,scifact]
+Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,chat,wikiqa,polar,scifact]
        [--limit N] [--judge local] [--scifact-n 60]
        [--out benchmarks/results/faithfulness_visible.json]
 """
@@ -64,6 +67,8 @@ def load_set(name: str, scifact_n: int) -> list[dict]:
     """Rows with question, contexts, answer, label, item, variant, pair (the right variant)."""
     if name == "wikiqa":
         return wikiqa_rows()
+    if name == "polar":
+        return polar_rows()
     if name == "scifact":
         return [
             {
@@ -104,6 +109,32 @@ def wikiqa_rows() -> list[dict]:
                     "answer": answer,
                     "metadata": {
                         "item": f"wq{n:02d}",
+                        "variant": variant,
+                        "label": label,
+                        "pair": "right" if label == 0 else None,
+                        "short": label == 1,
+                    },
+                }
+            )
+    return rows
+
+
+def polar_rows() -> list[dict]:
+    """data/items_polar.py's yes/no questions; the wrong answer is paired with the right one."""
+    sys.path.insert(0, str(DATA))
+    from items_polar import POLAR_ITEMS
+
+    rows = []
+    for n, (question, passages, right, wrong) in enumerate(POLAR_ITEMS, start=1):
+        for variant, answer, label in (("right", right, 1), ("wrong", wrong, 0)):
+            rows.append(
+                {
+                    "question_id": f"yn{n:02d}-{variant}",
+                    "question": question,
+                    "contexts": list(passages),
+                    "answer": answer,
+                    "metadata": {
+                        "item": f"yn{n:02d}",
                         "variant": variant,
                         "label": label,
                         "pair": "right" if label == 0 else None,
@@ -206,7 +237,7 @@ def print_table(name: str, res: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,scifact")
+    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,scifact")
     ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--scifact-n", type=int, default=60)
