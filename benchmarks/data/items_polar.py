@@ -127,8 +127,7 @@ POLAR_ITEMS: list[tuple[str, list[str], str, str]] = [
     (
         "Do dolphins and sharks both breathe air?",
         [
-            "Dolphins are mammals and must come to the surface to breathe air through a "
-            "blowhole.",
+            "Dolphins are mammals and must come to the surface to breathe air through a blowhole.",
             "Sharks are fish that take oxygen from the water with their gills.",
         ],
         "No.",
@@ -181,8 +180,7 @@ POLAR_ITEMS: list[tuple[str, list[str], str, str]] = [
             "area of the Atlantic Ocean.",
         ],
         "Yes.",
-        "No, the Atlantic Ocean is the larger of the two by about 20 million square "
-        "kilometres.",
+        "No, the Atlantic Ocean is the larger of the two by about 20 million square kilometres.",
     ),
     (
         "Were Vincent van Gogh and Rembrandt both Dutch painters?",
