@@ -24,9 +24,12 @@ Variants (per statement; P = sigmoid(b0 + b1 logit P(yes) + b2 feature ...)):
 - ``hinge30``, ``hinge50``: the shipped feature capped at 0.3 / 0.5, so that lexical evidence
   can only lower a verdict (words missing from the evidence say "unsupported"; words found do
   not say "supported": a contradicted claim reuses its abstract's words);
+- ``polar``: a leading "Yes," / "No," left out of the lookup, a bare "yes" / "no" looked up
+  through its question's words; shipped since 2026-11-25, so ``shipped`` is the same now (run
+  at an earlier revision for the comparison);
 - ``judge_only``: no lexical term (b2 = 0), the judge's P(yes) through the fitted sigmoid.
 
-Usage: python benchmarks/faithfulness_lexical_variants.py [--results FILE] [--fit-rows 90]
+Usage: python benchmarks/faithfulness_lexical_variants.py [--results FILE ...] [--fit-rows 90]
 Prints a table, writes benchmarks/results/faithfulness_lexical_variants.json, ends with RESULT.
 """
 

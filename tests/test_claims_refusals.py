@@ -191,6 +191,31 @@ def test_lexical_support_counts_the_new_content_words_found_in_the_evidence():
     assert 0.0 < half < 1.0
 
 
+POLAR_Q = "Were Mozart and Haydn born in Vienna?"
+POLAR_CTX = [
+    "Mozart was born in Salzburg and moved to Vienna in 1781.",
+    "Haydn was born in Rohrau.",
+]
+
+
+@pytest.mark.parametrize("answer", ["no", "No.", "yes", "Nope", "Yes!"])
+def test_a_bare_yes_or_no_is_looked_up_through_the_question_it_answers(answer):
+    # the word "no" is in no passage; the claim is about Mozart, Haydn, born, Vienna
+    assert lexical_support(answer, POLAR_Q, POLAR_CTX, POLAR_CTX) == 1.0
+
+
+def test_a_leading_yes_or_no_carries_no_lexical_evidence():
+    with_polarity = lexical_support("No, Haydn was born in Rohrau.", POLAR_Q, POLAR_CTX, POLAR_CTX)
+    assert with_polarity == lexical_support(
+        "Haydn was born in Rohrau.", POLAR_Q, POLAR_CTX, POLAR_CTX
+    )
+    assert with_polarity == 1.0
+    # "No" as a determiner is part of the claim: the word is still looked up
+    assert lexical_support("No composer was born in Rohrau.", POLAR_Q, POLAR_CTX, POLAR_CTX) < 1.0
+    # the rest of a polar answer is still checked: "Salzburg" supports, "Graz" does not
+    assert lexical_support("Yes, both in Graz.", POLAR_Q, POLAR_CTX, POLAR_CTX) < 1.0
+
+
 async def test_faithfulness_combines_judge_and_lexical_support_per_statement(monkeypatch):
     cal = Calibration("faithfulness-calibration-test", -1.0, 2.0, 3.0, {"fit_set": "t"})
     monkeypatch.setattr("ragmeter.metrics.faithfulness.load_calibration", lambda: cal)

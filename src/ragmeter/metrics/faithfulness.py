@@ -295,7 +295,7 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    version="2",
+    version="3",  # 3: talk about the speaker is no claim; yes/no polarity not looked up
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -309,7 +309,7 @@ METRIC = Metric(
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
-    version="2",
+    version="3",  # 3: talk about the speaker is no claim
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -15,12 +15,20 @@ sentences. idf is computed over the context sentences, a word absent from the co
 the largest idf. Worked number: statement "The lake is drained by the Whanganui River", question
 "Which river drains Lake Taupo?": new words {drained, whanganui}; only "drained" is in the
 evidence; with idf 1.1 and 1.8 the support is 1.1 / 2.9 = 0.38.
+
+A leading "Yes," / "No," is the answer's polarity: its truth is a matter of meaning, which word
+overlap cannot check (the word "no" is in no passage), so it is left to the judge and the words
+after it are looked up. A bare "yes" / "no" claims the question's proposition, so the question's
+content words are looked up: "no" to "Were Mozart and Haydn born in Vienna?" over passages
+holding the words Mozart, Haydn, born and Vienna has support 1.0, where counting the word "no" gave 0.0 and
+ranked every wordy hallucination of the other polarity above it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +39,7 @@ from ragmeter.metrics.context import _STOP
 from ragmeter.text import cached_tokens, tokens
 
 EPS = 1e-4
+_POLARITY = re.compile(r"^\s*(?:yes|no|yeah|yep|yup|nope)\b(?:\s*[,.!;:\u2013\u2014]+|\s*$)", re.I)
 
 
 def content_words(text: str) -> set[str]:
@@ -41,7 +50,10 @@ def lexical_support(
     statement: str, question: str, evidence: Sequence[str], sentences: Sequence[str]
 ) -> float:
     """idf-weighted share of the statement's new content words found in the evidence."""
-    words = content_words(statement)
+    rest = _POLARITY.sub("", statement, count=1)
+    if rest != statement and not content_words(rest):
+        rest = question  # a bare yes/no: the question's proposition is what it claims
+    words = content_words(rest)
     new = words - content_words(question)
     words = new or words
     if not words:
