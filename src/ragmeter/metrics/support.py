@@ -20,8 +20,8 @@ A leading "Yes," / "No," is the answer's polarity: its truth is a matter of mean
 overlap cannot check (the word "no" is in no passage), so it is left to the judge and the words
 after it are looked up. A bare "yes" / "no" claims the question's proposition, so the question's
 content words are looked up: "no" to "Were Mozart and Haydn born in Vienna?" over passages
-holding the words Mozart, Haydn, born and Vienna has support 1.0, where counting the word "no" gave 0.0 and
-ranked every wordy hallucination of the other polarity above it.
+holding the words Mozart, Haydn, born and Vienna has support 1.0, where counting the word "no"
+gave 0.0 and ranked every wordy hallucination of the other polarity above it.
 """
 
 from __future__ import annotations
