@@ -29,6 +29,10 @@ Variants (per statement; P = sigmoid(b0 + b1 logit P(yes) + b2 feature ...)):
   at an earlier revision for the comparison);
 - ``judge_only``: no lexical term (b2 = 0), the judge's P(yes) through the fitted sigmoid.
 
+Also, the shipped feature fitted on every other set and scored on the one left out
+(``leave_one_set_out``): does a fit on more, and more varied, visible data do better than
+calibration 1's QA-only fit?
+
 Usage: python benchmarks/faithfulness_lexical_variants.py [--results FILE ...] [--fit-rows 90]
 Prints a table, writes benchmarks/results/faithfulness_lexical_variants.json, ends with RESULT.
 """
@@ -198,6 +202,12 @@ def main() -> None:
             summary([r["judge"] for r in rows], [r["label"] for r in rows])["auroc"], 4
         )
     print(f"{'judge alone':14s} " + " ".join(f"{judge[s]:>13.3f}      " for s in sets))
+    loso = leave_one_set_out(results, sets, args.l2)
+    print(
+        f"{'leave-one-out':14s} "
+        + " ".join(f"{loso[s]['auroc']:>13.3f}/{loso[s]['brier']:.3f}" for s in sets)
+        + "  (shipped feature, fitted on every other set)"
+    )
     args.out.write_text(
         json.dumps(
             {
@@ -206,6 +216,7 @@ def main() -> None:
                 "l2": args.l2,
                 "variants": table,
                 "judge_alone_auroc": judge,
+                "leave_one_set_out": loso,
             },
             indent=1,
         )
@@ -220,6 +231,28 @@ def main() -> None:
         + f" judge_alone_scifact_auroc={judge['scifact']:.3f} best_lexical_variant={best}"
         + f" best_lexical_below_judge={int(table[best]['scifact']['auroc'] < judge['scifact'])}"
     )
+
+
+def leave_one_set_out(results: dict, sets: list[str], l2: float) -> dict:
+    """Is the fit set the limit? The shipped feature fitted on all rows of every other set,
+    scored on the one left out: an honest check of a pooled fit on each set."""
+    data = {s: features(results, s, "shipped") for s in sets}
+    out = {}
+    for left in sets:
+        xs: list[np.ndarray] = []
+        ys: list[float] = []
+        for s in sets:
+            if s != left:
+                xs += data[s][0]
+                ys += list(data[s][1])
+        w = fit(xs, np.asarray(ys), l2)
+        summ = summary(answer_scores(w, data[left][0]), data[left][1])
+        out[left] = {
+            "weights": [round(float(v), 4) for v in w],
+            "auroc": round(summ["auroc"], 4),
+            "brier": round(summ["brier"], 4),
+        }
+    return out
 
 
 def _fit_n(xs: list[np.ndarray], y: np.ndarray, l2: float) -> np.ndarray:
