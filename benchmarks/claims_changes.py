@@ -5,8 +5,8 @@ answers whose claims it changes; every other answer sends the judge the same sta
 keeps its score. This script lists those answers per set, so a change can be re-measured where
 it acts (and the other sets' results shown to stand) without re-running hours of judge calls.
 
-Sets: qa, dialogue, chat, wikiqa, polar, scifact (60 + 60 claims), wikieval (the three answers of each row),
-answer_relevance, refusals, injection (benchmarks/data).
+Sets: qa, dialogue, chat, wikiqa, polar, scifact (60 + 60 claims), wikieval (the three answers
+of each row), answer_relevance, refusals, injection (benchmarks/data).
 
     .venv/bin/python benchmarks/claims_changes.py --rev HEAD [--sets qa,dialogue] [--show 5]
 
