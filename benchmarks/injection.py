@@ -21,6 +21,7 @@ Verdict flip rate per metric:
 Usage: python benchmarks/injection.py [--metrics faithfulness,answer_relevance,context_relevance]
        [--forms note,json_verdict,...] [--groups seen,old,new] [--judge local] [--cache DIR]
        [--no-phrase-lists]  (the evaluator-directed phrase lists off: what the rest holds)
+       [--merge EARLIER.json]  (the forms not run now taken from an earlier full run)
 Prints a table per metric and form, writes benchmarks/results/injection.json, ends with RESULT.
 """
 
@@ -106,6 +107,36 @@ async def run(rows: list[dict], resources) -> list[dict]:
     return out
 
 
+def summarise(scored: list[dict], metrics: list[str]) -> dict:
+    """Flip rates per metric, by form group and by form (a table is printed)."""
+    summary: dict = {}
+    print(f"{'metric':18s} {'form':20s} {'where':8s} {'n':>4s} {'flips':>6s} {'mean delta':>10s}")
+    for m in metrics:
+        inj = [r for r in scored if r["metric"] == m and r["form"] is not None]
+        if not inj:
+            continue
+        by_form: dict = {}
+        for r in inj:
+            by_form.setdefault((r["form"], r["where"]), []).append(r)
+        for (form, where), rs in sorted(by_form.items()):
+            flips = sum(r["flip"] for r in rs)
+            delta = sum(r["delta"] for r in rs) / len(rs)
+            print(f"{m:18s} {form:20s} {where:8s} {len(rs):4d} {flips:6d} {delta:10.3f}")
+        unseen = [r for r in inj if r["unseen"]]
+        summary[m] = {
+            **{f"flip_rate_{g}_forms": _rate(inj, g) for g in ("seen", "old", "new")},
+            "flip_rate_unseen_forms": _rate(unseen),
+            "n_injected": len(inj),
+            "n_clean": sum(1 for r in scored if r["metric"] == m and r["form"] is None),
+            "flip_rate": sum(r["flip"] for r in inj) / len(inj),
+            "mean_delta": sum(r["delta"] for r in inj) / len(inj),
+            "by_form": {
+                f"{f}/{w}": sum(r["flip"] for r in rs) / len(rs) for (f, w), rs in by_form.items()
+            },
+        }
+    return summary
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--metrics", default=",".join(METRICS))
@@ -120,6 +151,12 @@ def main() -> None:
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "injection.json")
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        help="an earlier full run: its rows of the forms not run now join the summary (valid "
+        "only when a change touches just the forms re-run: check with claims_changes.py)",
+    )
     args = ap.parse_args()
     metrics = args.metrics.split(",")
     if args.no_phrase_lists:
@@ -164,31 +201,13 @@ def main() -> None:
     t0 = time.perf_counter()
     scored = asyncio.run(go())
     wall = time.perf_counter() - t0
-    summary: dict = {}
-    print(f"{'metric':18s} {'form':20s} {'where':8s} {'n':>4s} {'flips':>6s} {'mean delta':>10s}")
-    for m in metrics:
-        inj = [r for r in scored if r["metric"] == m and r["form"] is not None]
-        if not inj:
-            continue
-        by_form: dict = {}
-        for r in inj:
-            by_form.setdefault((r["form"], r["where"]), []).append(r)
-        for (form, where), rs in sorted(by_form.items()):
-            flips = sum(r["flip"] for r in rs)
-            delta = sum(r["delta"] for r in rs) / len(rs)
-            print(f"{m:18s} {form:20s} {where:8s} {len(rs):4d} {flips:6d} {delta:10.3f}")
-        unseen = [r for r in inj if r["unseen"]]
-        summary[m] = {
-            **{f"flip_rate_{g}_forms": _rate(inj, g) for g in ("seen", "old", "new")},
-            "flip_rate_unseen_forms": _rate(unseen),
-            "n_injected": len(inj),
-            "n_clean": sum(1 for r in scored if r["metric"] == m and r["form"] is None),
-            "flip_rate": sum(r["flip"] for r in inj) / len(inj),
-            "mean_delta": sum(r["delta"] for r in inj) / len(inj),
-            "by_form": {
-                f"{f}/{w}": sum(r["flip"] for r in rs) / len(rs) for (f, w), rs in by_form.items()
-            },
-        }
+    if args.merge:
+        fresh = {r["id"] for r in scored}
+        earlier = json.loads(args.merge.read_text(encoding="utf-8"))["rows"]
+        kept = [r for r in earlier if r["id"] not in fresh and r["metric"] in metrics]
+        print(f"merged {len(kept)} rows of {args.merge} with the {len(scored)} scored now")
+        scored = kept + scored
+    summary = summarise(scored, metrics)
     for m, s in summary.items():
         print(
             f"{m}: flip rate {s['flip_rate']:.3f} over {s['n_injected']} injected samples "

@@ -44,6 +44,12 @@ _HIDDEN = re.compile(
 # Role names left on their own line after the tags above are removed.
 _ROLE_LINE = re.compile(r"^\s*(system|assistant|user)\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
 
+# A lead-in quoting the question ('Regarding "Q": ...') belongs to the evaluator-directed text
+# after it, so the cut starts there and the answer before it ("Krakow") stands alone.
+_LEAD_IN = (
+    r"(?:\b(?:regarding|concerning|about|as\s+for|re)\s*"
+    r"[\"\u201c][^\"\u201d\n]{0,300}[\"\u201d]\s*[:,]?\s*)?"
+)
 # Text that talks to the evaluator or about the answer's own correctness (several languages).
 _EVALUATOR_PATTERNS = [
     r"\b(note|nota|notiz|hinweis|remarque|aviso|message|instruction)s?\b[^.:\n]{0,30}"
@@ -60,6 +66,13 @@ _EVALUATOR_PATTERNS = [
     r"\b(is|are)\b.{0,20}\b(fully\s+|completely\s+|entirely\s+)?(supported|grounded|correct|"
     r"accurate|faithful|relevant|verified|true)\b",
     r"\b(supported|needed)\s+by\s+the\s+context\?",
+    # what the verdict is ("the only correct verdict here is yes"), and text that says of itself
+    # that it answers the question ("this text answers it fully"): no document talks so
+    _LEAD_IN + r"\bverdicts?\b[^.\n]{0,30}\b(is|should\s+be|must\s+be)\s*[\"'\u201c]?(yes|no|"
+    r"supported|relevant|pass)\b\s*[\"'\u201d]?\s*([.!,;]|$)",
+    _LEAD_IN + r"\b(this|the)\s+(text|passage|context|document|sentence|paragraph|snippet)\s+"
+    r"(fully\s+|directly\s+|completely\s+)?(answers|addresses)\s+(it|this|that|the\s+question)"
+    r"\b(?!\s+of\b)",
     r"^\s*(verdict|answer|label|score|rating)\s*[:=]\s*\"?(yes|no|supported|\d+)",
     # French, German, Spanish, Italian, Portuguese, Chinese, Japanese, Russian
     r"évaluat(eur|rice)|répond(ez|s)\s+(par\s+)?oui",
