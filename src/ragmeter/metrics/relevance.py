@@ -288,7 +288,7 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
-    version="3",
+    version="4",  # 4: talk about the speaker and verdict statements are not the answer's content
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -305,7 +305,7 @@ AR_METRIC = Metric(
 )
 CR_METRIC = Metric(
     name="context_relevance",
-    version="2",
+    version="3",  # 3: sentences stating the verdict, or that they answer, are instructions
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
