@@ -122,10 +122,10 @@ def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:
             app, [*common, "--mode", f"{name}=fast", "-o", str(tmp_path / "out")]
         )
         assert out.exit_code == 0, out.output
-        # 5 rows + the preflight: one plain probe and one json_schema probe (accepted)
-        assert srv.calls == 7
+        # 5 rows + the preflight: one json_schema probe, accepted, is also the reachability check
+        assert srv.calls == 6
         probes = [b for b in srv.bodies if "probe" in json.dumps(b.get("response_format"))]
-        assert len(probes) == 1 and srv.bodies[0].get("response_format") is None
+        assert len(probes) == 1 and probes[0] is srv.bodies[0]
         summary = json.loads((tmp_path / "out" / "summary.json").read_text())
         recorded = json.dumps(summary)
         assert '"concurrency": 3' in recorded and f'"{name}": "fast"' in recorded

@@ -34,6 +34,8 @@ _PROBE_SCHEMA = {
     "required": ["ok"],
 }
 _PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+# Statuses that say the endpoint refuses us, not the structured-output mode we asked for.
+_NOT_A_MODE_REFUSAL = frozenset({401, 403, 404, 408, 429})
 
 
 def with_schema_instruction(messages: list[Any], schema: dict[str, Any]) -> list[Any]:
@@ -154,18 +156,24 @@ class OpenAICompatBackend:
         }
 
     async def preflight(self) -> dict[str, Any]:
-        """One tiny plain request (its errors propagate: the engine classifies them), then,
-        with ``structured_mode="auto"``, the structured-output mode this endpoint takes."""
-        await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
+        """One tiny request (its errors propagate: the engine classifies them). With
+        ``structured_mode="auto"`` the structured-output probes are that request: the first
+        mode the endpoint accepts both proves it reachable and settles the mode, so the
+        usual case costs one round trip, not two."""
         if self.structured_mode == "auto":
             self.structured_mode = await self._detect_structured()
+        else:
+            await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
         return {"structured_output": self.effective_structured_mode}
 
     async def _detect_structured(self) -> str:
         """json_schema, else json_object, else none: the first the server accepts.
 
-        A 4xx rejects a mode at once; a 5xx is tried three times (llama.cpp's server answers
-        500 to json_schema every time; a flaky server does not fail three times running).
+        A 4xx other than the ones that mean "not you" (401, 403, 404, 408, 429) rejects a mode
+        at once; a 5xx is tried three times (llama.cpp's server answers 500 to json_schema
+        every time; a flaky server does not fail three times running). Any other error (no
+        connection, time-out, bad key, unknown model) propagates, and so does the final plain
+        probe's when no mode is accepted.
         """
         saved = self.structured_mode
         try:
@@ -180,8 +188,12 @@ class OpenAICompatBackend:
                         return mode
                     except Exception as exc:
                         status = getattr(exc, "status_code", None)
-                        if not (isinstance(status, int) and status >= 500):
+                        if not isinstance(status, int) or status in _NOT_A_MODE_REFUSAL:
+                            raise
+                        if status < 500:
                             break
+            self.structured_mode = "none"
+            await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
             return "none"
         finally:
             self.structured_mode = saved
