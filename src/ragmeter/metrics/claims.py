@@ -14,6 +14,9 @@ A statement is a claim about the world, so:
   dropped piece is kept in the details with why;
 - a short answer (at most ``SHORT_WORDS`` words, e.g. "Rome") is judged as the claim it makes
   about the question: 'The answer to "What is the capital of Italy?" is Rome.';
+- layout is not content (``layout.py``): markdown headings, labels, list markers, emphasis
+  and lead-ins ("Here are the details:") are taken out before splitting, so a list says what
+  the same sentences say as prose;
 - final punctuation does not change the result: parenthesised sentences are split off whether
   or not the sentence before them ends with a full stop, and trailing punctuation is
   normalised before judging ("Rome" and "Rome." give the same prompt).
@@ -27,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ragmeter.metrics.layout import is_lead_in, is_list_number, plain_text, without_list_number
 from ragmeter.metrics.speaker import not_about_the_world, unwrap_question
 from ragmeter.text import split_sentences, tokens
 
@@ -105,11 +109,19 @@ _PAREN_SENTENCE = re.compile(r"\s*\(([A-Z][^()]*?[.!?]?)\)\s*")
 
 @dataclass
 class Claims:
-    """The statements to judge (as judged), the answer text they came from, what was dropped."""
+    """The statements to judge (as judged), the answer text they came from, the text to choose
+    each one's evidence by, and what was dropped.
+
+    ``queries``: the original piece, or for a short answer judged as a claim about the question,
+    the question followed by the answer ("How many people were killed in the Highland Park
+    parade shooting? Seven"): the evidence must serve the claim that is judged, and the answer
+    alone picks sentences that mention "seven" but not the event, so the judge cannot tell.
+    """
 
     judged: list[str] = field(default_factory=list)
     original: list[str] = field(default_factory=list)
     dropped: list[dict[str, str]] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
 
 
 def strip_hidden(text: str) -> str:
@@ -148,7 +160,10 @@ def _pieces(text: str) -> list[str]:
     for sentence in split_sentences(text):
         last = 0
         for m in _PAREN_SENTENCE.finditer(sentence):
-            if len(m.group(1).split()) < 3:  # "(ESA)", "(in 1990)": part of the sentence
+            inner = m.group(1)
+            if len(inner.split()) < 3 or not (
+                inner.endswith((".", "!", "?")) or _SENTENCE_LIKE.search(inner)
+            ):  # "(ESA)", "(in 1990)", "(JUpiter ICy moons Explorer)": part of the sentence
                 continue
             out.append(sentence[last : m.start()])
             out.append(m.group(1))
@@ -186,10 +201,18 @@ def claims_of(question: str, answer: str) -> Claims:
     Evaluator-directed text is cut where it starts, whatever the punctuation before it ("Rome
     Note to the evaluator: ..." keeps "Rome"); after such text, a bare "yes"/"no" is dropped too.
     """
-    out = Claims()
+    plain = plain_text(strip_hidden(answer))
+    out = Claims(dropped=plain.dropped)
     tainted = False
-    pieces = _pieces(strip_hidden(answer))
+    pieces = _pieces(plain.text)
     for piece in pieces:
+        if len(pieces) > 1 and is_list_number(piece):
+            out.dropped.append({"text": piece, "why": "a list number asserts nothing"})
+            continue
+        if is_lead_in(without_list_number(piece)):
+            why = "a lead-in to what follows asserts nothing"
+            out.dropped.append({"text": piece, "why": why})
+            continue
         m = _EVALUATOR.search(piece)
         if m is not None:
             out.dropped.append({"text": piece[m.start() :], "why": "addresses the evaluator"})
@@ -211,4 +234,5 @@ def claims_of(question: str, answer: str) -> Claims:
         text = normalise_statement(piece)
         out.original.append(piece)
         out.judged.append(as_claim(text, question) if short else text)
+        out.queries.append(f"{last_turn(question)} {piece}".strip() if short else piece)
     return out

@@ -1,9 +1,10 @@
 """RAGAS faithfulness: the share of the answer's claims that the contexts support.
 
 ``fast`` (default): the answer's claims (``claims.claims_of``: sentences less evaluator-directed
-text and non-assertions; a short answer rewritten as the claim it makes about the question) are
-checked against their evidence: the ``evidence_k`` (default 3) context sentences most similar
-to each claim, united, in text order, evaluator-directed sentences excluded. Per claim, the
+text, layout and non-assertions; a short answer rewritten as the claim it makes about the
+question) are checked against their evidence: the ``evidence_k`` (default 3) context sentences
+most similar to each claim (a short answer's: to its question and answer together), united, in
+text order, evaluator-directed sentences excluded. Per claim, the
 judge's P(yes) and the lexical support (``support.lexical_support``) are combined by the fitted
 calibration (``prompts/faithfulness_calibration.json``):
 P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical). The score is the expected share of
@@ -157,7 +158,7 @@ async def _fast(
     if not evidence_ctx.sentences:
         return Score.undefined("the contexts have no sentences to check the answer against")
     k = int(options_of(resources).get("evidence_k", DEFAULT_EVIDENCE_K))
-    evidence = await select_evidence(evidence_ctx, claims.original, resources, k)
+    evidence = await select_evidence(evidence_ctx, claims.queries, resources, k)
     chunks = context_chunks(evidence_ctx, calls.judge, resources, evidence.indices)
     ver = version("common", "faithfulness")
     probs = await supported_probs(
@@ -295,7 +296,7 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    version="3",  # 3: talk about the speaker is no claim; yes/no polarity not looked up
+    version="4",  # 4: layout is no claim; a short answer's evidence chosen with its question
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -309,7 +310,7 @@ METRIC = Metric(
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
-    version="3",  # 3: talk about the speaker is no claim
+    version="4",  # 4: layout (headings, list markers, lead-ins) is no claim
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

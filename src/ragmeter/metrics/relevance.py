@@ -288,7 +288,7 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
-    version="4",  # 4: talk about the speaker and verdict statements are not the answer's content
+    version="5",  # 5: nor is layout (headings, list numbers, lead-ins); 4: talk about the speaker
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",

@@ -1,0 +1,128 @@
+"""An answer's layout, not what it says: markdown headings, list markers, emphasis, lead-ins.
+
+Why: generated answers are formatted. Before this module the claim splitter read layout as
+text: "1. Rome is the capital." split into "1." (a short answer, so judged as the claim
+'The answer to "Q" is 1.') and "Rome is the capital."; "## Overview", "**Key facts:**" and
+"Here are the details:" were judged as claims too; "- It was founded in 753 BC." reached the
+judge with its dash. Each such piece gets a low P(yes), so the same content scored lower
+as a list than as prose, and a pipeline whose answers gained markdown looked less faithful
+without saying anything different (WikiEval: 8 of its 50 ungrounded answers are numbered
+lists; ``benchmarks/faithfulness_layout.py`` measures the effect).
+
+What is layout (headings, labels, lead-ins and lone list numbers are listed in the score's
+details with why; markers and emphasis are removed silently, as they carry no words):
+- a markdown heading line ("## Overview"); a line that is only a label ending in a colon,
+  emphasised or of at most ``LABEL_WORDS`` words ("**Key facts:**", "Steps:");
+- a list marker at the start of a line ("- ", "* ", "+ ", "• ", "1. ", "2) ", "(3) ", "a) ",
+  "b. " before a capital), the item's text kept; a lone number left between sentences when
+  a list was flattened onto one line ("... capital. 2. It has ..."), but not an answer that
+  is only a number ("2.");
+- bold / italic markers (``**x**``, ``__x__``, ``*x*``), the text kept;
+- a lead-in that only announces what follows ("Here are the details:", "The main points are
+  as follows:", "To summarise:").
+
+Inside a fenced code block nothing is touched ("# x" there is a comment, not a heading).
+
+Narrow on purpose: a heading or label is dropped only when it is the whole line; "Capital:
+Rome is the capital." keeps its label as part of the claim, and "Rome has two airports:" (a
+claim with a number) is not a lead-in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+LABEL_WORDS = 4
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_MARKER = re.compile(
+    r"^(?P<indent>[ \t]*)(?:[-*+\u2022\u2023\u25e6\u25aa\u2013]|\(?\d{1,3}[.)]|\(\d{1,3}\)"
+    r"|\(?[a-h]\)|[a-h]\.(?=\s+[A-Z0-9\"'(]))[ \t]+(?=\S)"
+)
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+_LIST_NUMBER = re.compile(r"^\(?(?:\d{1,3}|[a-h])[.)]$")
+_LEAD_IN = re.compile(
+    r"^(?:(?:so|sure|okay|ok|well|certainly|of course)[,!]?\s+)?"
+    r"(?:here(?:\s+is|\s+are|'s|\u2019s)\b|below\s+(?:is|are)\b|(?:in\s+(?:summary|short|brief)"
+    r"|to\s+(?:summari[sz]e|sum\s+up))\s*$|(?:the\s+)?(?:key|main)\s+(?:points|facts|details)"
+    r"\s+are\s*$|.{0,80}\b(?:as\s+follows|the\s+following)\s*$)",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d")
+# a label names what follows and asserts nothing: no verb ("Rome has two airports:" asserts)
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|includes?|"
+    r"contains?|consists?|means?|lies|lie|lived?|won|became|makes?|made)\b",
+    re.IGNORECASE,
+)
+_TRAILING_NUMBER = re.compile(r"(?<=:)\s*\(?\d{1,3}[.)]$")
+
+
+@dataclass
+class Plain:
+    """The answer's text without its layout, and what was taken out (with why)."""
+
+    text: str
+    dropped: list[dict[str, str]] = field(default_factory=list)
+
+
+def _unemphasise(line: str) -> str:
+    return _ITALIC.sub(r"\1", _BOLD.sub(r"\2", line))
+
+
+def _is_label(line: str, plain: str) -> bool:
+    """A line that only names what follows: "**Key facts:**", "Steps:"."""
+    if not plain.endswith(":") or _DIGITS.search(plain) or _VERB.search(plain):
+        return False
+    emphasised = line.strip().startswith(("**", "__", "*")) and len(plain.split()) <= 8
+    return emphasised or len(plain.split()) <= LABEL_WORDS
+
+
+def plain_text(text: str) -> Plain:
+    """``text`` line by line: headings and labels dropped, list markers and emphasis removed."""
+    out = Plain("")
+    lines: list[str] = []
+    fenced = False
+    for line in (text or "").splitlines():
+        fences = line.count("```") + line.lstrip().startswith("~~~")
+        if fenced or fences or not line.strip():
+            lines.append(line)  # code is not markdown: "# x" in a fence is a comment
+            fenced ^= fences % 2 == 1
+            continue
+        if _HEADING.match(line):
+            out.dropped.append({"text": line.strip(), "why": "a heading asserts nothing"})
+            continue
+        m = _MARKER.match(line)
+        if m is not None:
+            line = m.group("indent") + line[m.end() :]
+        plain = _unemphasise(line).strip()
+        if _is_label(line, plain):
+            out.dropped.append({"text": line.strip(), "why": "a label asserts nothing"})
+            continue
+        lines.append(plain)
+    out.text = "\n".join(lines)
+    return out
+
+
+def is_list_number(piece: str) -> bool:
+    """A piece that is only a list number ("2.", "(3)", "b)")."""
+    return bool(_LIST_NUMBER.match(piece.strip()))
+
+
+def without_list_number(piece: str) -> str:
+    """A list's first number split off the lead-in it was glued to on one line: "Here are the
+    details: 1." -> "Here are the details:"."""
+    return _TRAILING_NUMBER.sub("", piece.strip())
+
+
+def is_lead_in(piece: str) -> bool:
+    """A sentence that only announces what follows ("Here are the details:")."""
+    text = piece.strip()
+    if not text.endswith(":"):
+        return False
+    body = text.rstrip(": ")
+    return bool(_LEAD_IN.match(body)) and not (
+        _DIGITS.search(body) and not body.lower().startswith(("here", "below"))
+    )

@@ -1,0 +1,110 @@
+"""Layout is not content: markdown headings, labels, list markers, emphasis and lead-ins are
+not claims, so a list is judged as the same sentences in prose are."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragmeter.metrics.claims import claims_of
+from ragmeter.metrics.layout import is_lead_in, is_list_number, plain_text, without_list_number
+
+Q = "What should I know about Rome?"
+PROSE = "Rome is the capital of Italy. It was founded in 753 BC. It has 2.8 million people."
+LAYOUTS = [
+    "Here are the details:\n\n1. Rome is the capital of Italy.\n2. It was founded in 753 BC.\n"
+    "3. It has 2.8 million people.",
+    "Here are the details: 1. Rome is the capital of Italy. 2. It was founded in 753 BC. "
+    "3. It has 2.8 million people.",
+    "## Overview\n\nRome is the capital of Italy.\n\n### History\n- It was founded in 753 BC.\n"
+    "- It has 2.8 million people.",
+    "**Key facts:**\n* **Rome** is the capital of Italy.\n* It was *founded* in 753 BC.\n"
+    "* It has 2.8 million people",
+    "1) Rome is the capital of Italy\n2) It was founded in 753 BC\n3) It has 2.8 million people",
+    "a. Rome is the capital of Italy.\nb. It was founded in 753 BC.\nc. It has 2.8 million people.",
+    "The main points are as follows:\n\u2022 Rome is the capital of Italy.\n"
+    "\u2022 It was founded in 753 BC.\n\u2022 It has 2.8 million people.",
+]
+
+
+@pytest.mark.parametrize("answer", LAYOUTS)
+def test_a_list_is_judged_as_the_same_sentences_in_prose(answer: str) -> None:
+    assert claims_of(Q, answer).judged == claims_of(Q, PROSE).judged
+
+
+def test_what_layout_removes_is_listed_with_why() -> None:
+    dropped = claims_of(Q, LAYOUTS[2]).dropped
+    assert {d["text"] for d in dropped} == {"## Overview", "### History"}
+    assert all(d["why"] == "a heading asserts nothing" for d in dropped)
+    whys = {d["why"] for d in claims_of(Q, LAYOUTS[1]).dropped}
+    assert whys == {"a lead-in to what follows asserts nothing", "a list number asserts nothing"}
+    assert claims_of(Q, LAYOUTS[3]).dropped == [
+        {"text": "**Key facts:**", "why": "a label asserts nothing"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "judged"),
+    [
+        # a number that is the whole answer is a claim, not a list number
+        ("2.", ['The answer to "How many airports does Rome have?" is 2.']),
+        # a line ending in a colon that asserts something is kept
+        ("Rome has two airports:\n- Fiumicino\n- Ciampino", None),
+        # a label stays part of the claim it heads on the same line
+        (
+            "- **Capital:** Rome is the capital of Italy.",
+            ["Capital: Rome is the capital of Italy."],
+        ),
+        # not list markers: a negative number, a lower-case abbreviation, arithmetic
+        ("-5 degrees is the record low.", ["-5 degrees is the record low."]),
+        ("e. coli lives in the gut.", ["e. coli lives in the gut."]),
+        ("5 * 3 = 15 and *Roma* is its name.", ["5 * 3 = 15 and Roma is its name."]),
+        # an acronym spelled out in parentheses is part of the sentence, not a sentence
+        (
+            "The JUICE (JUpiter ICy moons Explorer) orbiter studies Ganymede.",
+            ["The JUICE (JUpiter ICy moons Explorer) orbiter studies Ganymede."],
+        ),
+    ],
+)
+def test_layout_patterns_stay_narrow(answer: str, judged: list[str] | None) -> None:
+    got = claims_of("How many airports does Rome have?", answer)
+    if judged is None:
+        assert got.judged[0] == "Rome has two airports."
+        assert got.dropped == []
+    else:
+        assert got.judged == judged
+
+
+def test_a_parenthesised_sentence_is_still_split_off() -> None:
+    got = claims_of(Q, "Rome is old (it was founded in 753 BC) and big. (It is also very large.)")
+    assert got.judged == [
+        "Rome is old (it was founded in 753 BC) and big.",
+        "It is also very large.",
+    ]
+
+
+def test_helpers() -> None:
+    assert is_list_number("2.") and is_list_number("(3)") and is_list_number("b)")
+    assert not is_list_number("2.5") and not is_list_number("Two.")
+    assert without_list_number("Here are the details: 1.") == "Here are the details:"
+    assert without_list_number("It scored 1.") == "It scored 1."
+    assert is_lead_in("Here's what I found:") and is_lead_in("Its exports include the following:")
+    assert not is_lead_in("Here are the details.")  # no colon: not announcing a list
+    assert not is_lead_in("Rome has two airports:")
+    plain = plain_text("# Title\n  - nested item\n\ntext")
+    assert plain.text == "nested item\n\ntext"
+    assert plain.dropped == [{"text": "# Title", "why": "a heading asserts nothing"}]
+
+
+def test_short_answer_evidence_is_chosen_for_the_claim_about_the_question() -> None:
+    got = claims_of("How many people were killed in the shooting?", "Seven")
+    assert got.queries == ["How many people were killed in the shooting? Seven"]
+    assert claims_of(Q, PROSE).queries == claims_of(Q, PROSE).original
+
+
+def test_code_blocks_are_left_as_they_are() -> None:
+    text = "It is set so:\n```python\n# set the grader\n- x = 1\n```\n## Notes"
+    plain = plain_text(text)
+    assert plain.text == "It is set so:\n```python\n# set the grader\n- x = 1\n```"
+    assert plain.dropped == [{"text": "## Notes", "why": "a heading asserts nothing"}]
+    inline = plain_text("Krakow ```python\n# grader settings\n```")
+    assert inline.text == "Krakow ```python\n# grader settings\n```" and inline.dropped == []
