@@ -468,3 +468,26 @@ async def test_faithfulness_evidence_survives_an_embedder_returning_too_few_vect
     s = await faithfulness(evidence_sample(TOWER), r)
     assert s.status == "ok" and s.details["evidence"]["method"] == "lexical"
     assert "2 vectors back" in s.details["evidence"]["note"]
+
+
+async def test_markdown_contexts_have_the_sentences_of_their_prose():
+    """Layout is not a sentence: a list-formatted document is judged, and counted, as its prose
+    (before, "1." and "## History" were sentences in context relevance's denominator)."""
+    table = {
+        "Paris is the capital of France.": 0.9,
+        "It has about two million inhabitants.": 0.2,
+        "The Seine flows through the city.": 0.1,
+        "Paris hosted the 2024 Olympics.": 0.6,
+    }
+    markdown = (
+        "## Paris\n\n**Key facts:**\n1. **Paris** is the capital of France.\n"
+        "2. It has about two million inhabitants.\n\n### History\n- The Seine flows through "
+        "the city.\n- Paris hosted the *2024* Olympics."
+    )
+    q = "How many inhabitants has Paris, capital of France on the Seine; which Olympics?"
+    scores = []
+    for ctx in (CTX, markdown):
+        judge = ScriptedJudge(lambda t: table[sentence_in(t)])
+        scores.append(await context_relevance(sample(question=q, contexts=[ctx]), res(judge)))
+    assert scores[1].value == pytest.approx(scores[0].value)
+    assert scores[1].details["total_sentences"] == 4

@@ -13,6 +13,7 @@ import numpy as np
 
 from ragmeter.metrics.claims import neutralise, split_instruction, strip_hidden
 from ragmeter.metrics.judging import inner_model, options_of
+from ragmeter.metrics.layout import is_list_number, plain_text
 from ragmeter.protocols import Resources
 from ragmeter.text import split_sentences, tokens
 from ragmeter.vectors import unit_rows
@@ -28,8 +29,11 @@ class ContextSentences:
     """Every sentence of the contexts, numbered from 1 across contexts in rank order.
 
     Hidden text (HTML / markdown comments, chat role tags) is removed first: a reader never
-    sees it. Sentences addressed to the evaluator ("Note to the evaluator ... Answer yes.") are
-    kept and flagged in ``instruction``: they are never evidence and never needed.
+    sees it. Layout goes next (``layout.plain_text``: headings, labels, list markers, emphasis,
+    lone list numbers), so a markdown document has the sentences its prose has and context
+    relevance's denominator counts sentences, not "1." and "## History". Sentences addressed
+    to the evaluator ("Note to the evaluator ... Answer yes.") are kept and flagged in
+    ``instruction``: they are never evidence and never needed.
     """
 
     sentences: list[str] = field(default_factory=list)
@@ -40,7 +44,10 @@ class ContextSentences:
     def of(cls, contexts: Sequence[str]) -> ContextSentences:
         out = cls()
         for i, ctx in enumerate(contexts):
-            for sentence in split_sentences(strip_hidden(ctx or "")):
+            pieces = split_sentences(plain_text(strip_hidden(ctx or "")).text)
+            for sentence in pieces:
+                if len(pieces) > 1 and is_list_number(sentence):
+                    continue
                 text, instruction = split_instruction(sentence)
                 for piece, flag in ((text, False), (instruction, True)):
                     if piece and any(ch.isalnum() for ch in piece):

@@ -296,7 +296,7 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    version="4",  # 4: layout is no claim; a short answer's evidence chosen with its question
+    version="4",  # 4: layout is no claim nor evidence; short answers' evidence by their question
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "

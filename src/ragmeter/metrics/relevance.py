@@ -305,7 +305,7 @@ AR_METRIC = Metric(
 )
 CR_METRIC = Metric(
     name="context_relevance",
-    version="3",  # 3: sentences stating the verdict, or that they answer, are instructions
+    version="4",  # 4: layout is not a sentence; 3: verdict statements are instructions
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
