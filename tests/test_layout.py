@@ -108,3 +108,18 @@ def test_code_blocks_are_left_as_they_are() -> None:
     assert plain.dropped == [{"text": "## Notes", "why": "a heading asserts nothing"}]
     inline = plain_text("Krakow ```python\n# grader settings\n```")
     assert inline.text == "Krakow ```python\n# grader settings\n```" and inline.dropped == []
+
+
+def test_a_table_row_is_the_sentence_it_states() -> None:
+    table = (
+        "Here is a comparison:\n\n| Country | **Capital** | Population |\n|---|:---:|---:|\n"
+        "| Italy | Rome | 59 million |\n| France | Paris | |\n\nBoth are in Europe."
+    )
+    assert claims_of("What are the capitals of Italy and France?", table).judged == [
+        "Country is Italy; Capital is Rome; Population is 59 million.",
+        "Country is France; Capital is Paris.",
+        "Both are in Europe.",
+    ]
+    # pipes without a rule line under the first row are not a table
+    assert plain_text("a | b\nnot a rule").text == "a | b\nnot a rule"
+    assert plain_text("A | B\n--- | ---\nx | y").text == "A is x; B is y."

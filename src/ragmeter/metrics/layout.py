@@ -18,6 +18,8 @@ details with why; markers and emphasis are removed silently, as they carry no wo
   a list was flattened onto one line ("... capital. 2. It has ..."), but not an answer that
   is only a number ("2.");
 - bold / italic markers (``**x**``, ``__x__``, ``*x*``), the text kept;
+- a markdown table: each row becomes the sentence it states, its cells named by the header
+  ("| Italy | Rome |" under "| Country | Capital |" -> "Country is Italy; Capital is Rome.");
 - a lead-in that only announces what follows ("Here are the details:", "The main points are
   as follows:", "To summarise:").
 
@@ -58,6 +60,7 @@ _VERB = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_NUMBER = re.compile(r"(?<=:)\s*\(?\d{1,3}[.)]$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 
 @dataclass
@@ -80,16 +83,47 @@ def _is_label(line: str, plain: str) -> bool:
     return emphasised or len(plain.split()) <= LABEL_WORDS
 
 
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _table_rows(header: str, rows: list[str]) -> list[str]:
+    """Each row of a markdown table as the sentence it states: "Country is Italy; Capital is
+    Rome." (a row alone, "| Italy | Rome |", says nothing a judge can check; with its verb the
+    row is a statement, never a short answer to rewrite)."""
+    names = [_unemphasise(c) for c in _cells(header)]
+    out = []
+    for row in rows:
+        cells = [_unemphasise(c) for c in _cells(row)]
+        parts = [f"{n} is {c}" if n else c for n, c in zip(names, cells, strict=False) if c]
+        if parts:
+            out.append("; ".join(parts).rstrip(".") + ".")
+    return out
+
+
 def plain_text(text: str) -> Plain:
-    """``text`` line by line: headings and labels dropped, list markers and emphasis removed."""
+    """``text`` line by line: headings and labels dropped, list markers and emphasis removed,
+    a markdown table's rows stated as sentences."""
     out = Plain("")
     lines: list[str] = []
     fenced = False
-    for line in (text or "").splitlines():
+    source = (text or "").splitlines()
+    i = 0
+    while i < len(source):
+        line = source[i]
+        i += 1
         fences = line.count("```") + line.lstrip().startswith("~~~")
         if fenced or fences or not line.strip():
             lines.append(line)  # code is not markdown: "# x" in a fence is a comment
             fenced ^= fences % 2 == 1
+            continue
+        if "|" in line and i < len(source) and _TABLE_RULE.match(source[i]):
+            rows = []
+            i += 1
+            while i < len(source) and "|" in source[i] and source[i].strip():
+                rows.append(source[i])
+                i += 1
+            lines.extend(_table_rows(line, rows))
             continue
         if _HEADING.match(line):
             out.dropped.append({"text": line.strip(), "why": "a heading asserts nothing"})
