@@ -123,3 +123,9 @@ def test_a_table_row_is_the_sentence_it_states() -> None:
     # pipes without a rule line under the first row are not a table
     assert plain_text("a | b\nnot a rule").text == "a | b\nnot a rule"
     assert plain_text("A | B\n--- | ---\nx | y").text == "A is x; B is y."
+
+
+def test_inline_code_keeps_its_underscores_and_stars() -> None:
+    assert plain_text("Call `__init__` or `a*b*c`, **then** run.").text == (
+        "Call `__init__` or `a*b*c`, then run."
+    )

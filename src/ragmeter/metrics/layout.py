@@ -72,7 +72,11 @@ class Plain:
 
 
 def _unemphasise(line: str) -> str:
-    return _ITALIC.sub(r"\1", _BOLD.sub(r"\2", line))
+    """Bold and italic markers removed outside inline code (`__init__` stays as written)."""
+    parts = line.split("`")
+    for i in range(0, len(parts), 2):  # even parts are outside backticks
+        parts[i] = _ITALIC.sub(r"\1", _BOLD.sub(r"\2", parts[i]))
+    return "`".join(parts)
 
 
 def _is_label(line: str, plain: str) -> bool:
