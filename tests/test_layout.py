@@ -129,3 +129,31 @@ def test_inline_code_keeps_its_underscores_and_stars() -> None:
     assert plain_text("Call `__init__` or `a*b*c`, **then** run.").text == (
         "Call `__init__` or `a*b*c`, then run."
     )
+
+
+def test_every_wikieval_answer_as_markdown_has_its_prose_claims() -> None:
+    """The layouts of benchmarks/faithfulness_layout.py, over all 150 WikiEval answers: the
+    judge is sent exactly what the prose sends (no model needed to check that)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    from needs import missing
+
+    bench_path = Path(__file__).resolve().parents[1] / "benchmarks" / "faithfulness_layout.py"
+    spec = importlib.util.spec_from_file_location("faithfulness_layout", bench_path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    if not bench.WIKIEVAL.is_file():
+        missing(f"WikiEval is not beside the checkout ({bench.WIKIEVAL})")
+    rows = [json.loads(line) for line in bench.WIKIEVAL.read_text().splitlines() if line.strip()]
+    checked = 0
+    for n, row in enumerate(rows):
+        for key in ("answer", "ungrounded_answer", "poor_answer"):
+            prose = claims_of(row["question"], row[key])
+            for layout in range(3):
+                marked = claims_of(row["question"], bench.render(row[key], n + layout))
+                assert marked.judged == prose.judged, (n, key, layout)
+                checked += 1
+    assert checked == 3 * 3 * len(rows) >= 450
