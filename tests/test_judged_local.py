@@ -59,26 +59,75 @@ async def test_perplexity_on_the_gguf_judge(judge):
     assert got.details["best_context"] == 0
 
 
-async def test_verdicts_are_deterministic_across_runs_and_thread_counts(judge):
-    """Same sample and judge -> the same verdicts on a re-run and with 1 thread instead of 2.
+def _forget(judge) -> None:
+    """Empty the judge's KV cache, as a new process would have it."""
+    judge._llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    judge._llm.n_tokens = 0
+    judge._kv_clean = 0
 
-    P(yes) itself may move by about 0.01: llama.cpp's numerics depend on how many tokens are
-    evaluated per batch, and a re-run reuses the KV prefix of the first run (measured: 0.8606
-    then 0.8695). The verdicts and the score's rounding to 0.02 are what is guaranteed here.
-    """
+
+async def test_scores_do_not_depend_on_earlier_calls(judge):
+    """The same sample scores bit-identically from an empty KV cache, re-run (its own prefix
+    reused) and after other prompts sharing prefixes of other lengths: prompts are decoded in
+    KV blocks aligned to absolute positions (backends/llama_kv.py). Before, a reused prefix
+    moved P(yes) by up to 0.042 on WikiEval statements (benchmarks/kv_blocks.py)."""
+    sample = s("It was completed in 1889. It is 120 metres tall.")
+    r = Resources(judge=judge)
+    _forget(judge)
+    first = await faithfulness(sample, r)
+    again = await faithfulness(sample, r)
+    await faithfulness(s("It was designed by Gustave Eiffel's company. It is in Paris."), r)
+    await answer_relevance(sample, r)
+    after = await faithfulness(sample, r)
+    assert first.details["verdicts"] == ["yes", "no"]
+    for other in (again, after):
+        assert other.details["p_yes"] == first.details["p_yes"]
+        assert other.value == first.value
+
+
+async def test_verdicts_are_deterministic_across_thread_counts(judge):
+    """1 thread instead of 2: the same verdicts and P(yes) (llama.cpp splits a matrix product
+    over threads by output rows, so the sums are the same)."""
     from ragmeter.backends.llamacpp import LocalJudge
 
     sample = s("It was completed in 1889. It is 120 metres tall.")
+    _forget(judge)
     first = await faithfulness(sample, Resources(judge=judge))
-    again = await faithfulness(sample, Resources(judge=judge))
     one = LocalJudge(n_ctx=2048, n_threads=1)
     one.load()
     try:
         single = await faithfulness(sample, Resources(judge=one))
     finally:
         one.close()
-    probs = first.details["p_yes"]
-    for other in (again, single):
-        assert other.details["verdicts"] == first.details["verdicts"]
-        assert other.details["p_yes"] == pytest.approx(probs, abs=0.02)
-        assert other.value == pytest.approx(first.value, abs=0.02)
+    assert single.details["verdicts"] == first.details["verdicts"]
+    assert single.details["p_yes"] == first.details["p_yes"]
+
+
+async def test_generation_neither_depends_on_nor_disturbs_the_cache(judge):
+    """Grammar generation and greedy top-k replies start from an aligned prompt and leave
+    later verdicts on a shared prefix unchanged."""
+    from pydantic import BaseModel
+
+    class Verdict(BaseModel):
+        supported: bool
+
+    def msgs(statement: str) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": "Judge the statement against the context."},
+            {"role": "user", "content": f"Context: {CONTEXT}\nStatement: {statement}"},
+        ]
+
+    ask = msgs("The tower is 330 metres tall.")
+    _forget(judge)
+    base = await judge.option_probs(ask, ["yes", "no"], prompt_version="t")
+    tops = await judge.token_tops(msgs("It opened in 1925."), 6, prompt_version="t")
+    made = await judge.structured(msgs("It opened in 1925."), Verdict, prompt_version="t")
+    after = await judge.option_probs(ask, ["yes", "no"], prompt_version="t")
+    assert after.value == base.value
+    _forget(judge)
+    assert (await judge.token_tops(msgs("It opened in 1925."), 6, prompt_version="t")).value == (
+        tops.value
+    )
+    _forget(judge)
+    again = await judge.structured(msgs("It opened in 1925."), Verdict, prompt_version="t")
+    assert again.raw == made.raw and again.error is None

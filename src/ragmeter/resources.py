@@ -131,6 +131,7 @@ def judge_facts(inner: Any) -> dict[str, Any]:
             n_ctx=inner.n_ctx,
             n_threads=getattr(inner, "n_threads", None),
             n_batch=getattr(inner, "n_batch", None),
+            kv_align=getattr(inner, "kv_align", None),
             structured_output="grammar",
         )
         return out

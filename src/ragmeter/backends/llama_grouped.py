@@ -45,7 +45,10 @@ class LocalTokenTops:
             for _ in range(max_new):
                 got: list[np.ndarray] = []
                 n_eval += self._evaluate(  # type: ignore[attr-defined]
-                    seq, len(seq) - 1, lambda _p, rows, out=got: out.append(rows[-1].copy())
+                    seq,
+                    len(seq) - 1,
+                    lambda _p, rows, out=got: out.append(rows[-1].copy()),
+                    exact=bool(tops),  # the prompt in aligned batches, then token by token
                 )
                 t0 = time.perf_counter()
                 logp = log_softmax(got[-1])

@@ -6,7 +6,9 @@ Why it looks like this:
 * ONE ``Llama`` instance and ONE worker thread. The object is not thread-safe, and keeping it
   single lets llama.cpp reuse the KV cache of the longest common token prefix with the previous
   call: metrics that send many prompts sharing an instruction block / context pay for the
-  shared part once. Calls run in submission order; the event loop never blocks.
+  shared part once. Calls run in submission order; the event loop never blocks. Batches are
+  aligned to absolute positions (``llama_kv.py``), so a reused prefix gives the same logits
+  as a fresh one: scores do not depend on earlier calls.
 * Verdicts and teacher forcing decode through our own batch (logits only for the positions we
   need), so ``logits_all`` stays off: no (n_ctx x 152k vocab) float array in memory.
 * Model faults come back as ``JudgeReply.error``, never as exceptions.
@@ -29,7 +31,8 @@ from pydantic import BaseModel, ValidationError
 
 from ragmeter.backends import model_store
 from ragmeter.backends.llama_grouped import LocalTokenTops
-from ragmeter.backends.llama_tokens import LocalStats, _longest_prefix, option_token_ids
+from ragmeter.backends.llama_kv import AlignedDecoder
+from ragmeter.backends.llama_tokens import LocalStats, option_token_ids
 from ragmeter.errors import LlamaCppMissing, ModelNotAvailable
 from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
 from ragmeter.vectors import log_softmax
@@ -44,7 +47,7 @@ _CHATML = (
 )
 
 
-class LocalJudge(LocalTokenTops):
+class LocalJudge(AlignedDecoder, LocalTokenTops):
     """llama.cpp judge implementing ``Judge`` and ``Scorer`` (see judges/base.py).
 
     ``model_path=None`` uses the embedded Qwen2.5-Coder-1.5B-Instruct (assembled on first use);
@@ -137,7 +140,7 @@ class LocalJudge(LocalTokenTops):
 
     def cache_params(self) -> dict[str, Any]:
         """Everything besides the request that decides the answer (for cache keys)."""
-        return {"temperature": 0.0, "seed": self.seed}
+        return {"temperature": 0.0, "seed": self.seed, "kv_align": self.kv_align}
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
@@ -197,46 +200,6 @@ class LocalJudge(LocalTokenTops):
             )
         return None
 
-    def _evaluate(
-        self, tokens: list[int], logits_from: int, on_logits: Callable[[int, np.ndarray], None]
-    ) -> int:
-        """Decode ``tokens`` after the reusable KV prefix; ``on_logits(pos, rows)`` receives the
-        logits of positions >= ``logits_from`` chunk by chunk. Returns tokens evaluated."""
-        llm, batch = self._llm, self._batch
-        n_vocab = llm.n_vocab()
-        keep = min(_longest_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens), logits_from)
-        if not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
-            keep = 0
-            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-        llm.n_tokens = keep
-        llm._requires_eval = True  # our logits are not the sampler's: generate() must replay
-        for start in range(keep, len(tokens), self.n_batch):
-            chunk = tokens[start : start + self.n_batch]
-            b = batch.batch
-            b.n_tokens = len(chunk)
-            n_out = 0
-            for j, tok in enumerate(chunk):
-                b.token[j] = tok
-                b.pos[j] = start + j
-                b.n_seq_id[j] = 1
-                b.seq_id[j][0] = 0
-                want = start + j >= logits_from
-                b.logits[j] = want
-                n_out += want
-            t0 = time.perf_counter()
-            llm._ctx.decode(batch)
-            self.stats.decode_s += time.perf_counter() - t0
-            self.stats.decode_batches += 1
-            llm.input_ids[start : start + len(chunk)] = chunk
-            llm.n_tokens = start + len(chunk)
-            if n_out:
-                t0 = time.perf_counter()
-                rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_out * n_vocab,))
-                first = max(start, logits_from)
-                on_logits(first, rows.reshape(n_out, n_vocab))
-                self.stats.logits_s += time.perf_counter() - t0
-        return len(tokens) - keep
-
     def _account(self, n_prompt: int, n_evaluated: int, n_completion: int = 0) -> Usage:
         self.stats.prompt_tokens += n_prompt
         self.stats.prompt_tokens_evaluated += n_evaluated
@@ -272,7 +235,10 @@ class LocalJudge(LocalTokenTops):
             tokens = self._chat_tokens(messages)
             if err := self._check_window(len(tokens), max_tokens):
                 return JudgeReply(value=None, error=err)
-            reused = _longest_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens)
+            # the prompt but its last token in aligned batches (llama_kv.py); generate() then
+            # decodes the last one alone, so the reply does not depend on earlier calls
+            n_eval = self._evaluate(tokens[:-1], len(tokens), lambda _pos, _rows: None) + 1
+            self._forget_after(len(tokens) - 1)
             t0 = time.perf_counter()
             out = llm.create_completion(
                 prompt=tokens,
@@ -284,11 +250,7 @@ class LocalJudge(LocalTokenTops):
             self.stats.generate_s += time.perf_counter() - t0
             choice = out["choices"][0]
             text = choice["text"]
-            usage = self._account(
-                len(tokens),
-                len(tokens) - min(reused, len(tokens) - 1),
-                out["usage"]["completion_tokens"],
-            )
+            usage = self._account(len(tokens), n_eval, out["usage"]["completion_tokens"])
             try:
                 value = schema.model_validate_json(text)
             except ValidationError as exc:
