@@ -17,7 +17,8 @@ from pydantic import BaseModel, Field
 
 from needs import require_module
 from ragmeter.backends import model_store
-from ragmeter.backends.llamacpp import LocalJudge, _longest_prefix
+from ragmeter.backends.llama_tokens import _longest_prefix
+from ragmeter.backends.llamacpp import LocalJudge
 from ragmeter.protocols import Judge, Scorer
 from ragmeter.vectors import log_softmax as _log_softmax
 
