@@ -67,6 +67,16 @@ def _resource_missing(
     return None
 
 
+async def _stagger(k: int, limit: int) -> None:
+    """Job ``k`` of the first wave waits ``k`` turns of the event loop, so the first job's
+    calls are on the wire while the next job splits its claims and picks its evidence.
+    Started together, every call slot waited for the whole wave's CPU work (about 60 ms for
+    16 WikiEval samples, 4% of a 50-sample run against a server). Later jobs start as
+    earlier ones end, staggered already."""
+    for _ in range(min(k, limit)):
+        await asyncio.sleep(0)
+
+
 async def score_all(
     metrics: Sequence[Metric], samples: Sequence[Sample], built: Built, limit: int, progress: bool
 ) -> dict[str, list[Score]]:
@@ -93,9 +103,10 @@ async def score_all(
         jobs.sort(key=lambda job: -_work_estimate(job[0], job[2]))
     bar = make_progress(len(jobs)) if progress and jobs else None
 
-    async def one(metric: Metric, i: int, sample: Sample) -> None:
+    async def one(k: int, metric: Metric, i: int, sample: Sample) -> None:
         CALL_TAG.set((metric.name, sample.question_id))
         async with gate:
+            await _stagger(k, limit)
             try:
                 assert metric.acompute is not None
                 score = await metric.acompute(sample, resources)
@@ -123,7 +134,7 @@ async def score_all(
         if bar is not None:
             bar.advance(failed=score.status == "failed")
 
-    tasks = [asyncio.ensure_future(one(m, i, s)) for m, i, s in jobs]
+    tasks = [asyncio.ensure_future(one(k, m, i, s)) for k, (m, i, s) in enumerate(jobs)]
     try:
         await asyncio.gather(*tasks)
     except BaseException:

@@ -85,6 +85,11 @@ class CachedJudge(GroupedVerdicts):
         self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
 
     @property
+    def concurrency(self) -> int:
+        """Calls this judge takes in flight at once (1 for the embedded model)."""
+        return self.core.limiter.limit
+
+    @property
     def _params(self) -> dict[str, Any]:
         # Read per call: preflight may settle the backend's structured-output mode.
         params = getattr(self.inner, "cache_params", None)

@@ -18,6 +18,7 @@ reason and a verdict per statement against the context; F = supported / total.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from pydantic import BaseModel
@@ -35,6 +36,7 @@ from ragmeter.metrics.judging import (
     Calls,
     chat,
     context_first,
+    each,
     guarded,
     judge_of,
     mode_of,
@@ -101,13 +103,20 @@ async def supported_probs(
             if got is not None:
                 best = [max(b, p) for b, p in zip(best, got, strict=True)]
                 continue
-        for i, statement in enumerate(statements):
-            if best[i] >= 0.999:  # already certain: later chunks cannot change the verdict
-                continue
-            p = await calls.p_yes(
-                context_first(text, question, task.format(statement=neutralise(statement))),
-                version=ver,
-            )
+        # a statement already certain is not asked again: later chunks cannot change it
+        todo = [i for i in range(len(statements)) if best[i] < 0.999]
+        got = await each(
+            calls.judge,
+            [
+                functools.partial(
+                    calls.p_yes,
+                    context_first(text, question, task.format(statement=neutralise(statements[i]))),
+                    version=ver,
+                )
+                for i in todo
+            ],
+        )
+        for i, p in zip(todo, got, strict=True):
             best[i] = max(best[i], p)
     return best
 

@@ -8,6 +8,7 @@ NaN escapes.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from ragmeter.sample import Sample
 from ragmeter.text import split_sentences
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 @dataclass
@@ -97,6 +99,26 @@ class Calls:
             "cached_calls": self.cached,
             **({"grouped_fallbacks": self.grouped_fallbacks} if self.grouped_fallbacks else {}),
         }
+
+
+async def each(judge: Judge, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """Results of ``jobs`` (one judge call each) in their order.
+
+    One after another for a one-worker judge (the embedded model: consecutive prompts share
+    their prefix in its KV cache, and the call order stays fixed); all at once for a judge
+    that takes several calls in flight (a server), so a sample of many statements is not a
+    chain of round trips that the run ends waiting on. The first failure cancels the rest.
+    """
+    if getattr(judge, "concurrency", 1) <= 1 or len(jobs) <= 1:
+        return [await job() for job in jobs]
+    tasks = [asyncio.ensure_future(job()) for job in jobs]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def judge_of(resources: Resources | None) -> Judge:

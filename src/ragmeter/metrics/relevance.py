@@ -24,6 +24,8 @@ CR = expected number of needed sentences / |sentences|.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from pydantic import BaseModel
 
@@ -35,6 +37,7 @@ from ragmeter.metrics.judging import (
     Calls,
     chat,
     context_first,
+    each,
     guarded,
     judge_of,
     mode_of,
@@ -228,15 +231,23 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
         task = prompts["context_fast"]["task"]
         probs: dict[int, float] = {}
         for chunk in chunks:  # chunk-major: each chunk's context is evaluated once
-            for i in chunk:
-                probs[i] = await calls.p_yes(
-                    context_first(
-                        ctx.render(chunk),
-                        sample.question,
-                        task.format(sentence=neutralise(ctx.sentences[i])),
-                    ),
-                    version=ver,
-                )
+            text = ctx.render(chunk)
+            got = await each(
+                judge,
+                [
+                    functools.partial(
+                        calls.p_yes,
+                        context_first(
+                            text,
+                            sample.question,
+                            task.format(sentence=neutralise(ctx.sentences[i])),
+                        ),
+                        version=ver,
+                    )
+                    for i in chunk
+                ],
+            )
+            probs.update(zip(chunk, got, strict=True))
         kept = {i for i, p in probs.items() if p >= 0.5}
         expected = sum(probs.values())
         return Score.ok(
