@@ -25,17 +25,28 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+_relaxed: list[tuple[int, ...]] = []  # the threshold to restore, while any run is inside
+
+
 @contextmanager
 def relaxed_gc(threshold0: int = 20_000) -> Iterator[None]:
     """Collect the young generation less often during a run of many small calls.
 
     Each HTTP call allocates thousands of short-lived objects; CPython's default threshold
     (700) then runs the collector hundreds of times a second on the event loop, which is CPU
-    the calls wait for. Restored on exit.
+    the calls wait for. Restored when the last of overlapping runs exits (a Ray actor scores
+    two batches at once: the first to finish must not restore it under the other, nor the
+    second restore the relaxed value).
     """
-    before = gc.get_threshold()
-    gc.set_threshold(max(threshold0, before[0]), *before[1:])
+    if not _relaxed:
+        before = gc.get_threshold()
+        _relaxed.append(before)
+        gc.set_threshold(max(threshold0, before[0]), *before[1:])
+    else:
+        _relaxed.append(_relaxed[0])
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        restore = _relaxed.pop()
+        if not _relaxed:
+            gc.set_threshold(*restore)

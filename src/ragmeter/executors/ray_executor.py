@@ -166,7 +166,9 @@ def _run_pipeline(
             batch_size=batch_size,
             batch_format="pyarrow",
             fn_constructor_args=(model, s, dealer),
-            compute=ray.data.ActorPoolStrategy(size=actors),
+            compute=ray.data.ActorPoolStrategy(
+                size=actors, max_concurrent_calls_per_actor=_batches_per_actor(s)
+            ),
             num_cpus=_actor_cpus(s, actors),
         )
     usage: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0)
@@ -188,6 +190,16 @@ def _actor_cpus(s: Any, actors: int) -> float:
     if s.judge_kind in ("local", "gguf"):
         return 1.0
     return 0.25
+
+
+def _batches_per_actor(s: Any) -> int:
+    """Batches an actor scores at once. A client of a remote judge takes two: the next
+    batch's calls fill the slots the last calls of the previous one leave idle, and Ray's
+    hand-over of batches (serialising them, the actor task) is hidden behind the calls. Both
+    share the actor's session, so its judge concurrency stays as set. A local model takes
+    one: it computes one prompt at a time anyway, and one batch's prompts in order keep its
+    KV-cache prefix reuse."""
+    return 1 if s.judge_kind in ("local", "gguf") else 2
 
 
 USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
