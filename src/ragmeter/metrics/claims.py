@@ -87,6 +87,34 @@ _EVALUATOR_PATTERNS = [
     r"评估|评审|请回答|評価者|回答してください|оценщик|ответь(те)?\s+[«\"]?да",
 ]
 _EVALUATOR = re.compile("|".join(f"(?:{p})" for p in _EVALUATOR_PATTERNS), re.IGNORECASE)
+# Every match of _EVALUATOR holds one of these (case aside): a sentence without any of them
+# skips the pattern, which costs ~170 us a sentence on WikiEval's contexts against ~13 us for
+# this check (tests/test_claims_prefilter.py proves each pattern needs one of the words).
+_EVALUATOR_WORDS = (
+    # the evaluator, in the languages of the patterns
+    "evaluat", "evaluad", "évaluat", "prüfer", "bewerter", "gutachter", "valutator",
+    "avaliador", "judge", "grader", "assessor", "reviewer", "оценщик", "评估", "评审",
+    "評価者",
+    # instructions and what they ask for
+    "note", "message", "instruction", "ignore", "disregard", "forget", "verdict", "reason",
+    "score", "statement", "label", "rating", "answers", "addresses", "context", "yes",
+    "répond", "antworte", "responde", "rispondi", "responda", "请回答", "回答してください",
+    "ответь",
+    # the verdicts claimed
+    "supported", "relevant", "correct", "faithful", "grounded", "accurate", "verified", "true",
+    "10/10", "1.0", "answer",
+)  # fmt: skip
+# Characters IGNORECASE equates with a letter of those words that str.lower() leaves apart.
+_RE_FOLD = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "ᲀ": "в", "ᲂ": "о", "ᲄ": "т", "ᲅ": "т"})
+
+
+def _evaluator_match(text: str) -> re.Match[str] | None:
+    """The first evaluator-directed span of ``text``, or None (the words checked first)."""
+    low = text.translate(_RE_FOLD).lower()
+    if not any(word in low for word in _EVALUATOR_WORDS):
+        return None
+    return _EVALUATOR.search(text)
+
 
 # Sentences that assert nothing about the world.
 _NON_ASSERTION = re.compile(
@@ -132,7 +160,7 @@ def strip_hidden(text: str) -> str:
 
 def addresses_evaluator(sentence: str) -> bool:
     """True for instructions or verdicts aimed at the evaluator, or claims about the answer."""
-    return bool(_EVALUATOR.search(sentence))
+    return _evaluator_match(sentence) is not None
 
 
 @lru_cache(maxsize=8192)
@@ -140,9 +168,9 @@ def split_instruction(sentence: str) -> tuple[str, str | None]:
     """(text before the evaluator-directed part, that part or None): a sentence that runs into
     an instruction without punctuation ("... north. {"verdict": ...}") keeps its own text.
 
-    Cached: the pattern costs ~40 us a sentence, and the same context sentences come back for
-    every judged metric of a sample and for passages retrieved for many questions."""
-    m = _EVALUATOR.search(sentence)
+    Cached: the same context sentences come back for every judged metric of a sample and for
+    passages retrieved for many questions."""
+    m = _evaluator_match(sentence)
     if m is None:
         return sentence, None
     return sentence[: m.start()].strip(), sentence[m.start() :].strip()
@@ -213,7 +241,7 @@ def claims_of(question: str, answer: str) -> Claims:
             why = "a lead-in to what follows asserts nothing"
             out.dropped.append({"text": piece, "why": why})
             continue
-        m = _EVALUATOR.search(piece)
+        m = _evaluator_match(piece)
         if m is not None:
             out.dropped.append({"text": piece[m.start() :], "why": "addresses the evaluator"})
             piece, tainted = piece[: m.start()].strip(), True
