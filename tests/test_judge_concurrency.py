@@ -173,3 +173,25 @@ def test_overlapping_runs_restore_the_collector_threshold_once_the_last_ends() -
     assert gc.get_threshold()[0] == max(20_000, before[0])
     b.__exit__(None, None, None)
     assert gc.get_threshold() == before
+
+
+def test_only_the_first_wave_is_staggered() -> None:
+    from ragmeter.scheduler import _stagger
+
+    turns: list[int] = []
+
+    async def count(k: int) -> None:
+        done = asyncio.ensure_future(_stagger(k, 4))
+        n = 0
+        while not done.done():
+            n += 1
+            await asyncio.sleep(0)
+        turns.append(n)
+
+    async def main() -> None:
+        for k in (0, 3, 4, 50):
+            await count(k)
+
+    asyncio.run(main())
+    assert turns[0] < turns[1]  # job 3 of the first wave waits its turns
+    assert turns[2] == turns[3] == turns[0]  # jobs after the first wave start at once
