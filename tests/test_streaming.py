@@ -11,7 +11,7 @@ import pytest
 import ragmeter
 from fake_server import FakeOpenAIServer
 from ragmeter.errors import ConfigError, DataError
-from ragmeter.executors.source import check_file
+from ragmeter.executors.source import check_file, iter_batches
 
 LEXICAL = ["k_precision", "token_f1", "mrr", "exact_match"]
 
@@ -159,3 +159,36 @@ def test_cli_stream_writes_the_run_and_usage_errors_exit_2(tmp_path: Path) -> No
     assert no_out.exit_code == 2 and "--out" in no_out.output
     by = cli.invoke(app, [*args, "--out", str(tmp_path / "p"), "--by", "question", "-q"])
     assert by.exit_code == 2 and "--executor local" in by.output
+
+
+def test_batches_number_rows_and_lines_as_the_local_loader_does(tmp_path: Path) -> None:
+    """Parsing batch by batch (each batch with the collector paused) keeps the file's row and
+    line numbers, whatever the batch boundaries: blank, unparseable and non-UTF-8 lines
+    anywhere give the same problems as ``ragmeter.load``."""
+    good = [json.dumps(r) for r in rows(5)]
+    text = "\n".join([good[0], "", good[1], "{not json", good[2], "", "", good[3]]) + "\n"
+    data = tmp_path / "bad.jsonl"
+    data.write_bytes(text.encode() + b'{"question": "caf\xe9"}\n' + good[4].encode() + b"\n")
+    with pytest.raises(DataError) as local:
+        ragmeter.load(str(data))
+    for size in (1, 2, 3, 100):
+        with pytest.raises(DataError) as streamed:
+            check_file(data, batch_size=size)
+        got = [(p.row, p.line, p.message[:14]) for p in streamed.value.problems]
+        assert got == [(p.row, p.line, p.message[:14]) for p in local.value.problems], size
+        assert [(p.row, p.line) for p in streamed.value.problems] == [(3, 4), (6, 9)]
+
+
+def test_batches_keep_order_and_leave_the_collector_on(tmp_path: Path) -> None:
+    import gc
+
+    records = rows(5)
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n\n".join(json.dumps(r) for r in records) + "\n")
+    sizes, ids = [], []
+    for batch in iter_batches(data, batch_size=2):
+        assert gc.isenabled()  # paused only while a batch is parsed, never across a yield
+        sizes.append(len(batch))
+        ids += [s.question_id for s in batch]
+    assert sizes == [2, 2, 1] and ids == [r["question_id"] for r in records]
+    assert gc.isenabled()

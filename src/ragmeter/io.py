@@ -10,6 +10,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
+
+from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
@@ -137,7 +140,7 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
     lines: list[int] = []
     rows: list[int] = []
     problems: list[Problem] = []
-    with path.open("rb") as fh:
+    with gc_paused(), path.open("rb") as fh:  # many acyclic objects: see _perf.gc_paused
         for lineno, raw in enumerate(fh, start=1):
             try:
                 text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")  # BOM allowed
@@ -293,8 +296,21 @@ def write_json(data: Any, path: str | Path) -> None:
         fh.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def json_line(row: Any) -> str:
+    """``row`` as one compact line of JSON (no newline), what scores.jsonl holds.
+
+    Why not ``json.dumps``: pydantic-core's serializer (Rust) writes a scored row of the
+    14 non-LLM metrics in 10 us against 33 us, a tenth of a streamed run's time per row.
+    The values read back the same; what it cannot serialize becomes ``str(value)`` as with
+    ``json.dumps(default=str)``, NaN and infinities are written as ``json.dumps`` writes
+    them, non-ASCII text as UTF-8. Sets become lists, and floats may be spelled otherwise
+    (``0.00001`` for ``1e-05``).
+    """
+    return pydantic_core.to_json(row, fallback=str).decode()
+
+
 def write_jsonl(rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
     """One JSON object a line, written atomically."""
-    with atomic_open(path) as fh:
+    with gc_paused(), atomic_open(path) as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            fh.write(json_line(row) + "\n")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ragmeter._perf import gc_paused
 from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
 from ragmeter.sample import Sample
@@ -249,7 +250,9 @@ class EvaluationResult:
     def to_jsonl(self, path: str | Path) -> None:
         from ragmeter.io import write_jsonl
 
-        write_jsonl(self.records(), path)
+        with gc_paused():  # a row per sample, all acyclic: see _perf.gc_paused
+            rows = self.records()
+        write_jsonl(rows, path)
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write scores.jsonl, summary.json and run.json (the manifest) into out_dir, each

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ragmeter._perf import gc_paused
 from ragmeter.config import as_settings
 from ragmeter.errors import ConfigError, ExecutorUnavailable
 from ragmeter.executors.common import base_urls, plan_file_run, run_config, skip_notes
@@ -173,8 +174,9 @@ def _run_pipeline(
         )
     usage: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0)
     for batch in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
-        samples = [Sample.model_validate_json(t) for t in batch.column("sample").to_pylist()]
-        scores = decode_scores(batch.column("scores").to_pylist(), writer.metrics)
+        with gc_paused():  # a batch of acyclic samples and scores: see _perf.gc_paused
+            samples = [Sample.model_validate_json(t) for t in batch.column("sample").to_pylist()]
+            scores = decode_scores(batch.column("scores").to_pylist(), writer.metrics)
         _add_usage(usage, scores)
         writer.add(samples, scores)
     usage["pipeline_wall_s"] = round(time.perf_counter() - started, 3)

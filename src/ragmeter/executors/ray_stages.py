@@ -18,18 +18,18 @@ from typing import Any
 
 from ragmeter.config import Settings
 from ragmeter.executors.session import ModelSession
+from ragmeter.io import json_line
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.sample import Sample, validate_records
 from ragmeter.scheduler import compute_all
 
 
 def encode_scores(scores: dict[str, list[Score]], i: int) -> str:
-    return json.dumps(
+    return json_line(
         {
             name: [col[i].value, col[i].status, col[i].reason, col[i].details]
             for name, col in scores.items()
-        },
-        default=str,
+        }
     )
 
 
@@ -98,7 +98,7 @@ class JudgeStage:
         for i, text in enumerate(_column(batch, "scores")):
             row = json.loads(text)
             row.update(json.loads(encode_scores(judged, i)))
-            out.append(json.dumps(row, default=str))
+            out.append(json_line(row))
         return {"sample": _column(batch, "sample"), "scores": out}
 
 
