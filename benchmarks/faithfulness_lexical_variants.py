@@ -1,7 +1,7 @@
 """Which lexical evidence should the faithfulness combination use? Variants compared offline.
 
 Why: with 120 SciFact claims (``faithfulness_visible.py --sets scifact --scifact-n 60``) the
-default ``faithfulness`` (judge P(yes) + lexical support, ``faithfulness-calibration-1``)
+default ``faithfulness`` (judge P(yes) + lexical support, then ``faithfulness-calibration-1``)
 scored AUROC 0.681 against the judge alone's 0.701, below issue 12's floor "at least as good
 as the better of judge alone and K-Precision". This script asks whether another lexical
 feature or form of the combination would avoid that, without new judge calls: it reads a
@@ -28,12 +28,24 @@ Variants (per statement; P = sigmoid(b0 + b1 logit P(yes) + b2 feature ...)):
   through its question's words; shipped since 2026-11-25, so ``shipped`` is the same now (run
   at an earlier revision for the comparison);
 - ``judge_only``: no lexical term (b2 = 0), the judge's P(yes) through the fitted sigmoid.
+- ``plus_specific``, ``plus_specific_any`` (2026-11-26): the shipped feature plus a third,
+  the share of the statement's specific words (names, numbers; not in the question) absent
+  from every context sentence, or whether any is: entity-level hallucination, as in
+  source-precision metrics of summarisation;
+- ``polarity_gate``, ``polarity_feature`` (2026-11-26): does the statement's polarity differ
+  from its closest evidence sentence's (an odd number of negation words in one of them, or an
+  antonym of one of its words, "increases" / "decreases", in the sentence only)? The gate
+  counts lexical support only when it does not; the feature is a third term. Aimed at
+  SciFact's contradicting claims, which copy their abstract's words.
 
 Also, the shipped feature fitted on every other set and scored on the one left out
 (``leave_one_set_out``): does a fit on more, and more varied, visible data do better than
 calibration 1's QA-only fit?
 
+``--shipped``: no refit; every set scored with calibration 1 and the shipped calibration.
+
 Usage: python benchmarks/faithfulness_lexical_variants.py [--results FILE ...] [--fit-rows 90]
+       [--shipped]
 Prints a table, writes benchmarks/results/faithfulness_lexical_variants.json, ends with RESULT.
 """
 
@@ -56,7 +68,12 @@ from _stats import summary  # noqa: E402
 from faithfulness_visible import load_set  # noqa: E402
 from fit_faithfulness_calibration import EPS, answer_scores, fit  # noqa: E402
 from ragmeter.metrics.context import _STOP, ContextSentences  # noqa: E402
-from ragmeter.metrics.support import content_words, lexical_support  # noqa: E402
+from ragmeter.metrics.support import (  # noqa: E402
+    content_words,
+    lexical_support,
+    load_calibration,
+    missing_specific,
+)
 from ragmeter.text import tokens  # noqa: E402
 
 OUT = ROOT / "results" / "faithfulness_lexical_variants.json"
@@ -70,6 +87,10 @@ VARIANTS = (
     "hinge50",
     "polar",
     "judge_only",
+    "plus_specific",
+    "plus_specific_any",
+    "polarity_gate",
+    "polarity_feature",
 )
 HINGES = {"hinge30": 0.3, "hinge50": 0.5}
 _SPLIT = str.maketrans(string.punctuation, " " * len(string.punctuation))
@@ -86,6 +107,82 @@ def _specific(statement: str) -> set[str]:
             if t not in _STOP and (any(c.isdigit() for c in t) or (j > 0 and raw[:1].isupper())):
                 out.add(t)
     return out
+
+
+_NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nor",
+        "without",
+        "neither",
+        "cannot",
+        "cant",
+        "dont",
+        "doesnt",
+        "didnt",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "fail",
+        "fails",
+        "failed",
+        "lack",
+        "lacks",
+        "lacked",
+        "absence",
+        "absent",
+        "unable",
+        "nothing",
+        "nobody",
+    ]
+)
+_ANTONYMS = (
+    "increase decrease, increases decreases, increased decreased, increasing decreasing, "
+    "higher lower, more less, more fewer, greater smaller, larger smaller, positive negative, "
+    "positively negatively, promotes inhibits, activates inhibits, upregulates downregulates, "
+    "upregulated downregulated, enhances reduces, increase reduce, increases reduces, "
+    "increased reduced, gain loss, raises lowers, improves worsens, improved worsened, "
+    "before after, above below, longer shorter, rise fall, high low"
+)
+_OPPOSITE: dict[str, set[str]] = {}
+for _pair in _ANTONYMS.split(", "):
+    _a, _b = _pair.split()
+    _OPPOSITE.setdefault(_a, set()).add(_b)
+    _OPPOSITE.setdefault(_b, set()).add(_a)
+
+
+def _polarity_mismatch(statement: str, seen: list[str]) -> float:
+    """1 when the statement's polarity differs from the evidence sentence sharing most of its
+    content words, else 0."""
+    words = set(tokens(statement))
+    best: set[str] | None = None
+    best_n = -1
+    for sentence in seen:
+        toks = set(tokens(sentence))
+        n = len((words - _STOP) & toks)
+        if n > best_n:
+            best, best_n = toks, n
+    if best is None:
+        return 0.0
+    if len(words & _NEGATIONS) % 2 != len(best & _NEGATIONS) % 2:
+        return 1.0
+    return float(any(w not in best and _OPPOSITE.get(w, set()) & best for w in words))
+
+
+def _missing_specific(variant: str, statement: str, question: str, ctx: list[str]) -> float:
+    """Share of the statement's specific words absent from the context, or (``_any``, shipped
+    as calibration 2 since 2026-11-26: the product's own function) whether any is."""
+    if variant == "plus_specific_any":
+        return float(bool(missing_specific(statement, question, ctx)))
+    words = _specific(statement) - content_words(question)
+    if not words:
+        return 0.0
+    known = set().union(*(tokens(c) for c in ctx))
+    return sum(w not in known for w in words) / len(words)
 
 
 def _idf_share(words: set[str], seen: set[str], sentences: list[set[str]]) -> float:
@@ -113,7 +210,9 @@ def polar_support(statement: str, question: str, seen: list[str], ctx: list[str]
 
 
 def feature(variant: str, statement: str, question: str, seen: list[str], ctx: list[str]) -> float:
-    if variant in ("shipped", "short_long", "judge_only"):
+    if variant in ("shipped", "short_long", "judge_only") or variant.startswith(
+        ("plus_specific", "polarity")
+    ):
         return lexical_support(statement, question, seen, ctx)
     if variant == "polar":
         return polar_support(statement, question, seen, ctx)
@@ -154,7 +253,15 @@ def features(results: dict, set_name: str, variant: str) -> tuple[list[np.ndarra
             lex = np.array(
                 [feature(variant, e["statement"], src["question"], seen, ctx) for e in ev]
             )
-            if variant == "short_long":
+            if variant.startswith("polarity"):
+                mismatch = np.array([_polarity_mismatch(e["statement"], seen) for e in ev])
+                cols += [lex * (1 - mismatch)] if variant == "polarity_gate" else [lex, mismatch]
+            elif variant.startswith("plus_specific"):
+                spec = [
+                    _missing_specific(variant, e["statement"], src["question"], ctx) for e in ev
+                ]
+                cols += [lex, np.array(spec)]
+            elif variant == "short_long":
                 short = np.array([float(e["judged_as"] != e["statement"]) for e in ev])
                 cols += [lex * short, lex * (1 - short)]
             else:
@@ -176,10 +283,18 @@ def main() -> None:
     ap.add_argument("--fit-rows", type=int, default=90, help="first N QA rows are the fit set")
     ap.add_argument("--l2", type=float, default=0.02)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument(
+        "--shipped",
+        action="store_true",
+        help="no refit: score every set with calibration 1 and the shipped calibration",
+    )
     args = ap.parse_args()
     results: dict = {"sets": {}}
     for path in args.results:
         results["sets"].update(json.loads(path.read_text())["sets"])
+    if args.shipped:
+        score_shipped(results, args)
+        return
     sets = list(results["sets"])
     table: dict[str, dict] = {}
     print(f"{'variant':14s} " + " ".join(f"{s + ' AUROC/Brier':>22s}" for s in sets) + "  weights")
@@ -230,6 +345,44 @@ def main() -> None:
         + " ".join(f"{v}_scifact_auroc={table[v]['scifact']['auroc']:.3f}" for v in VARIANTS)
         + f" judge_alone_scifact_auroc={judge['scifact']:.3f} best_lexical_variant={best}"
         + f" best_lexical_below_judge={int(table[best]['scifact']['auroc'] < judge['scifact'])}"
+    )
+
+
+CALIBRATION_1 = np.array([-0.784, 1.7667, 1.0769])  # shipped until 2026-11-26
+
+
+def score_shipped(results: dict, args: argparse.Namespace) -> None:
+    """Each set scored with calibration 1 (lexical support) and the shipped calibration (plus
+    the missing name or number), coefficients as stored, nothing refitted."""
+    cal = load_calibration()
+    shipped = np.array([cal.intercept, cal.w_judge, cal.w_lexical, cal.w_missing])
+    table: dict[str, dict] = {}
+    for s in results["sets"]:
+        table[s] = {}
+        for name, variant, w in (
+            ("calibration_1", "shipped", CALIBRATION_1),
+            (cal.version, "plus_specific_any", shipped),
+        ):
+            xs, y = features(results, s, variant)
+            summ = summary(answer_scores(w, xs), y)
+            table[s][name] = {k: round(summ[k], 4) for k in ("auroc", "brier", "ece")}
+        print(s, json.dumps(table[s]))
+    args.out.write_text(
+        json.dumps(
+            {
+                "results": [str(p) for p in args.results],
+                "weights": {"calibration_1": CALIBRATION_1.tolist(), cal.version: shipped.tolist()},
+                "sets": table,
+            },
+            indent=1,
+        )
+    )
+    print(f"wrote {args.out}")
+    print(
+        "RESULT "
+        + " ".join(f"{s}_auroc={table[s][cal.version]['auroc']:.3f}" for s in table)
+        + " "
+        + " ".join(f"{s}_brier={table[s][cal.version]['brier']:.3f}" for s in table)
     )
 
 

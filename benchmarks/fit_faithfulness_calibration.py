@@ -12,6 +12,11 @@ results file are the CHECK sets: their AUROC, Brier and ECE with the fitted coef
 written into the calibration's provenance. The output JSON is the versioned calibration the
 metric loads (src/ragmeter/prompts/faithfulness_calibration.json).
 
+Since calibration 2 (2026-11-26: a third feature, a name or number absent from the context)
+the shipped faithfulness calibration is fitted by benchmarks/faithfulness_lexical_variants.py;
+this script fits the two-feature form (calibration 1, written only with ``--out``) and
+answer relevance's calibration.
+
 Usage: python benchmarks/fit_faithfulness_calibration.py --results
        benchmarks/results/faithfulness_visible_features.json --fit qa --version 1
 """
@@ -129,6 +134,13 @@ def main() -> None:
     data = json.loads(args.results.read_text(encoding="utf-8"))
     prefix = "faithfulness" if args.metric == "faithfulness" else "answer-relevance"
     out_path = args.out or OUT.with_name(f"{args.metric}_calibration.json")
+    if args.metric == "faithfulness" and args.out is None:
+        # calibration 2 (2026-11-26) has a third feature this two-feature fit would drop
+        raise SystemExit(
+            "the shipped faithfulness calibration is fitted by "
+            "benchmarks/faithfulness_lexical_variants.py (row plus_specific_any); give --out "
+            "to write this two-feature fit elsewhere"
+        )
     if args.metric == "answer_relevance":
         w, report, n_fit = fit_relevance(args, data)
         fit_set, prompt_versions = "answer_relevance.jsonl, first half of the items", None

@@ -18,7 +18,9 @@ from ragmeter.metrics.support import (
     Calibration,
     lexical_support,
     load_calibration,
+    missing_specific,
     parse_calibration,
+    specific_words,
 )
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
@@ -196,6 +198,47 @@ def test_the_shipped_calibration_loads_with_version_and_provenance():
 def test_a_malformed_calibration_is_a_clear_error():
     with pytest.raises(ValueError, match="malformed calibration"):
         parse_calibration({"version": "x", "coefficients": {"intercept": 0}}, "bad")
+
+
+def test_calibration_2_adds_a_negative_weight_for_a_missing_name_or_number():
+    cal = load_calibration()
+    assert cal.version == "faithfulness-calibration-2" and cal.w_missing < 0
+    assert cal.p_supported(0.8, 1.0, 1.0) < cal.p_supported(0.8, 1.0, 0.0)
+    # a calibration without the coefficient (version 1's file) gives it no weight
+    v1 = {
+        "version": "v1",
+        "coefficients": {"intercept": -0.784, "logit_p_yes": 1.7667, "lexical_support": 1.0769},
+    }
+    old = parse_calibration(v1, "v1")
+    assert old.w_missing == 0.0
+    assert old.p_supported(0.8, 0.5, 1.0) == old.p_supported(0.8, 0.5, 0.0)
+
+
+def test_names_and_numbers_absent_from_the_context_are_missing():
+    assert specific_words("The film stars Matt Damon, since 2014.") == {"matt", "damon", "2014"}
+    assert specific_words("Rome is the capital.") == set()  # a first word's capital is no sign
+    sents = ["Rome is the capital of Italy.", "It has had 2,870 years of history."]
+    assert missing_specific("The capital of Italy is Florence since 1865.", Q, sents) == [
+        "1865",
+        "florence",
+    ]
+    assert missing_specific("Italy's capital is Rome, 2870 years old.", Q, sents) == []
+    assert missing_specific("It is the capital of Italy.", Q, sents) == []  # Italy: the question's
+
+
+async def test_faithfulness_lowers_a_statement_whose_name_is_not_in_the_context(monkeypatch):
+    cal = Calibration("faithfulness-calibration-test", -1.0, 2.0, 3.0, {"fit_set": "t"}, -2.0)
+    monkeypatch.setattr("ragmeter.metrics.faithfulness.load_calibration", lambda: cal)
+    judge = ScriptedJudge(lambda t: 0.7)
+    got = await faithfulness(
+        sample("The capital of Italy is Rome, says Giuseppe Verdi."), Resources(judge=judge)
+    )
+    ev = got.details["statement_evidence"][0]
+    assert ev["missing_specific"] == ["giuseppe", "verdi"]
+    assert ev["p_supported"] == pytest.approx(cal.p_supported(0.7, ev["lexical"], 1.0), abs=1e-4)
+    plain = await faithfulness(sample("The capital of Italy is Rome."), Resources(judge=judge))
+    assert plain.details["statement_evidence"][0]["missing_specific"] == []
+    assert plain.value > got.value
 
 
 def test_lexical_support_counts_the_new_content_words_found_in_the_evidence():

@@ -111,6 +111,10 @@ def test_a_killed_actor_loses_and_doubles_nothing(ray_cluster: Any, tmp_path: Pa
     with FakeOpenAIServer(latency=0.05) as srv:
         local = ragmeter.evaluate(str(data), METRICS, settings=settings(srv.url, tmp_path / "c0"))
         srv.reset_counts()
+        # Slower replies keep the run going for seconds after the 20th call, so the killer
+        # finds an actor mid-run even on a loaded machine (at 50 ms the window was ~0.5 s,
+        # and a CI run sharing the cores with a benchmark missed it once).
+        srv.latency = 0.25
 
         def kill_one_mid_run() -> None:
             deadline = time.monotonic() + 60

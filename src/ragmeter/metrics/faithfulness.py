@@ -6,10 +6,12 @@ question) are checked against their evidence: the ``evidence_k`` (default 3) con
 most similar to each claim (a short answer's: to its question and answer together), united, in
 text order, evaluator-directed sentences excluded. Per claim, the
 judge's P(yes) and the lexical support (``support.lexical_support``) are combined by the fitted
-calibration (``prompts/faithfulness_calibration.json``):
-P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical). The score is the expected share of
-supported claims, mean P(supported). Worked number with b = (-0.78, 1.77, 1.08): claims with
-(P(yes), lexical) = (0.9, 1.0) and (0.3, 0.0) give 0.98 and 0.09, score 0.54 (judge alone 0.60).
+calibration (``prompts/faithfulness_calibration.json``), with whether the claim holds a name or
+number no context sentence holds (``support.missing_specific``):
+P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing). The score is the
+expected share of supported claims, mean P(supported). Worked number with b = (-0.567, 1.695,
+0.991, -0.609): claims with (P(yes), lexical, missing) = (0.9, 1.0, 0) and (0.3, 0.0, 1) give
+0.984 and 0.068, score 0.526 (judge alone 0.60).
 ``faithfulness_judge`` / option ``faithfulness_combine="judge"``: mean P(yes), the judge alone.
 A refusal ("I don't know") makes no claims: undefined, not applicable.
 ``generate``: the paper's procedure: the judge writes statements (pronouns resolved), then a
@@ -44,7 +46,7 @@ from ragmeter.metrics.judging import (
     version,
 )
 from ragmeter.metrics.refusal import declines
-from ragmeter.metrics.support import lexical_support, load_calibration
+from ragmeter.metrics.support import lexical_support, load_calibration, missing_specific
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
@@ -184,8 +186,11 @@ async def _fast(
     lex = [
         lexical_support(s, sample.question, seen, evidence_ctx.sentences) for s in claims.original
     ]
+    absent = [missing_specific(s, sample.question, evidence_ctx.sentences) for s in claims.original]
     cal = load_calibration()
-    combined = [cal.p_supported(p, x) for p, x in zip(probs, lex, strict=True)]
+    combined = [
+        cal.p_supported(p, x, float(bool(m))) for p, x, m in zip(probs, lex, absent, strict=True)
+    ]
     final = combined if variant == "calibrated" else probs
     score = supported_share(
         final,
@@ -201,10 +206,11 @@ async def _fast(
                 "judged_as": j,
                 "p_yes": round(p, 4),
                 "lexical": round(x, 4),
+                "missing_specific": m,
                 "p_supported": round(c, 4),
             }
-            for s, j, p, x, c in zip(
-                claims.original, claims.judged, probs, lex, combined, strict=True
+            for s, j, p, x, m, c in zip(
+                claims.original, claims.judged, probs, lex, absent, combined, strict=True
             )
         ],
         dropped=claims.dropped,
@@ -305,7 +311,7 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    version="4",  # 4: layout is no claim nor evidence; short answers' evidence by their question
+    version="5",  # 5: calibration 2 (a name or number absent from the context); 4: layout
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "

@@ -7,7 +7,10 @@ dominates on the visible sets, so each statement gets both, and a small logistic
 on labelled visible data and stored as a versioned part of the metric definition
 (``prompts/faithfulness_calibration.json``), turns them into P(statement supported):
 
-    P = sigmoid(b0 + b1 * logit(P_judge(yes)) + b2 * lexical_support)
+    P = sigmoid(b0 + b1 * logit(P_judge(yes)) + b2 * lexical_support + b3 * missing)
+
+``missing`` is 1 when the statement holds a name or number (not from its question) that no
+context sentence holds (``missing_specific``), else 0; b3 is negative (calibration 2 on).
 
 Lexical support of a statement: the idf-weighted share of its new content words (those not in
 the question; all content words when every one is in the question) found in its evidence
@@ -70,6 +73,42 @@ def lexical_support(
     ordered = sorted(words)  # a set's order depends on the process's hash seed: sum in one order
     total = sum(idf(w) for w in ordered)
     return sum(idf(w) for w in ordered if w in seen) / total
+
+
+def specific_words(statement: str) -> set[str]:
+    """Its names and numbers: tokens holding a digit, and words written with a capital
+    letter after the statement's first word ("Matt", "Damon" and "2014" in "The film stars
+    Matt Damon, since 2014"; not "The")."""
+    out: set[str] = set()
+    for j, raw in enumerate(statement.split()):
+        capital = j > 0 and raw[:1].isupper()
+        for t in tokens(raw):
+            if t not in _STOP and (capital or any(ch.isdigit() for ch in t)):
+                out.add(t)
+    return out
+
+
+def missing_specific(statement: str, question: str, sentences: Sequence[str]) -> list[str]:
+    """The statement's names and numbers that are not in its question and that no context
+    sentence holds, sorted.
+
+    Why: the commonest hallucination swaps a name, a number or a date for one the context
+    does not have (the entity-level precision of summarisation metrics). Lexical support
+    weighs such a word like any other new word, so a wordy wrong answer that repeats the
+    context's other words still reaches 0.5; an absent name is stronger evidence than that.
+    "J. Robert Oppenheimer is played by Matt Damon." over a context naming Cillian Murphy:
+    ["damon", "matt"].
+    """
+    words = specific_words(statement) - content_words(question)
+    if not words:
+        return []
+    known = _context_words(tuple(sentences))
+    return sorted(w for w in words if w not in known)
+
+
+@lru_cache(maxsize=64)
+def _context_words(sentences: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for s in sentences for w in cached_tokens(s))
 
 
 @lru_cache(maxsize=64)
@@ -140,9 +179,15 @@ class Calibration:
     w_judge: float
     w_lexical: float
     provenance: dict
+    w_missing: float = 0.0  # a name or number absent from the context (version 2 on)
 
-    def p_supported(self, p_yes: float, lexical: float) -> float:
-        z = self.intercept + self.w_judge * logit(p_yes) + self.w_lexical * lexical
+    def p_supported(self, p_yes: float, lexical: float, missing: float = 0.0) -> float:
+        z = (
+            self.intercept
+            + self.w_judge * logit(p_yes)
+            + self.w_lexical * lexical
+            + self.w_missing * missing
+        )
         return 1 / (1 + math.exp(-z))
 
 
@@ -156,6 +201,7 @@ def parse_calibration(d: dict, name: str) -> Calibration:
             w_judge=float(c["logit_p_yes"]),
             w_lexical=float(c["lexical_support"]),
             provenance=dict(d.get("provenance") or {}),
+            w_missing=float(c.get("missing_specific", 0.0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{name}.json: malformed calibration (missing or bad {exc})") from exc
