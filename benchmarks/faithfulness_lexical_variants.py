@@ -31,7 +31,8 @@ Variants (per statement; P = sigmoid(b0 + b1 logit P(yes) + b2 feature ...)):
 - ``plus_specific``, ``plus_specific_any`` (2026-11-26): the shipped feature plus a third,
   the share of the statement's specific words (names, numbers; not in the question) absent
   from every context sentence, or whether any is: entity-level hallucination, as in
-  source-precision metrics of summarisation;
+  source-precision metrics of summarisation (``_any`` is calibration 3's feature, the
+  product's ``support.missing_specific``; the share uses SQuAD tokens);
 - ``polarity_gate``, ``polarity_feature`` (2026-11-26): does the statement's polarity differ
   from its closest evidence sentence's (an odd number of negation words in one of them, or an
   antonym of one of its words, "increases" / "decreases", in the sentence only)? The gate
@@ -175,7 +176,7 @@ def _polarity_mismatch(statement: str, seen: list[str]) -> float:
 
 def _missing_specific(variant: str, statement: str, question: str, ctx: list[str]) -> float:
     """Share of the statement's specific words absent from the context, or (``_any``, shipped
-    as calibration 2 since 2026-11-26: the product's own function) whether any is."""
+    as calibration 3 since 2026-11-26: the product's own function) whether any is."""
     if variant == "plus_specific_any":
         return float(bool(missing_specific(statement, question, ctx)))
     words = _specific(statement) - content_words(question)

@@ -21,6 +21,7 @@ from ragmeter.metrics.support import (
     missing_specific,
     parse_calibration,
     specific_words,
+    split_words,
 )
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
@@ -200,9 +201,9 @@ def test_a_malformed_calibration_is_a_clear_error():
         parse_calibration({"version": "x", "coefficients": {"intercept": 0}}, "bad")
 
 
-def test_calibration_2_adds_a_negative_weight_for_a_missing_name_or_number():
+def test_the_shipped_calibration_has_a_negative_weight_for_a_missing_name_or_number():
     cal = load_calibration()
-    assert cal.version == "faithfulness-calibration-2" and cal.w_missing < 0
+    assert cal.version == "faithfulness-calibration-3" and cal.w_missing < 0
     assert cal.p_supported(0.8, 1.0, 1.0) < cal.p_supported(0.8, 1.0, 0.0)
     # a calibration without the coefficient (version 1's file) gives it no weight
     v1 = {
@@ -224,6 +225,22 @@ def test_names_and_numbers_absent_from_the_context_are_missing():
     ]
     assert missing_specific("Italy's capital is Rome, 2870 years old.", Q, sents) == []
     assert missing_specific("It is the capital of Italy.", Q, sents) == []  # Italy: the question's
+
+
+def test_names_and_numbers_are_split_at_punctuation_but_not_digit_groups():
+    assert split_words("40mg/day, 76-85% and 2,870 (IL-6)") == [
+        "40mg",
+        "day",
+        "76",
+        "85",
+        "and",
+        "2870",
+        "il",
+        "6",
+    ]
+    ctx = ["Patients took 40 mg/day; 76% to 85% responded, 1 in 2,000 did not."]
+    # SQuAD's tokens would look up "40mgday", "7685" and "12000": none is in the context
+    assert missing_specific("A dose of 40mg/day helped 76-85% of 1/2000.", Q, ctx) == ["40mg"]
 
 
 async def test_faithfulness_lowers_a_statement_whose_name_is_not_in_the_context(monkeypatch):

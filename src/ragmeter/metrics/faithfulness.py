@@ -9,9 +9,9 @@ judge's P(yes) and the lexical support (``support.lexical_support``) are combine
 calibration (``prompts/faithfulness_calibration.json``), with whether the claim holds a name or
 number no context sentence holds (``support.missing_specific``):
 P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing). The score is the
-expected share of supported claims, mean P(supported). Worked number with b = (-0.567, 1.695,
-0.991, -0.609): claims with (P(yes), lexical, missing) = (0.9, 1.0, 0) and (0.3, 0.0, 1) give
-0.984 and 0.068, score 0.526 (judge alone 0.60).
+expected share of supported claims, mean P(supported). Worked number with b = (-0.568, 1.684,
+0.986, -0.640): claims with (P(yes), lexical, missing) = (0.9, 1.0, 0) and (0.3, 0.0, 1) give
+0.984 and 0.067, score 0.525 (judge alone 0.60).
 ``faithfulness_judge`` / option ``faithfulness_combine="judge"``: mean P(yes), the judge alone.
 A refusal ("I don't know") makes no claims: undefined, not applicable.
 ``generate``: the paper's procedure: the judge writes statements (pronouns resolved), then a
@@ -311,7 +311,7 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    version="5",  # 5: calibration 2 (a name or number absent from the context); 4: layout
+    version="5",  # 5: calibration 3 (a name or number absent from the context); 4: layout
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
