@@ -142,3 +142,30 @@ def test_json_line_reads_back_as_json_dumps_did() -> None:
     assert math.isnan(got.pop("nan")) and math.isnan(want.pop("nan"))
     assert got == want
     assert json.loads(json_line({"s": {"b"}})) == {"s": ["b"]}  # a set becomes a list
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"a": 1, "a": 2}',
+        '{"n": 123456789012345678901234567890, "f": 1e400, "x": NaN, "z": -0.0}',
+        '{"s": "\\ud800"}',  # a lone surrogate: json.loads accepts it, pydantic-core does not
+        '{"s": "caf\\u00e9 \\"q\\"", "l": [1.5, true, null, {"k": []}]}',
+        ' {"a": 1}\n',
+        '{"s": "a\tb"}',  # a raw tab inside a string: invalid
+        "[1, 2,]",
+        '{"a": 1} x',
+        "",
+    ],
+)
+def test_parse_json_line_is_json_loads(line: str) -> None:
+    from ragmeter.io import parse_json_line
+
+    try:
+        want = json.loads(line)
+    except json.JSONDecodeError as exc:
+        with pytest.raises(json.JSONDecodeError) as got:
+            parse_json_line(line)
+        assert (got.value.msg, got.value.colno) == (exc.msg, exc.colno)
+        return
+    assert repr(parse_json_line(line)) == repr(want)  # repr: NaN equals itself there

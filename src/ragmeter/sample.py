@@ -88,6 +88,9 @@ class Sample(BaseModel):
         return True
 
 
+_PLAIN = frozenset({str, list, dict, bool, int})  # floats may be NaN: checked the long way
+
+
 def _is_missing(value: Any) -> bool:
     if value is None:
         return True
@@ -152,6 +155,8 @@ def _check_list(
             )
         )
         return None
+    if type(value) is list and all(type(item) is str for item in value):
+        return list(value)  # the common case, as the loop below would return it
     out: list[str] = []
     for i, item in enumerate(value):
         item = _to_plain(item)
@@ -182,9 +187,12 @@ def canonical_columns(
         if not isinstance(key, str):
             problems.append(Problem(row, str(key), "column names must be strings", line))
             continue
-        value = _to_plain(raw)
-        if _is_missing(value):
-            continue
+        if type(raw) in _PLAIN:  # JSON's own types: already plain, never missing
+            value = raw
+        else:
+            value = _to_plain(raw)
+            if _is_missing(value):
+                continue
         target = key if key in FIELDS else ALIASES.get(key)
         if target is None:
             extra[key] = value

@@ -17,6 +17,7 @@ from typing import Any
 
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
+from ragmeter.io import parse_json_line
 from ragmeter.sample import Sample, validate_records
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson", ".parquet", ".pq")
@@ -98,7 +99,7 @@ def _read_batch(
             continue
         row += 1
         try:
-            record = json.loads(text)
+            record = parse_json_line(text)
         except json.JSONDecodeError as exc:
             batch.problems.append(
                 Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", lineno)
