@@ -10,14 +10,18 @@ of each row), answer_relevance, refusals, injection (benchmarks/data).
 
     .venv/bin/python benchmarks/claims_changes.py --rev HEAD [--sets qa,dialogue] [--show 5]
 
-Ends with ``RESULT <set>_changed=N ...``.
+Also counted: rows whose contexts split into other sentences (``<set>_contexts_changed``), what
+a change to ``text.py``'s sentence splitting acts on. The revision's whole ``src`` tree runs in
+a child process, so a change to any module the splitter uses is seen.
+
+Ends with ``RESULT <set>_changed=N <set>_contexts_changed=N ...``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -27,29 +31,43 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from faithfulness_visible import DATA, load_jsonl, load_set  # noqa: E402
-from ragmeter.metrics.claims import claims_of  # noqa: E402
 
 SETS = "qa,dialogue,chat,wikiqa,polar,scifact,wikieval,answer_relevance,refusals,injection"
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 
 
-def claims_at(rev: str):  # type: ignore[no-untyped-def]
-    """``claims_of`` as it was at ``rev``."""
-    source = subprocess.run(
-        ["git", "show", f"{rev}:src/ragmeter/metrics/claims.py"],
-        cwd=ROOT.parent,
+def claims_at(rev: str, rows: list[dict]) -> list[dict]:
+    """Each row's claims and context sentences as ``rev`` makes them: its whole ``src`` tree
+    (``git archive``) in a child process, so a change to any module the splitter uses
+    (``text.py``'s sentence splitting, say) is seen, not only one to ``claims.py``."""
+    tree = Path(tempfile.mkdtemp(prefix="claims_at_rev_"))
+    archive = subprocess.run(
+        ["git", "archive", rev, "src/ragmeter"], cwd=ROOT.parent, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+    out = subprocess.run(
+        [sys.executable, __file__, "--emit"],
+        input=json.dumps(rows),
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     ).stdout
-    path = Path(tempfile.mkdtemp()) / "claims_at_rev.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("claims_at_rev", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["claims_at_rev"] = module
-    spec.loader.exec_module(module)
-    return module.claims_of
+    return json.loads(out)
+
+
+def made(rows: list[dict]) -> list[dict]:
+    """What the importable ragmeter makes of each row: claims, and context sentences."""
+    from ragmeter.metrics.claims import claims_of
+    from ragmeter.metrics.context import ContextSentences
+
+    out = []
+    for r in rows:
+        c = claims_of(r["question"], r["answer"] or "")
+        ctx = ContextSentences.of(r.get("contexts") or []).sentences
+        out.append({"judged": c.judged, "original": c.original, "sentences": list(ctx)})
+    return out
 
 
 def rows_of(name: str) -> list[dict]:
@@ -61,7 +79,15 @@ def rows_of(name: str) -> list[dict]:
             r = json.loads(line)
             for key in ("answer", "ungrounded_answer", "poor_answer"):
                 if r.get(key):
-                    out.append({"question_id": key, "question": r["question"], "answer": r[key]})
+                    ctx = r["context_v1"]
+                    out.append(
+                        {
+                            "question_id": key,
+                            "question": r["question"],
+                            "answer": r[key],
+                            "contexts": ctx if isinstance(ctx, list) else [ctx],
+                        }
+                    )
         return out
     return load_jsonl(DATA / f"{name}.jsonl")
 
@@ -71,23 +97,40 @@ def main() -> None:
     ap.add_argument("--rev", default="HEAD", help="the git revision to compare with")
     ap.add_argument("--sets", default=SETS)
     ap.add_argument("--show", type=int, default=3, help="changed answers printed per set")
+    ap.add_argument("--emit", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    before = claims_at(args.rev)
-    counts = {}
-    print(f"{'set':<18}{'answers':>8}{'changed':>9}")
+    if args.emit:  # the child of claims_at: rows on stdin, what it makes of them on stdout
+        print(json.dumps(made(json.loads(sys.stdin.read()))))
+        return
+    counts: dict[str, int] = {}
+    print(f"{'set':<18}{'answers':>8}{'claims changed':>16}{'contexts changed':>18}")
     for name in args.sets.split(","):
-        rows = rows_of(name)
-        changed = []
-        for r in rows:
-            a = before(r["question"], r["answer"] or "")
-            b = claims_of(r["question"], r["answer"] or "")
-            if (a.judged, a.original) != (b.judged, b.original):
-                changed.append((r["question_id"], a.judged, b.judged))
+        rows = [
+            {k: r.get(k) for k in ("question_id", "question", "answer", "contexts")}
+            for r in rows_of(name)
+        ]
+        before, now = claims_at(args.rev, rows), made(rows)
+        changed = [
+            (r["question_id"], a["judged"], b["judged"])
+            for r, a, b in zip(rows, before, now, strict=True)
+            if (a["judged"], a["original"]) != (b["judged"], b["original"])
+        ]
+        ctx_changed = sum(
+            a["sentences"] != b["sentences"] for a, b in zip(before, now, strict=True)
+        )
         counts[name] = len(changed)
-        print(f"{name:<18}{len(rows):>8}{len(changed):>9}")
+        counts[f"{name}_contexts"] = ctx_changed
+        print(f"{name:<18}{len(rows):>8}{len(changed):>16}{ctx_changed:>18}")
         for qid, a, b in changed[: args.show]:
             print(f"    {qid}\n      before {a}\n      now    {b}")
-    print("RESULT " + " ".join(f"{k}_changed={v}" for k, v in counts.items()))
+    print(
+        "RESULT "
+        + " ".join(
+            f"{k.removesuffix('_contexts')}_{'contexts_' if k.endswith('_contexts') else ''}"
+            f"changed={v}"
+            for k, v in counts.items()
+        )
+    )
 
 
 if __name__ == "__main__":

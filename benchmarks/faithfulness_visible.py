@@ -28,7 +28,7 @@ on: benchmarks/fit_faithfulness_calibration.py).
 
 Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,chat,wikiqa,polar,scifact]
        [--limit N] [--judge local] [--scifact-n 60]
-       [--out benchmarks/results/faithfulness_visible.json]
+       [--out benchmarks/results/faithfulness_visible.json] [--option group_verdicts=on]
 """
 
 from __future__ import annotations
@@ -244,8 +244,18 @@ def main() -> None:
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_visible.json")
+    ap.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a judge option, e.g. group_verdicts=on (repeatable)",
+    )
     args = ap.parse_args()
-    settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
+    opts = dict(o.split("=", 1) for o in args.option)
+    settings = settings_from_options(
+        None, judge=args.judge, cache=args.cache, modes=[], options=opts or None
+    )
     built = build_resources(settings, {"judge"})
     if "judge" in built.unavailable:
         raise SystemExit(built.unavailable["judge"])
@@ -276,6 +286,7 @@ def main() -> None:
                 "judge": args.judge,
                 "cpu_count": os.cpu_count(),
                 "limit": args.limit,
+                "options": opts,
                 "sets": results,
             },
             indent=1,

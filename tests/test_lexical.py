@@ -129,6 +129,39 @@ def test_split_sentences_keeps_abbreviations_and_decimals():
     assert split_sentences("   ") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # paragraphs pasted without a space (405 such joins in WikiEval's texts)
+        (
+            "It was published in the 19th century.First for Women is a magazine in the "
+            "USA.The magazine was started in 1989.",
+            [
+                "It was published in the 19th century.",
+                "First for Women is a magazine in the USA.",
+                "The magazine was started in 1989.",
+            ],
+        ),
+        ("He lived (1844-1846).Later, he moved.", ["He lived (1844-1846).", "Later, he moved."]),
+        ("It ended.Then it's over.", ["It ended.", "Then it's over."]),
+        # not sentence ends
+        ("It runs on ASP.NET and Node.js today.", ["It runs on ASP.NET and Node.js today."]),
+        ("J.R.R.Tolkien wrote it.", ["J.R.R.Tolkien wrote it."]),
+        ("Visit www.Amazon.com for more.", ["Visit www.Amazon.com for more."]),
+        ("Use e.g.The first one.", ["Use e.g.The first one."]),
+        ("We met Mr.Smith today.", ["We met Mr.Smith today."]),
+        (
+            "It began at 10:14 a.m. CDT, said T.O. Daniel.",
+            ["It began at 10:14 a.m. CDT, said T.O. Daniel."],
+        ),
+        ("It is done.Ok", ["It is done.Ok"]),
+    ],
+)
+def test_split_sentences_glued_without_a_space(text, expected):
+    assert split_sentences(text) == expected
+    assert all(p in text for p in split_sentences(text))  # each piece as written
+
+
 # --- K-Precision ---------------------------------------------------------------------
 
 

@@ -311,7 +311,9 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    version="5",  # 5: calibration 3 (a name or number absent from the context); 4: layout
+    # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
+    # from the context); 4: layout
+    version="6",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -325,7 +327,8 @@ METRIC = Metric(
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
-    version="4",  # 4: layout (headings, list markers, lead-ins) is no claim
+    # 5: glued sentences split; 4: layout (headings, list markers, lead-ins) is no claim
+    version="5",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -299,7 +299,9 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
-    version="5",  # 5: nor is layout (headings, list numbers, lead-ins); 4: talk about the speaker
+    # 6: glued sentences split; 5: nor is layout (headings, list numbers, lead-ins); 4: talk
+    # about the speaker
+    version="6",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -316,7 +318,9 @@ AR_METRIC = Metric(
 )
 CR_METRIC = Metric(
     name="context_relevance",
-    version="4",  # 4: layout is not a sentence; 3: verdict statements are instructions
+    # 5: glued sentences split; 4: layout is not a sentence; 3: verdict statements are
+    # instructions
+    version="5",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
