@@ -29,6 +29,7 @@ on: benchmarks/fit_faithfulness_calibration.py).
 Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,chat,wikiqa,polar,scifact]
        [--limit N] [--judge local] [--scifact-n 60]
        [--out benchmarks/results/faithfulness_visible.json] [--option group_verdicts=on]
+       [--glue-contexts]
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -235,6 +237,15 @@ def print_table(name: str, res: dict) -> None:
         )
 
 
+_SPACE_AFTER_STOP = re.compile(r"(?<=[a-z0-9)][.!?]) +(?=[A-Z][a-z]+[\s,;:'])")
+
+
+def glue(text: str) -> str:
+    """The text with the space after each sentence's full stop removed ("end. Next" ->
+    "end.Next") where the next sentence starts with a capitalised word."""
+    return _SPACE_AFTER_STOP.sub("", text)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,scifact")
@@ -244,6 +255,12 @@ def main() -> None:
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_visible.json")
+    ap.add_argument(
+        "--glue-contexts",
+        action="store_true",
+        help="join each context's sentences without a space ('end.Next'), as text pasted from "
+        "paragraphs often reads: a robustness check of the sentence splitter",
+    )
     ap.add_argument(
         "--option",
         action="append",
@@ -266,6 +283,8 @@ def main() -> None:
             for name in args.sets.split(","):
                 rows = load_set(name, args.scifact_n)[args.skip :]
                 rows = rows[: args.limit] if args.limit else rows
+                if args.glue_contexts:
+                    rows = [{**r, "contexts": [glue(c) for c in r["contexts"]]} for r in rows]
                 t0 = time.perf_counter()
                 scored = await score_rows(rows, built.resources)
                 results[name] = {
@@ -287,6 +306,7 @@ def main() -> None:
                 "cpu_count": os.cpu_count(),
                 "limit": args.limit,
                 "options": opts,
+                "glue_contexts": args.glue_contexts,
                 "sets": results,
             },
             indent=1,
