@@ -17,6 +17,10 @@ Sets (``--sets``):
 - ``polar``: data/items_polar.py (written 2026-11-25, committed before any judge ran on it):
   20 yes/no comparison questions over one or two short passages, a bare "yes"/"no" vs a wordy
   hallucination of the other polarity; pairs = (right, wrong).
+- ``distractor``: data/items_distractor.py (written 2026-11-26, committed before any judge ran
+  on it): 22 questions over WikiEval contexts, the wrong answer naming another entity, date or
+  number of the same kind that the context itself holds (every word of it is in the context);
+  a short answer and a sentence each, right and wrong; pairs = (right, wrong) of each form.
 - ``scifact``: SciFact claims SUPPORT vs CONTRADICT against the cited abstract (expert labels;
   the first N of each by id, as in faithfulness_scifact.py); no pairs.
 
@@ -26,7 +30,8 @@ Per set and scorer: AUROC (bootstrap 95% CI), pairwise accuracy (CI), Brier, ECE
 sample's per-statement details are kept in the JSON (they are what the calibration is fitted
 on: benchmarks/fit_faithfulness_calibration.py).
 
-Usage: python benchmarks/faithfulness_visible.py [--sets qa,dialogue,chat,wikiqa,polar,scifact]
+Usage: python benchmarks/faithfulness_visible.py
+       [--sets qa,dialogue,chat,wikiqa,polar,distractor,scifact]
        [--limit N] [--judge local] [--scifact-n 60]
        [--out benchmarks/results/faithfulness_visible.json] [--option group_verdicts=on]
        [--glue-contexts]
@@ -71,6 +76,8 @@ def load_set(name: str, scifact_n: int) -> list[dict]:
         return wikiqa_rows()
     if name == "polar":
         return polar_rows()
+    if name == "distractor":
+        return distractor_rows()
     if name == "scifact":
         return [
             {
@@ -115,6 +122,43 @@ def wikiqa_rows() -> list[dict]:
                         "label": label,
                         "pair": "right" if label == 0 else None,
                         "short": label == 1,
+                    },
+                }
+            )
+    return rows
+
+
+def distractor_rows() -> list[dict]:
+    """data/items_distractor.py's questions over their WikiEval row's context_v1: a short and a
+    sentence answer, right and wrong; each wrong answer is paired with the right one of its form."""
+    sys.path.insert(0, str(DATA))
+    from items_distractor import DISTRACTOR_ITEMS
+
+    if not WIKIEVAL.exists():
+        raise SystemExit(f"the distractor set needs WikiEval: {WIKIEVAL} does not exist")
+    wiki = [json.loads(line) for line in WIKIEVAL.read_text(encoding="utf-8").splitlines()]
+    rows = []
+    for n, item in enumerate(DISTRACTOR_ITEMS, start=1):
+        row, question, right_short, wrong_short, right_sentence, wrong_sentence = item[:6]
+        answers = (
+            ("right-short", right_short, 1, None),
+            ("wrong-short", wrong_short, 0, "right-short"),
+            ("right-sentence", right_sentence, 1, None),
+            ("wrong-sentence", wrong_sentence, 0, "right-sentence"),
+        )
+        for variant, answer, label, pair in answers:
+            rows.append(
+                {
+                    "question_id": f"dx{n:02d}-{variant}",
+                    "question": question,
+                    "contexts": list(wiki[row]["context_v1"]),
+                    "answer": answer,
+                    "metadata": {
+                        "item": f"dx{n:02d}",
+                        "variant": variant,
+                        "label": label,
+                        "pair": pair,
+                        "short": variant == "right-short",
                     },
                 }
             )
@@ -248,7 +292,7 @@ def glue(text: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,scifact")
+    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,distractor,scifact")
     ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--scifact-n", type=int, default=60)
