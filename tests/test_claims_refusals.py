@@ -266,6 +266,20 @@ def test_lexical_support_counts_the_new_content_words_found_in_the_evidence():
     assert 0.0 < half < 1.0
 
 
+def test_lexical_support_finds_words_the_evidence_joins_with_punctuation():
+    # SQuAD's tokens read "573-km" as "573km": the right answer "573 km" found neither word
+    sents = ["It would build a 573-km rail link.", "The agreement spans 760 kilometers."]
+    q = "How long is the rail link?"
+    assert lexical_support("573 km", q, sents[:1], sents) == 1.0
+    assert lexical_support("760 km", q, sents[1:], sents) < 1.0
+    # a word the claim writes whole is still found as the evidence's SQuAD token
+    for claim, evidence in (
+        ("Orders by e-mail.", "Orders by email."),
+        ("Orders by email.", "Orders by e-mail."),
+    ):
+        assert lexical_support(claim, "", [evidence], [evidence]) == 1.0
+
+
 POLAR_Q = "Were Mozart and Haydn born in Vienna?"
 POLAR_CTX = [
     "Mozart was born in Salzburg and moved to Vienna in 1781.",

@@ -311,9 +311,10 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
+    # 7: lexical support finds words joined by punctuation in the evidence ("573-km");
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
-    version="6",
+    version="7",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
