@@ -18,8 +18,10 @@ from ragmeter.sample import Sample
 from ragmeter.scheduler import _work_estimate
 
 
-def test_evidence_auto_is_embedding_locally_and_lexical_remotely() -> None:
-    assert _resolved_options(Settings(judge="local"))["evidence_by"] == "embedding"
+def test_evidence_auto_is_word_overlap_for_local_and_remote_judges() -> None:
+    assert _resolved_options(Settings(judge="local"))["evidence_by"] == "lexical"
+    chosen = Settings(judge="local", options={"evidence": "embedding"})
+    assert _resolved_options(chosen)["evidence_by"] == "embedding"
     remote = Settings(judge="openai:m", base_url="http://127.0.0.1:9/v1")
     assert _resolved_options(remote)["evidence_by"] == "lexical"
     forced = Settings(judge="openai:m", base_url="http://x/v1", options={"evidence": "embedding"})

@@ -311,10 +311,11 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    # 7: lexical support finds words joined by punctuation in the evidence ("573-km");
+    # 8: evidence chosen by word overlap by default, with any judge (the embedder's choice
+    # on request); 7: lexical support finds words joined by punctuation ("573-km");
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
-    version="7",
+    version="8",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -328,8 +329,8 @@ METRIC = Metric(
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
-    # 5: glued sentences split; 4: layout (headings, list markers, lead-ins) is no claim
-    version="5",
+    # 6: evidence by word overlap by default; 5: glued sentences split; 4: layout
+    version="6",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",
