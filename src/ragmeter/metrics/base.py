@@ -50,7 +50,7 @@ AsyncFn = Callable[[Sample, Any], Awaitable[Score]]
 class Mode:
     """One way of computing a metric: the resources it cannot do without (``needs``) and
     those it uses when configured (``uses``), e.g. faithfulness ``fast`` needs a judge and
-    uses an embedder to pick evidence sentences (word overlap without one)."""
+    uses an embedder to pick evidence sentences when ``options.evidence`` is "embedding"."""
 
     needs: frozenset[str] = frozenset()
     uses: frozenset[str] = frozenset()

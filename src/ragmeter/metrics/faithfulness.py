@@ -305,7 +305,7 @@ async def _generate(
 
 
 _MODES = (
-    # fast: the embedder picks the evidence sentences (word overlap without one)
+    # fast: evidence by word overlap; the embedder picks it with options.evidence=embedding
     ("fast", Mode(frozenset({"judge"}), frozenset({"embedder"}))),
     ("generate", Mode(frozenset({"judge"}))),
 )
