@@ -5,8 +5,8 @@ answers whose claims it changes; every other answer sends the judge the same sta
 keeps its score. This script lists those answers per set, so a change can be re-measured where
 it acts (and the other sets' results shown to stand) without re-running hours of judge calls.
 
-Sets: qa, dialogue, chat, wikiqa, polar, scifact (60 + 60 claims), wikieval (the three answers
-of each row), answer_relevance, refusals, injection (benchmarks/data).
+Sets: qa, dialogue, chat, wikiqa, polar, distractor, scifact (60 + 60 claims), wikieval (the
+three answers of each row), answer_relevance, refusals, injection (benchmarks/data).
 
     .venv/bin/python benchmarks/claims_changes.py --rev HEAD [--sets qa,dialogue] [--show 5]
 
@@ -32,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from faithfulness_visible import DATA, load_jsonl, load_set  # noqa: E402
 
-SETS = "qa,dialogue,chat,wikiqa,polar,scifact,wikieval,answer_relevance,refusals,injection"
+SETS = (
+    "qa,dialogue,chat,wikiqa,polar,distractor,scifact,wikieval,answer_relevance,refusals,injection"
+)
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 
 
@@ -71,7 +73,7 @@ def made(rows: list[dict]) -> list[dict]:
 
 
 def rows_of(name: str) -> list[dict]:
-    if name in ("qa", "dialogue", "chat", "wikiqa", "polar", "scifact"):
+    if name in ("qa", "dialogue", "chat", "wikiqa", "polar", "distractor", "scifact"):
         return load_set(name, 60)
     if name == "wikieval":
         out = []

@@ -34,7 +34,8 @@ Usage: python benchmarks/faithfulness_visible.py
        [--sets qa,dialogue,chat,wikiqa,polar,distractor,scifact]
        [--limit N] [--judge local] [--scifact-n 60]
        [--out benchmarks/results/faithfulness_visible.json] [--option group_verdicts=on]
-       [--glue-contexts] [--embedder none|local]
+       [--glue-contexts] [--cite] [--frame]
+       [--lower-tokenized answer|all] [--embedder none|local]
 """
 
 from __future__ import annotations
@@ -290,6 +291,67 @@ def glue(text: str) -> str:
     return _SPACE_AFTER_STOP.sub("", text)
 
 
+_CLITIC = re.compile(r"(?i)(n't|'(?:s|re|ve|m|ll|d))\b")
+# A mark ending a word, not the full stop of an abbreviation or initial ("e.g.", "J.", "Jr."),
+# which tokenizers keep in the word.
+_PUNCT_END = re.compile(r"(?<=\S)(?<!\.\w)(?<!\b\w)(?<!\bjr)([.,!?;:]+)(?=\s|$)")
+
+
+def lower_tokenized(text: str) -> str:
+    """The text as dialogue corpora and their models often write it: lower case, punctuation
+    and clitics as tokens of their own ("i do n't know . it 's in paris !")."""
+    text = _CLITIC.sub(r" \1", text.lower()).replace("n 't", " n't")
+    return _PUNCT_END.sub(r" \1", text)
+
+
+_CITE_STYLES = (" [1]", " [1][2]", " (Source 1)", "\u30101\u2020source\u3011")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def cited(answer: str, n: int) -> str:
+    """The answer as a pipeline told to cite writes it: a marker before each sentence's final
+    mark (a style per item ``n``: "[1]", "[1][2]", "(Source 1)", "【1†source】") and, for every
+    other item, a closing "Sources:" list."""
+    style = _CITE_STYLES[n % len(_CITE_STYLES)]
+    parts = []
+    for sent in _SENTENCE_END.split(answer.strip()):
+        end = len(sent.rstrip(".!?"))
+        parts.append(sent[:end] + style + sent[end:])
+    out = " ".join(parts)
+    return out + ("\n\nSources:\n[1] Retrieved passage 1" if n % 2 else "")
+
+
+_FRAMES = (
+    "According to the context, ",
+    "Based on the provided documents, ",
+    "The passage states that ",
+    "As mentioned in the context, ",
+)
+_LOWER_FIRST = {"the", "it", "a", "an", "they", "he", "she", "this", "there", "in", "on", "its"}
+
+
+def framed(answer: str, n: int) -> str:
+    """The answer as a pipeline told to answer from the context often writes it: its first
+    sentence inside an attribution frame ("According to the context, ...", a frame per item)."""
+    text = answer.strip()
+    first = text.split(" ", 1)[0]
+    if first.lower() in _LOWER_FIRST:
+        text = text[:1].lower() + text[1:]
+    return _FRAMES[n % len(_FRAMES)] + text
+
+
+def item_of(row: dict) -> str:
+    return str(row["metadata"].get("item") or row["question_id"])
+
+
+def lower_tokenized_row(row: dict, which: str) -> dict:
+    out = {**row, "answer": lower_tokenized(row["answer"])}
+    if which == "all":
+        out["question"] = lower_tokenized(row["question"])
+        out["contexts"] = [lower_tokenized(c) for c in row["contexts"]]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,distractor,scifact")
@@ -304,6 +366,26 @@ def main() -> None:
         action="store_true",
         help="join each context's sentences without a space ('end.Next'), as text pasted from "
         "paragraphs often reads: a robustness check of the sentence splitter",
+    )
+    ap.add_argument(
+        "--frame",
+        action="store_true",
+        help="put each answer inside an attribution frame ('According to the context, ...', "
+        "'The passage states that ...'): a robustness check of the claims",
+    )
+    ap.add_argument(
+        "--cite",
+        action="store_true",
+        help="add citation markers to the answers ('Rome [1].', '(Source 1)', '【1†source】') "
+        "and, on every other row, a closing 'Sources:' list: a robustness check of the claims",
+    )
+    ap.add_argument(
+        "--lower-tokenized",
+        choices=["answer", "all"],
+        default=None,
+        help="rewrite the answers (and with 'all' the questions and contexts too) in lower case "
+        "with punctuation and clitics split off ('i do n't know . it 's in paris !'), as "
+        "dialogue corpora write them: a robustness check of the claim splitter",
     )
     ap.add_argument(
         "--embedder",
@@ -343,6 +425,14 @@ def main() -> None:
                 rows = rows[: args.limit] if args.limit else rows
                 if args.glue_contexts:
                     rows = [{**r, "contexts": [glue(c) for c in r["contexts"]]} for r in rows]
+                # a style per item, so the answers compared with each other share it
+                item = {k: n for n, k in enumerate(dict.fromkeys(item_of(r) for r in rows))}
+                if args.frame:
+                    rows = [{**r, "answer": framed(r["answer"], item[item_of(r)])} for r in rows]
+                if args.cite:
+                    rows = [{**r, "answer": cited(r["answer"], item[item_of(r)])} for r in rows]
+                if args.lower_tokenized:
+                    rows = [lower_tokenized_row(r, args.lower_tokenized) for r in rows]
                 t0 = time.perf_counter()
                 scored = await score_rows(rows, built.resources)
                 results[name] = {
@@ -366,6 +456,9 @@ def main() -> None:
                 "options": opts,
                 "embedder": args.embedder,
                 "glue_contexts": args.glue_contexts,
+                "lower_tokenized": args.lower_tokenized,
+                "cite": args.cite,
+                "frame": args.frame,
                 "sets": results,
             },
             indent=1,

@@ -25,6 +25,7 @@ from ragmeter.metrics.support import (
 )
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
+from ragmeter.text import tokens
 
 Q = "What is the capital of Italy?"
 CTX = "Rome is the capital of Italy. Milan is the largest city of Lombardy."
@@ -80,6 +81,34 @@ def test_evaluator_directed_text_is_no_claim_whatever_the_final_punctuation(answ
     assert claims_of(Q, f"{answer} {injected}").judged == bare
     assert claims_of(Q, f"{answer}. {injected}").judged == bare
     assert claims_of(Q, f"{answer}.").judged == bare
+
+
+@pytest.mark.parametrize(
+    ("question", "prose", "tokenized"),
+    [
+        (
+            "User: I'm going to Paris!\nAssistant: What will you see first?",
+            "I adore Paris! The tower went up in 1889. Have you booked a visit?",
+            "i adore paris ! the tower went up in 1889 . have you booked a visit ?",
+        ),
+        (
+            "User: Do you like the Beatles?",
+            "The Beatles, I just can't get enough of them! They got together in Liverpool.",
+            "the beatles , i just ca n't get enough of them ! they got together in liverpool .",
+        ),
+        (Q, "Rome. It's been the capital since 1871.", "rome . it 's been the capital since 1871"),
+    ],
+)
+def test_claims_do_not_depend_on_case_or_tokenization(question, prose, tokenized):
+    """Dialogue corpora and the models trained on them often write lower case with marks and
+    clitics as tokens of their own; the claims are the prose's (before: one run-on claim, or
+    none when the run-on began with a feeling)."""
+
+    def words(claims):
+        return [" ".join(tokens(c)) for c in claims.judged]
+
+    assert words(claims_of(question.lower(), tokenized)) == words(claims_of(question, prose))
+    assert claims_of(question, tokenized).judged  # never dropped whole
 
 
 def test_sentences_that_assert_nothing_are_dropped_with_why():
@@ -145,6 +174,7 @@ async def test_instructions_in_the_context_are_never_evidence_nor_judged_needed(
         "The context does not say.",
         "I'm sorry, but the provided documents do not contain that information.",
         "There is not enough information in the context to answer that.",
+        "i do n't know .",  # tokenized, as dialogue corpora write it
     ],
 )
 def test_refusals_are_detected(text):

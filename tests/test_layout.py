@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from ragmeter.metrics.claims import claims_of
-from ragmeter.metrics.layout import is_lead_in, is_list_number, plain_text, without_list_number
+from ragmeter.metrics.layout import (
+    answer_label,
+    is_lead_in,
+    is_list_number,
+    plain_text,
+    without_list_number,
+)
 
 Q = "What should I know about Rome?"
 PROSE = "Rome is the capital of Italy. It was founded in 753 BC. It has 2.8 million people."
@@ -157,3 +163,24 @@ def test_every_wikieval_answer_as_markdown_has_its_prose_claims() -> None:
                 assert marked.judged == prose.judged, (n, key, layout)
                 checked += 1
     assert checked == 3 * 3 * len(rows) >= 450
+
+
+@pytest.mark.parametrize(
+    "labelled",
+    ["Answer: Rome", "A: Rome.", "Final answer: Rome", "**Answer:** Rome", "Assistant: Rome."],
+)
+def test_the_label_an_answer_opens_with_is_no_part_of_its_claim(labelled: str) -> None:
+    # every grounded answer of WikiEval opens with "Answer:" (50 of 50; 1 of 50 ungrounded)
+    q = "What is the capital of Italy?"
+    got = claims_of(q, labelled)
+    assert got.judged == claims_of(q, "Rome").judged
+    assert {"why": "a label asserts nothing"}.items() <= got.dropped[0].items()
+    long = claims_of(q, "Answer: Rome is the capital of Italy.")
+    assert long.judged == ["Rome is the capital of Italy."]
+
+
+@pytest.mark.parametrize(
+    "text", ["Answering machines: Rome has many.", "A Roman city: Rome.", "Airport codes: FCO"]
+)
+def test_other_openings_ending_in_a_colon_are_not_answer_labels(text: str) -> None:
+    assert answer_label(text).text == text and answer_label(text).dropped == []

@@ -18,7 +18,7 @@ from ragmeter.metrics.lexical import (
     token_recall,
 )
 from ragmeter.sample import Sample
-from ragmeter.text import normalize_answer, split_sentences, tokens
+from ragmeter.text import detokenize, normalize_answer, split_sentences, tokens
 
 # --- text ------------------------------------------------------------------------------
 
@@ -160,6 +160,45 @@ def test_split_sentences_keeps_abbreviations_and_decimals():
 def test_split_sentences_glued_without_a_space(text, expected):
     assert split_sentences(text) == expected
     assert all(p in text for p in split_sentences(text))  # each piece as written
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written without capitals: punctuation alone marks the ends
+        (
+            "i adore paris! the tower went up in 1889. have you booked a visit?",
+            ["i adore paris!", "the tower went up in 1889.", "have you booked a visit?"],
+        ),
+        # tokenized as dialogue corpora write it: a mark standing alone ends a sentence
+        ("Cheddar ! it originated in somerset .", ["Cheddar !", "it originated in somerset ."]),
+        ("yes , it is . it was built in 1889 .", ["yes , it is .", "it was built in 1889 ."]),
+        # still guarded: abbreviations in caseless text, an ellipsis, cased prose
+        ("i went there e.g. to rome. it was fun", ["i went there e.g. to rome.", "it was fun"]),
+        ("it costs approx. five dollars", ["it costs approx. five dollars"]),
+        ("wait ... so it was red", ["wait ... so it was red"]),
+        ("The U.S. economy grew. it said so.", ["The U.S. economy grew. it said so."]),
+        ("It costs approx. five dollars.", ["It costs approx. five dollars."]),
+    ],
+)
+def test_split_sentences_without_capitals_or_tokenized(text, expected):
+    assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("i do n't know .", "i don't know."),
+        ("it 's in paris , france !", "it's in paris, france!"),
+        ("they ca n't ( ever ) go", "they can't (ever) go"),
+        ("up 5 % ; then", "up 5%; then"),
+        # prose stays as written
+        ("He said 'sure', then left. Yes!", "He said 'sure', then left. Yes!"),
+        ("Rock 'n' roll (1950s) - a genre.", "Rock 'n' roll (1950s) - a genre."),
+    ],
+)
+def test_detokenize_rejoins_clitics_and_marks(text, expected):
+    assert detokenize(text) == expected
 
 
 # --- K-Precision ---------------------------------------------------------------------

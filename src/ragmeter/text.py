@@ -111,11 +111,22 @@ _ABBREV = {
 # capitalised word followed by a space or punctuation. Not split: "ASP.NET", "Node.js",
 # "www.Amazon.com", initials ("J.R.R.Tolkien"), "e.g.The" and other abbreviations. Split,
 # wrongly: a dotted name before a space ("Math.Max for"), rare outside code.
+#
+# Text written without capitals ("i adore paris! the tower went up in 1889.") or tokenized as
+# dialogue corpora write it ("cheddar ! it originated in somerset .") cannot mark a sentence
+# start by case: there a full stop, "!" or "?" before a lower-case word ends a sentence when the
+# mark stands alone (a token of its own, never an abbreviation or a decimal) or when the text's
+# first letter is lower case (it capitalises no sentence), abbreviations still guarded.
 _SPLIT_RE = re.compile(
     r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9]|[^\x00-\x7f]))"
     r"|(?<=[A-Za-z0-9)\]][.!?])(?=[A-Z][a-z]+[\s,;:'\u2019])"
     r"|(?<=[。！？])\s*|\n+"
+    r"|(?P<lower>(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[a-z]))"
 )
+# A mark standing alone: " . ", " ! ", " ?! ". An ellipsis before a lower-case word pauses
+# more often than it ends a sentence, so it ends none.
+_ALONE_MARK = re.compile(r"(?:^|\s)[.!?]+[\"')\]]*$")
+_FIRST_LETTER = re.compile(r"[^\W\d_]")
 
 
 # Dotted initials end no sentence, glued or not: "J.K. Rowling", "T.O. Daniel", "U.S.A. Joint
@@ -135,8 +146,15 @@ def split_sentences(text: str) -> list[str]:
         return []
     pieces: list[str] = []
     start = 0
+    first = _FIRST_LETTER.search(text)
+    caseless = bool(first and first.group(0).islower())
     for match in _SPLIT_RE.finditer(text):
         candidate = text[start : match.start()].strip()
+        if match.group("lower") and (
+            candidate.rstrip("\"')]").endswith("..")
+            or not (caseless or _ALONE_MARK.search(candidate))
+        ):
+            continue
         nxt = text[match.end() : match.end() + 2].lstrip("\"'([")[:1]
         if nxt and "\n" not in match.group(0) and not _starts_sentence(nxt):
             continue
@@ -151,3 +169,21 @@ def split_sentences(text: str) -> list[str]:
     if tail:
         pieces.append(tail)
     return [p for p in (s.strip() for s in pieces) if p]
+
+
+# Text tokenized the way dialogue corpora and the models trained on them write it ("i do n't
+# know .", "it 's in paris , france !"): clitics and punctuation marks stand as words of their
+# own. Rejoined, a phrase list or pattern written for prose ("don't know", "I'm so excited")
+# reads it as it reads prose. Prose has no space before these marks and clitics, so it is left
+# as written.
+_DETOK_CLITIC = re.compile(r"(?i)(?<=\w) (n't|'(?:s|re|ve|m|ll|d))\b")
+_DETOK_MARK = re.compile(r"(?<=\S) ([.,!?;:%]+|[)\]])(?=\s|$)")
+_DETOK_OPEN = re.compile(r"(?:(?<=\s)|^)([(\[]) (?=\S)")
+
+
+def detokenize(text: str) -> str:
+    """Tokenized text rejoined: "i do n't know ." -> "i don't know.", "paris , france" ->
+    "paris, france", "( 1889 )" -> "(1889)"; prose is returned unchanged."""
+    text = _DETOK_CLITIC.sub(r"\1", text)
+    text = _DETOK_MARK.sub(r"\1", text)
+    return _DETOK_OPEN.sub(r"\1", text)

@@ -30,9 +30,15 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ragmeter.metrics.layout import is_lead_in, is_list_number, plain_text, without_list_number
+from ragmeter.metrics.citations import strip_citations, unwrap_attribution
+from ragmeter.metrics.layout import (
+    is_lead_in,
+    is_list_number,
+    plain_text,
+    without_list_number,
+)
 from ragmeter.metrics.speaker import not_about_the_world, unwrap_question
-from ragmeter.text import split_sentences, tokens
+from ragmeter.text import detokenize, split_sentences, tokens
 
 SHORT_WORDS = 4
 
@@ -229,10 +235,11 @@ def claims_of(question: str, answer: str) -> Claims:
     Evaluator-directed text is cut where it starts, whatever the punctuation before it ("Rome
     Note to the evaluator: ..." keeps "Rome"); after such text, a bare "yes"/"no" is dropped too.
     """
-    plain = plain_text(strip_hidden(answer))
-    out = Claims(dropped=plain.dropped)
+    cited = strip_citations(strip_hidden(answer))  # "[1]", "(Source 2)", "Sources: ..."
+    plain = plain_text(cited.text, answer=True)  # layout, and "Answer:" before the first line
+    out = Claims(dropped=cited.dropped + plain.dropped)
     tainted = False
-    pieces = _pieces(plain.text)
+    pieces = [detokenize(p) for p in _pieces(plain.text)]  # "i do n't" -> "i don't"
     for piece in pieces:
         if len(pieces) > 1 and is_list_number(piece):
             out.dropped.append({"text": piece, "why": "a list number asserts nothing"})
@@ -254,6 +261,7 @@ def claims_of(question: str, answer: str) -> Claims:
             out.dropped.append({"text": piece, "why": "asserts nothing"})
             continue
         piece = unwrap_question(piece)  # "Did you know that X?" -> "X"
+        piece = unwrap_attribution(piece)  # "According to the context, X" -> "X"
         short = len(tokens(piece)) <= SHORT_WORDS and not _SENTENCE_LIKE.search(piece)
         why = not_about_the_world(piece, question, short=short, alone=len(pieces) == 1)
         if why is not None:

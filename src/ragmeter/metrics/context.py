@@ -15,7 +15,7 @@ from ragmeter.metrics.claims import neutralise, split_instruction, strip_hidden
 from ragmeter.metrics.judging import inner_model, options_of
 from ragmeter.metrics.layout import is_list_number, plain_text
 from ragmeter.protocols import Resources
-from ragmeter.text import split_sentences, tokens
+from ragmeter.text import detokenize, split_sentences, tokens
 from ragmeter.vectors import unit_rows
 
 DEFAULT_EVIDENCE_K = 3  # context sentences kept per statement (option ``evidence_k``)
@@ -31,7 +31,8 @@ class ContextSentences:
     Hidden text (HTML / markdown comments, chat role tags) is removed first: a reader never
     sees it. Layout goes next (``layout.plain_text``: headings, labels, list markers, emphasis,
     lone list numbers), so a markdown document has the sentences its prose has and context
-    relevance's denominator counts sentences, not "1." and "## History". Sentences addressed
+    relevance's denominator counts sentences, not "1." and "## History". Tokenized text ("it 's
+    in paris .") is rejoined as prose is written (``text.detokenize``). Sentences addressed
     to the evaluator ("Note to the evaluator ... Answer yes.") are kept and flagged in
     ``instruction``: they are never evidence and never needed.
     """
@@ -44,7 +45,8 @@ class ContextSentences:
     def of(cls, contexts: Sequence[str]) -> ContextSentences:
         out = cls()
         for i, ctx in enumerate(contexts):
-            pieces = split_sentences(plain_text(strip_hidden(ctx or "")).text)
+            text = plain_text(strip_hidden(ctx or "")).text
+            pieces = [detokenize(p) for p in split_sentences(text)]  # "it 's" -> "it's"
             for sentence in pieces:
                 if len(pieces) > 1 and is_list_number(sentence):
                     continue

@@ -311,11 +311,14 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    # 8: evidence chosen by word overlap by default, with any judge (the embedder's choice
-    # on request); 7: lexical support finds words joined by punctuation ("573-km");
+    # 9: text without capitals or tokenized ("i do n't know .") splits into the prose's
+    # claims; citation markers, source lists, attribution frames ("According to the
+    # context, X") and an opening "Answer:" are no part of a claim; 8: evidence chosen by
+    # word overlap by default, with any judge (the embedder's choice on request); 7: lexical
+    # support finds words joined by punctuation ("573-km");
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
-    version="8",
+    version="9",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -329,8 +332,10 @@ METRIC = Metric(
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
-    # 6: evidence by word overlap by default; 5: glued sentences split; 4: layout
-    version="6",
+    # 7: text without capitals or tokenized splits as prose; citations, attribution frames
+    # and answer labels are no part of a claim; 6: evidence by word overlap by default; 5:
+    # glued sentences split; 4: layout
+    version="7",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -21,7 +21,10 @@ details with why; markers and emphasis are removed silently, as they carry no wo
 - a markdown table: each row becomes the sentence it states, its cells named by the header
   ("| Italy | Rome |" under "| Country | Capital |" -> "Country is Italy; Capital is Rome.");
 - a lead-in that only announces what follows ("Here are the details:", "The main points are
-  as follows:", "To summarise:").
+  as follows:", "To summarise:");
+- the label an answer opens with ("Answer: Rome", "**Final answer:** Rome", "A: Rome",
+  "Assistant: ..."; ``answer_label``), the answer kept: before, "Answer: Rome" was judged as
+  'The answer to "Q" is Answer: Rome.'
 
 Inside a fenced code block nothing is touched ("# x" there is a comment, not a heading).
 
@@ -60,6 +63,11 @@ _VERB = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_NUMBER = re.compile(r"(?<=:)\s*\(?\d{1,3}[.)]$")
+_ANSWER_LABEL = re.compile(
+    r"^\s*(?:[*_>]+\s*)?(?:(?:final|short|direct|brief)\s+)?(?:answer|response|reply|a|assistant"
+    r"|ai|bot)\s*(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
+    re.IGNORECASE,
+)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 
@@ -105,10 +113,12 @@ def _table_rows(header: str, rows: list[str]) -> list[str]:
     return out
 
 
-def plain_text(text: str) -> Plain:
+def plain_text(text: str, *, answer: bool = False) -> Plain:
     """``text`` line by line: headings and labels dropped, list markers and emphasis removed,
-    a markdown table's rows stated as sentences."""
+    a markdown table's rows stated as sentences; for an ``answer``, the label its first line
+    of content opens with ("Answer: Rome") too."""
     out = Plain("")
+    opening = answer
     lines: list[str] = []
     fenced = False
     source = (text or "").splitlines()
@@ -139,9 +149,22 @@ def plain_text(text: str) -> Plain:
         if _is_label(line, plain):
             out.dropped.append({"text": line.strip(), "why": "a label asserts nothing"})
             continue
+        if opening and not is_lead_in(plain):  # "Here are the details:" comes before it
+            opening = False
+            label = answer_label(plain)
+            plain = label.text
+            out.dropped.extend(label.dropped)
         lines.append(plain)
     out.text = "\n".join(lines)
     return out
+
+
+def answer_label(text: str) -> Plain:
+    """The answer without the label it opens with ("Answer: Rome" -> "Rome")."""
+    m = _ANSWER_LABEL.match(text or "")
+    if m is None:
+        return Plain(text or "")
+    return Plain(text[m.end() :], [{"text": m.group(0).strip(), "why": "a label asserts nothing"}])
 
 
 def is_list_number(piece: str) -> bool:

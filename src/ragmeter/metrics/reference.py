@@ -301,7 +301,9 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
 # the cost of a default run, and the lexical reference metrics already run by default.
 CP_METRIC = Metric(
     name="context_precision",
-    version="2",  # 2: sentences glued without a space are split (text.split_sentences)
+    # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
+    # space are split (text.split_sentences)
+    version="3",
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -315,7 +317,9 @@ CP_METRIC = Metric(
 )
 CREC_METRIC = Metric(
     name="context_recall",
-    version="2",  # 2: sentences glued without a space are split (text.split_sentences)
+    # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
+    # space are split (text.split_sentences)
+    version="3",
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",
@@ -329,7 +333,9 @@ CREC_METRIC = Metric(
 )
 AC_METRIC = Metric(
     name="answer_correctness",
-    version="2",  # 2: sentences glued without a space are split (text.split_sentences)
+    # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
+    # space are split (text.split_sentences)
+    version="3",
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.sample import Sample
-from ragmeter.text import tokens
+from ragmeter.text import detokenize, tokens
 
 MAX_WORDS = 40
 
@@ -49,7 +49,7 @@ def declines(answer: str | None) -> str | None:
     text = (answer or "").strip()
     if not text or len(tokens(text)) > MAX_WORDS:
         return None
-    m = _REFUSAL.search(text.replace("\u2019", "'"))
+    m = _REFUSAL.search(detokenize(text.replace("\u2019", "'")))
     return m.group(0) if m else None
 
 
@@ -96,6 +96,7 @@ RATE_METRIC = Metric(
     'not say"); no labels needed. English phrasings.',
     requires=(("answer",),),
     compute=_refusal_rate,
+    version="2",  # 2: tokenized refusals ("i do n't know .") are detected
     formula="1 if the answer declines else 0; mean = refusal rate",
 )
 ACCURACY_METRIC = Metric(
@@ -104,6 +105,7 @@ ACCURACY_METRIC = Metric(
     "(details: confusion cell; refusal_confusion gives precision and recall).",
     requires=(("answer", "is_answerable"),),
     compute=_refusal_accuracy,
+    version="2",  # 2: tokenized refusals ("i do n't know .") are detected
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

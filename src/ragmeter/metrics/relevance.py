@@ -299,9 +299,10 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
-    # 6: glued sentences split; 5: nor is layout (headings, list numbers, lead-ins); 4: talk
-    # about the speaker
-    version="6",
+    # 7: text without capitals or tokenized splits as prose; citations, attribution frames
+    # and answer labels are no part of a claim; 6: glued sentences split; 5: nor
+    # is layout (headings, list numbers, lead-ins); 4: talk about the speaker
+    version="7",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -318,9 +319,9 @@ AR_METRIC = Metric(
 )
 CR_METRIC = Metric(
     name="context_relevance",
-    # 5: glued sentences split; 4: layout is not a sentence; 3: verdict statements are
-    # instructions
-    version="5",
+    # 6: text without capitals or tokenized splits as prose; 5: glued sentences split; 4:
+    # layout is not a sentence; 3: verdict statements are instructions
+    version="6",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",

@@ -1,0 +1,135 @@
+"""Citation markers, source lists and attribution frames: pointers to the documents, not claims.
+
+Why: RAG pipelines are often asked to cite ("Rome is the capital of Italy [1].", "... (Source
+2)", OpenAI's "【4:0†source】", a closing "Sources: [1] Wikipedia"). Read as text, the marker's
+number is a number the context does not hold, so ``missing_specific`` lowered a supported claim
+(-0.64 in logit), the lexical support counted "1" as a new word the evidence lacks, and a
+closing "Sources: [1] Wikipedia" became a short answer judged as 'The answer to "Q" is
+Sources: [1] Wikipedia.' A pipeline that starts citing its sources would look less faithful
+for saying the same thing (``benchmarks/faithfulness_visible.py --cite`` measures it).
+
+What is taken out of the answer before its claims are split (listed in the score's details
+with why):
+- bracketed numbers: "[1]", "[1][2]", "[1, 3]", "[2-4]", markdown
+  footnotes "[^1]", full-width "【1】" and OpenAI's "【4:0†source】", superscript digits "¹²";
+- named pointers: "[doc1]", "[Source 2]", "[Document 3]", "[context 1]", "(Source 1)",
+  "(see Document 2)", "(Sources 1 and 3)", "(ref. 4)";
+- a closing list of sources: a line that starts "Sources:", "References:", "Citations:" or
+  "Bibliography" (alone or followed by the list), or a sentence of a line that starts
+  "Sources:" ("... in 1871 [2]. Sources: [1] Wikipedia"), and everything after it.
+
+An attribution frame around a claim is unwrapped (``unwrap_attribution``): "According to the
+context, Rome is the capital." and "The passage states that Rome is the capital." claim that Rome
+is the capital, which is what faithfulness checks against the context anyway. Before, the
+frame's words ("according", "context", "provided", "documents") were new words the evidence
+lacks, so the lexical support of "Based on the provided documents, the capital of Italy is
+Rome." was 0.19 instead of 1.0. A frame with a negation ("The context does not say ...") is not
+unwrapped: that is a refusal or a claim about the context.
+
+Narrow on purpose: code is left as written (a fenced block, or inline between backticks:
+"`array[1]`"), a parenthesised number needs a word that names a source ("(1871)" and "(2 km)"
+stay), a number in double brackets ("[[1]]") is not a marker, and a sources line must not be
+the answer's first line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_SOURCE_WORD = r"(?:sources?|doc(?:ument)?s?|refs?\.?|references?|contexts?|passages?|chunks?)"
+_NUMS = r"\d+(?:\s*(?:[,;\u2013-]|and)\s*\d+)*"
+_MARKER = re.compile(
+    r"(?<!\[)\s*\[\^?" + _NUMS + r"\](?!\])"  # [1] [1, 3] [2-4] [^1], "Italy.[1]"
+    r"|\s*\u3010[^\u3011\n]{1,40}\u3011"  # 【1】 【4:0†source】
+    r"|(?<=[\w.,;:!?)])[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+"  # ¹²
+    r"|\s*\[\s*" + _SOURCE_WORD + r"\s*#?\s*" + _NUMS + r"\s*\]"  # [doc1] [Source 2]
+    r"|\s*\(\s*(?:see\s+)?" + _SOURCE_WORD + r"\s*#?\s*" + _NUMS + r"\s*\)",  # (Source 1)
+    re.IGNORECASE,
+)
+_SOURCES_LINE = re.compile(
+    r"^\s*(?:[#*_>]+\s*)?(?:sources?|references?|citations?|cited sources|bibliography)"
+    r"(?:\s*[*_]+)?\s*(?::|$)",
+    re.IGNORECASE,
+)
+# "... since 1871 [2]. Sources: [1] Wikipedia": the list starts after a sentence's end.
+_INLINE_SOURCES = re.compile(
+    r"(?<=[.!?\]])\s+(?:[*_]+)?(?:sources?|references?|citations?)(?:[*_]+)?\s*:", re.IGNORECASE
+)
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+
+
+_DOCS = (
+    r"(?:the\s+)?(?:provided\s+|given\s+|retrieved\s+|above\s+|available\s+)?"
+    r"(?:context|passages?|documents?|texts?|sources?|information|excerpts?|articles?|snippets?"
+    r"|knowledge|references?|materials?)(?:\s+(?:provided|given|above|#?\d+))?"
+)
+_FRAMES = (
+    re.compile(
+        r"^(?:according\s+to|based\s+on|as\s+per|per|from|in|as\s+(?:stated|mentioned|noted|"
+        r"described|shown|indicated|explained|given)\s+in)\s+" + _DOCS + r"\s*,\s*(?P<claim>.+)$",
+        re.IGNORECASE | re.DOTALL,
+    ),
+    re.compile(
+        r"^" + _DOCS + r"\s+(?:states?|says?|mentions?|indicates?|notes?|explains?|shows?|"
+        r"suggests?|reports?|confirms?|specifies|describes)\s+(?:that\s+)?(?P<claim>.+)$",
+        re.IGNORECASE | re.DOTALL,
+    ),
+)
+
+
+def unwrap_attribution(piece: str) -> str:
+    """The claim inside "According to the context, X" or "The passage states that X"; else
+    the piece."""
+    text = piece.strip()
+    for frame in _FRAMES:
+        m = frame.match(text)
+        if m is not None and any(ch.isalnum() for ch in m.group("claim")):
+            claim = m.group("claim").strip()
+            return claim[:1].upper() + claim[1:]
+    return piece
+
+
+@dataclass
+class Cited:
+    """The answer without its citations, and what was taken out (with why)."""
+
+    text: str
+    dropped: list[dict[str, str]] = field(default_factory=list)
+
+
+def strip_citations(text: str) -> Cited:
+    """``text`` without citation markers and its closing list of sources."""
+    lines = (text or "").splitlines()
+    out = Cited("")
+    kept: list[str] = []
+    fenced = False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+        if fenced or _FENCE.match(line):
+            kept.append(line)
+            continue
+        if i > 0 and any(k.strip() for k in kept) and _SOURCES_LINE.match(line):
+            rest = "\n".join(lines[i:]).strip()
+            out.dropped.append({"text": rest, "why": "a list of sources asserts nothing"})
+            break
+        inline = _INLINE_SOURCES.search(line)
+        if inline is not None:
+            rest = "\n".join([line[inline.start() :], *lines[i + 1 :]]).strip()
+            out.dropped.append({"text": rest, "why": "a list of sources asserts nothing"})
+            kept.append(_MARKER.sub(lambda m: _drop(m, out), line[: inline.start()]))
+            break
+        # inline code (between backticks) is left as written: "`array[1]`" is an index
+        parts = line.split("`")
+        parts[::2] = [_MARKER.sub(lambda m: _drop(m, out), p) for p in parts[::2]]
+        kept.append("`".join(parts))
+    out.text = "\n".join(kept)
+    return out
+
+
+def _drop(match: re.Match[str], out: Cited) -> str:
+    out.dropped.append(
+        {"text": match.group(0).strip(), "why": "a citation marker points to a source"}
+    )
+    return ""
