@@ -44,7 +44,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -52,6 +51,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+from _rewrites import (  # noqa: E402
+    cited,
+    framed,
+    glue,
+    item_of,
+    lower_tokenized_row,
+    reasoned,
+)
 from _stats import pairwise, summary  # noqa: E402
 from faithfulness_scifact import DEFAULT_DATA, QUESTION, load_claims  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
@@ -282,76 +289,6 @@ def print_table(name: str, res: dict) -> None:
         )
 
 
-_SPACE_AFTER_STOP = re.compile(r"(?<=[a-z0-9)][.!?]) +(?=[A-Z][a-z]+[\s,;:'])")
-
-
-def glue(text: str) -> str:
-    """The text with the space after each sentence's full stop removed ("end. Next" ->
-    "end.Next") where the next sentence starts with a capitalised word."""
-    return _SPACE_AFTER_STOP.sub("", text)
-
-
-_CLITIC = re.compile(r"(?i)(n't|'(?:s|re|ve|m|ll|d))\b")
-# A mark ending a word, not the full stop of an abbreviation or initial ("e.g.", "J.", "Jr."),
-# which tokenizers keep in the word.
-_PUNCT_END = re.compile(r"(?<=\S)(?<!\.\w)(?<!\b\w)(?<!\bjr)([.,!?;:]+)(?=\s|$)")
-
-
-def lower_tokenized(text: str) -> str:
-    """The text as dialogue corpora and their models often write it: lower case, punctuation
-    and clitics as tokens of their own ("i do n't know . it 's in paris !")."""
-    text = _CLITIC.sub(r" \1", text.lower()).replace("n 't", " n't")
-    return _PUNCT_END.sub(r" \1", text)
-
-
-_CITE_STYLES = (" [1]", " [1][2]", " (Source 1)", "\u30101\u2020source\u3011")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def cited(answer: str, n: int) -> str:
-    """The answer as a pipeline told to cite writes it: a marker before each sentence's final
-    mark (a style per item ``n``: "[1]", "[1][2]", "(Source 1)", "【1†source】") and, for every
-    other item, a closing "Sources:" list."""
-    style = _CITE_STYLES[n % len(_CITE_STYLES)]
-    parts = []
-    for sent in _SENTENCE_END.split(answer.strip()):
-        end = len(sent.rstrip(".!?"))
-        parts.append(sent[:end] + style + sent[end:])
-    out = " ".join(parts)
-    return out + ("\n\nSources:\n[1] Retrieved passage 1" if n % 2 else "")
-
-
-_FRAMES = (
-    "According to the context, ",
-    "Based on the provided documents, ",
-    "The passage states that ",
-    "As mentioned in the context, ",
-)
-_LOWER_FIRST = {"the", "it", "a", "an", "they", "he", "she", "this", "there", "in", "on", "its"}
-
-
-def framed(answer: str, n: int) -> str:
-    """The answer as a pipeline told to answer from the context often writes it: its first
-    sentence inside an attribution frame ("According to the context, ...", a frame per item)."""
-    text = answer.strip()
-    first = text.split(" ", 1)[0]
-    if first.lower() in _LOWER_FIRST:
-        text = text[:1].lower() + text[1:]
-    return _FRAMES[n % len(_FRAMES)] + text
-
-
-def item_of(row: dict) -> str:
-    return str(row["metadata"].get("item") or row["question_id"])
-
-
-def lower_tokenized_row(row: dict, which: str) -> dict:
-    out = {**row, "answer": lower_tokenized(row["answer"])}
-    if which == "all":
-        out["question"] = lower_tokenized(row["question"])
-        out["contexts"] = [lower_tokenized(c) for c in row["contexts"]]
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,distractor,scifact")
@@ -378,6 +315,13 @@ def main() -> None:
         action="store_true",
         help="add citation markers to the answers ('Rome [1].', '(Source 1)', '【1†source】') "
         "and, on every other row, a closing 'Sources:' list: a robustness check of the claims",
+    )
+    ap.add_argument(
+        "--reason",
+        action="store_true",
+        help="put a reasoning model's working before each answer ('<think>...</think>', a "
+        "closing tag only, or talk about answering then 'Final answer:'; a form per item): a "
+        "robustness check of the claims",
     )
     ap.add_argument(
         "--lower-tokenized",
@@ -433,6 +377,8 @@ def main() -> None:
                     rows = [{**r, "answer": cited(r["answer"], item[item_of(r)])} for r in rows]
                 if args.lower_tokenized:
                     rows = [lower_tokenized_row(r, args.lower_tokenized) for r in rows]
+                if args.reason:
+                    rows = [reasoned(r, item[item_of(r)]) for r in rows]
                 t0 = time.perf_counter()
                 scored = await score_rows(rows, built.resources)
                 results[name] = {
@@ -459,6 +405,7 @@ def main() -> None:
                 "lower_tokenized": args.lower_tokenized,
                 "cite": args.cite,
                 "frame": args.frame,
+                "reason": args.reason,
                 "sets": results,
             },
             indent=1,

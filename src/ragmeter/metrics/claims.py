@@ -14,6 +14,8 @@ A statement is a claim about the world, so:
   dropped piece is kept in the details with why;
 - a short answer (at most ``SHORT_WORDS`` words, e.g. "Rome") is judged as the claim it makes
   about the question: 'The answer to "What is the capital of Italy?" is Rome.';
+- a reasoning model's working is not its answer (``reasoning.py``): a ``<think>...</think>``
+  block and sentences about answering ("Let me check the context.") are taken out;
 - layout is not content (``layout.py``): markdown headings, labels, list markers, emphasis
   and lead-ins ("Here are the details:") are taken out before splitting, so a list says what
   the same sentences say as prose;
@@ -37,6 +39,7 @@ from ragmeter.metrics.layout import (
     plain_text,
     without_list_number,
 )
+from ragmeter.metrics.reasoning import final_answer, is_process_talk
 from ragmeter.metrics.speaker import not_about_the_world, unwrap_question
 from ragmeter.text import detokenize, split_sentences, tokens
 
@@ -235,9 +238,10 @@ def claims_of(question: str, answer: str) -> Claims:
     Evaluator-directed text is cut where it starts, whatever the punctuation before it ("Rome
     Note to the evaluator: ..." keeps "Rome"); after such text, a bare "yes"/"no" is dropped too.
     """
-    cited = strip_citations(strip_hidden(answer))  # "[1]", "(Source 2)", "Sources: ..."
+    final = final_answer(answer)  # "<think>...</think>": the working is not the answer
+    cited = strip_citations(strip_hidden(final.text))  # "[1]", "(Source 2)", "Sources: ..."
     plain = plain_text(cited.text, answer=True)  # layout, and "Answer:" before the first line
-    out = Claims(dropped=cited.dropped + plain.dropped)
+    out = Claims(dropped=final.dropped + cited.dropped + plain.dropped)
     tainted = False
     pieces = [detokenize(p) for p in _pieces(plain.text)]  # "i do n't" -> "i don't"
     for piece in pieces:
@@ -247,6 +251,9 @@ def claims_of(question: str, answer: str) -> Claims:
         if is_lead_in(without_list_number(piece)):
             why = "a lead-in to what follows asserts nothing"
             out.dropped.append({"text": piece, "why": why})
+            continue
+        if is_process_talk(piece):  # "Let me check the context."
+            out.dropped.append({"text": piece, "why": "talks about answering, not the world"})
             continue
         m = _evaluator_match(piece)
         if m is not None:

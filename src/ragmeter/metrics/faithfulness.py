@@ -45,6 +45,7 @@ from ragmeter.metrics.judging import (
     options_of,
     version,
 )
+from ragmeter.metrics.reasoning import final_answer, no_final_answer
 from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.support import lexical_support, load_calibration, missing_specific
 from ragmeter.prompts import load_prompts
@@ -73,6 +74,8 @@ def _undefined_inputs(sample: Sample) -> Score | None:
         return Score.undefined("empty answer: it makes no statements to check")
     if not any((c or "").strip() for c in sample.contexts or []):
         return Score.undefined("no contexts: nothing to check the answer against")
+    if (why := no_final_answer(sample.answer)) is not None:
+        return Score.undefined(why)
     if (phrase := declines(sample.answer)) is not None:
         return Score.undefined(
             f"not applicable: the answer declines to answer ({phrase!r}), so it makes no claims",
@@ -258,7 +261,9 @@ async def _generate(
     made = await calls.structured(
         chat(
             g["statements_system"],
-            g["statements_user"].format(question=sample.question, answer=sample.answer),
+            g["statements_user"].format(
+                question=sample.question, answer=final_answer(sample.answer or "").text
+            ),
             g["statements_examples"],
         ),
         Statements,
@@ -311,14 +316,16 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    # 9: text without capitals or tokenized ("i do n't know .") splits into the prose's
+    # 10: a reasoning model's working ("<think>...</think>", "Let me check the context.",
+    # "Final answer:") is not part of the answer (metrics/reasoning.py); 9: text without capitals or
+    # tokenized ("i do n't know .") splits into the prose's
     # claims; citation markers, source lists, attribution frames ("According to the
     # context, X") and an opening "Answer:" are no part of a claim; 8: evidence chosen by
     # word overlap by default, with any judge (the embedder's choice on request); 7: lexical
     # support finds words joined by punctuation ("573-km");
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
-    version="9",
+    version="10",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -332,10 +339,11 @@ METRIC = Metric(
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
-    # 7: text without capitals or tokenized splits as prose; citations, attribution frames
+    # 8: a reasoning model's working is not part of the answer; 7: text without capitals or
+    # tokenized splits as prose; citations, attribution frames
     # and answer labels are no part of a claim; 6: evidence by word overlap by default; 5:
     # glued sentences split; 4: layout
-    version="7",
+    version="8",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

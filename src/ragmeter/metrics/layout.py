@@ -24,7 +24,8 @@ details with why; markers and emphasis are removed silently, as they carry no wo
   as follows:", "To summarise:");
 - the label an answer opens with ("Answer: Rome", "**Final answer:** Rome", "A: Rome",
   "Assistant: ..."; ``answer_label``), the answer kept: before, "Answer: Rome" was judged as
-  'The answer to "Q" is Answer: Rome.'
+  'The answer to "Q" is Answer: Rome.'; on a later line, after the working, the labels that
+  name an answer ("Final answer: Rome"), not "A:" (a dialogue's turn)
 
 Inside a fenced code block nothing is touched ("# x" there is a comment, not a heading).
 
@@ -66,6 +67,12 @@ _TRAILING_NUMBER = re.compile(r"(?<=:)\s*\(?\d{1,3}[.)]$")
 _ANSWER_LABEL = re.compile(
     r"^\s*(?:[*_>]+\s*)?(?:(?:final|short|direct|brief)\s+)?(?:answer|response|reply|a|assistant"
     r"|ai|bot)\s*(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
+    re.IGNORECASE,
+)
+# On a later line only the labels that name an answer: "A:" there may be a dialogue's turn.
+_LATER_LABEL = re.compile(
+    r"^\s*(?:[*_>]+\s*)?(?:(?:final|short|direct|brief)\s+)?answer\s*(?:[*_]+\s*)?:\s*"
+    r"(?:[*_]+\s*)?(?=\S)",
     re.IGNORECASE,
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
@@ -154,6 +161,9 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
             label = answer_label(plain)
             plain = label.text
             out.dropped.extend(label.dropped)
+        elif answer and (m := _LATER_LABEL.match(plain)) is not None:  # "...\nFinal answer: Rome"
+            out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
+            plain = plain[m.end() :]
         lines.append(plain)
     out.text = "\n".join(lines)
     return out

@@ -37,6 +37,7 @@ from ragmeter.metrics.judging import (
     statements_of,
     version,
 )
+from ragmeter.metrics.reasoning import final_answer, no_final_answer
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
@@ -221,9 +222,11 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
         reference = _reference(sample)
     except _NoReference:
         return Score.undefined("no non-empty reference answer")
-    answer = (sample.answer or "").strip()
-    if not answer:
+    if not (sample.answer or "").strip():
         return Score.undefined("empty answer: no statements to compare")
+    if (why := no_final_answer(sample.answer)) is not None:
+        return Score.undefined(why)
+    answer = final_answer(sample.answer or "").text.strip()  # the working is not the answer
     calls = Calls(judge)
     prompts = load_prompts("reference")
     details: dict = {"mode": mode, "reference_used": 0}
@@ -333,9 +336,10 @@ CREC_METRIC = Metric(
 )
 AC_METRIC = Metric(
     name="answer_correctness",
-    # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
+    # 4: a reasoning model's working is not part of the answer; 3: text without capitals or
+    # tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
-    version="3",
+    version="4",
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 
 from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.reasoning import final_answer
 from ragmeter.sample import Sample
 from ragmeter.text import detokenize, tokens
 
@@ -45,8 +46,9 @@ _REFUSAL = re.compile(
 
 
 def declines(answer: str | None) -> str | None:
-    """The refusal phrase when the answer declines to answer, else None."""
-    text = (answer or "").strip()
+    """The refusal phrase when the answer declines to answer, else None. A reasoning model's
+    working is not read ("<think>The context does not say ... </think>Rome." answers)."""
+    text = final_answer(answer or "").text.strip()
     if not text or len(tokens(text)) > MAX_WORDS:
         return None
     m = _REFUSAL.search(detokenize(text.replace("\u2019", "'")))
@@ -96,7 +98,8 @@ RATE_METRIC = Metric(
     'not say"); no labels needed. English phrasings.',
     requires=(("answer",),),
     compute=_refusal_rate,
-    version="2",  # 2: tokenized refusals ("i do n't know .") are detected
+    # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
+    version="3",
     formula="1 if the answer declines else 0; mean = refusal rate",
 )
 ACCURACY_METRIC = Metric(
@@ -105,7 +108,8 @@ ACCURACY_METRIC = Metric(
     "(details: confusion cell; refusal_confusion gives precision and recall).",
     requires=(("answer", "is_answerable"),),
     compute=_refusal_accuracy,
-    version="2",  # 2: tokenized refusals ("i do n't know .") are detected
+    # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
+    version="3",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

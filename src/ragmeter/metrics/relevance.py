@@ -44,6 +44,7 @@ from ragmeter.metrics.judging import (
     options_of,
     version,
 )
+from ragmeter.metrics.reasoning import final_answer, no_final_answer
 from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.support import answer_relates, load_calibration, relates
 from ragmeter.prompts import load_prompts
@@ -78,9 +79,11 @@ class ExtractedSentences(BaseModel):
 async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     mode = mode_of(resources, "answer_relevance", DEFAULT_AR_MODE)
     judge = judge_of(resources)
-    answer = (sample.answer or "").strip()
-    if not answer:
+    if not (sample.answer or "").strip():
         return Score.undefined("empty answer: nothing to relate to the question")
+    if (why := no_final_answer(sample.answer)) is not None:
+        return Score.undefined(why)
+    answer = final_answer(sample.answer or "").text.strip()  # the working is not the answer
     if (phrase := declines(answer)) is not None:  # RAGAS: a noncommittal answer scores 0
         return Score.ok(0.0, mode=mode, noncommittal=True, refusal_phrase=phrase)
     calls = Calls(judge)
@@ -299,10 +302,11 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
 
 AR_METRIC = Metric(
     name="answer_relevance",
-    # 7: text without capitals or tokenized splits as prose; citations, attribution frames
+    # 8: a reasoning model's working is not part of the answer; 7: text without capitals or
+    # tokenized splits as prose; citations, attribution frames
     # and answer labels are no part of a claim; 6: glued sentences split; 5: nor
     # is layout (headings, list numbers, lead-ins); 4: talk about the speaker
-    version="7",
+    version="8",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",

@@ -1,0 +1,121 @@
+"""How the visible sets' answers are rewritten for the robustness checks of
+faithfulness_visible.py: the same content in another form, whose claims should be the
+answer's as written (so its score should be too).
+
+- ``glue``: context sentences joined without a space ("end.Next");
+- ``lower_tokenized``: lower case, punctuation and clitics as tokens ("i do n't know .");
+- ``cited``: citation markers and a closing sources list;
+- ``framed``: "According to the context, ...";
+- ``reasoned``: a reasoning model's working before the answer, in one of three forms.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACE_AFTER_STOP = re.compile(r"(?<=[a-z0-9)][.!?]) +(?=[A-Z][a-z]+[\s,;:'])")
+
+
+def glue(text: str) -> str:
+    """The text with the space after each sentence's full stop removed ("end. Next" ->
+    "end.Next") where the next sentence starts with a capitalised word."""
+    return _SPACE_AFTER_STOP.sub("", text)
+
+
+_CLITIC = re.compile(r"(?i)(n't|'(?:s|re|ve|m|ll|d))\b")
+# A mark ending a word, not the full stop of an abbreviation or initial ("e.g.", "J.", "Jr."),
+# which tokenizers keep in the word.
+_PUNCT_END = re.compile(r"(?<=\S)(?<!\.\w)(?<!\b\w)(?<!\bjr)([.,!?;:]+)(?=\s|$)")
+
+
+def lower_tokenized(text: str) -> str:
+    """The text as dialogue corpora and their models often write it: lower case, punctuation
+    and clitics as tokens of their own ("i do n't know . it 's in paris !")."""
+    text = _CLITIC.sub(r" \1", text.lower()).replace("n 't", " n't")
+    return _PUNCT_END.sub(r" \1", text)
+
+
+_CITE_STYLES = (" [1]", " [1][2]", " (Source 1)", "\u30101\u2020source\u3011")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def cited(answer: str, n: int) -> str:
+    """The answer as a pipeline told to cite writes it: a marker before each sentence's final
+    mark (a style per item ``n``: "[1]", "[1][2]", "(Source 1)", "【1†source】") and, for every
+    other item, a closing "Sources:" list."""
+    style = _CITE_STYLES[n % len(_CITE_STYLES)]
+    parts = []
+    for sent in _SENTENCE_END.split(answer.strip()):
+        end = len(sent.rstrip(".!?"))
+        parts.append(sent[:end] + style + sent[end:])
+    out = " ".join(parts)
+    return out + ("\n\nSources:\n[1] Retrieved passage 1" if n % 2 else "")
+
+
+_FRAMES = (
+    "According to the context, ",
+    "Based on the provided documents, ",
+    "The passage states that ",
+    "As mentioned in the context, ",
+)
+_LOWER_FIRST = {"the", "it", "a", "an", "they", "he", "she", "this", "there", "in", "on", "its"}
+
+
+def framed(answer: str, n: int) -> str:
+    """The answer as a pipeline told to answer from the context often writes it: its first
+    sentence inside an attribution frame ("According to the context, ...", a frame per item)."""
+    text = answer.strip()
+    first = text.split(" ", 1)[0]
+    if first.lower() in _LOWER_FIRST:
+        text = text[:1].lower() + text[1:]
+    return _FRAMES[n % len(_FRAMES)] + text
+
+
+def item_of(row: dict) -> str:
+    return str(row["metadata"].get("item") or row["question_id"])
+
+
+def lower_tokenized_row(row: dict, which: str) -> dict:
+    out = {**row, "answer": lower_tokenized(row["answer"])}
+    if which == "all":
+        out["question"] = lower_tokenized(row["question"])
+        out["contexts"] = [lower_tokenized(c) for c in row["contexts"]]
+    return out
+
+
+def _closest_sentence(question: str, contexts: list[str]) -> str:
+    """The context sentence sharing most words with the question (what a trace quotes)."""
+    from ragmeter.text import split_sentences, tokens
+
+    q = set(tokens(question))
+    sentences = [s for c in contexts for s in split_sentences(c)]
+    return max(sentences, key=lambda s: len(q & set(tokens(s))), default="")
+
+
+def reasoned(row: dict, n: int) -> dict:
+    """The row's answer after a reasoning model's working, in the form of item ``n``:
+
+    0. ``<think>TRACE</think>`` then the answer (tags left in by the serving stack);
+    1. ``TRACE</think>`` then the answer (a chat template that opens the block in the prompt,
+       as DeepSeek-R1's does);
+    2. no tags: talk about answering, then "Final answer: ANSWER".
+
+    TRACE quotes the context sentence closest to the question (a supported claim if judged),
+    says the context mentions nothing else (a refusal phrase) and asks itself a question; it is
+    the same for every answer of an item, so the answers compared with each other share it.
+    """
+    quote = _closest_sentence(row["question"], row["contexts"]).strip()
+    trace = (
+        f"Okay, the user is asking about this. The context says: {quote} Hmm, is there "
+        "anything else about it? The context does not mention anything else. So I can answer."
+    )
+    answer = row["answer"].strip()
+    form = n % 3
+    if form == 0:
+        text = f"<think>\n{trace}\n</think>\n\n{answer}"
+    elif form == 1:
+        text = f"{trace}\n</think>\n\n{answer}"
+    else:
+        talk = "Okay, so the user is asking about this. Let me check the context."
+        text = f"{talk} Let me think step by step.\n\nFinal answer: {answer}"
+    return {**row, "answer": text}
