@@ -119,3 +119,28 @@ def reasoned(row: dict, n: int) -> dict:
         talk = "Okay, so the user is asking about this. Let me check the context."
         text = f"{talk} Let me think step by step.\n\nFinal answer: {answer}"
     return {**row, "answer": text}
+
+
+def wrapped(row: dict, n: int) -> dict:
+    """The row's answer in the wrapping of item ``n``, as pipelines deliver answers:
+
+    0. JSON from structured output: ``{"answer": ANSWER, "sources": [1, 2]}``;
+    1. HTML: ``<p>ANSWER</p>``, its first word in ``<b>``, "&amp;" for "&";
+    2. a markdown blockquote after a "TL;DR:" label: ``> TL;DR: ANSWER``;
+    3. "The answer is: ANSWER".
+    """
+    import json
+
+    answer = row["answer"].strip()
+    form = n % 4
+    if form == 0:
+        text = json.dumps({"answer": answer, "sources": [1, 2]}, ensure_ascii=False)
+    elif form == 1:
+        first, _, rest = answer.partition(" ")
+        body = f"<b>{first}</b> {rest}".strip().replace("&", "&amp;")
+        text = f"<p>{body}</p>"
+    elif form == 2:
+        text = f"> TL;DR: {answer}"
+    else:
+        text = f"The answer is: {answer}"
+    return {**row, "answer": text}

@@ -58,6 +58,7 @@ from _rewrites import (  # noqa: E402
     item_of,
     lower_tokenized_row,
     reasoned,
+    wrapped,
 )
 from _stats import pairwise, summary  # noqa: E402
 from faithfulness_scifact import DEFAULT_DATA, QUESTION, load_claims  # noqa: E402
@@ -324,6 +325,13 @@ def main() -> None:
         "robustness check of the claims",
     )
     ap.add_argument(
+        "--wrap",
+        action="store_true",
+        help="deliver each answer as pipelines do (JSON '{\"answer\": ...}', HTML, a "
+        "blockquote after 'TL;DR:', 'The answer is: ...'; a form per item): a robustness check "
+        "of the claims",
+    )
+    ap.add_argument(
         "--lower-tokenized",
         choices=["answer", "all"],
         default=None,
@@ -379,6 +387,8 @@ def main() -> None:
                     rows = [lower_tokenized_row(r, args.lower_tokenized) for r in rows]
                 if args.reason:
                     rows = [reasoned(r, item[item_of(r)]) for r in rows]
+                if args.wrap:
+                    rows = [wrapped(r, item[item_of(r)]) for r in rows]
                 t0 = time.perf_counter()
                 scored = await score_rows(rows, built.resources)
                 results[name] = {
@@ -406,6 +416,7 @@ def main() -> None:
                 "cite": args.cite,
                 "frame": args.frame,
                 "reason": args.reason,
+                "wrap": args.wrap,
                 "sets": results,
             },
             indent=1,

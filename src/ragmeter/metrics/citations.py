@@ -24,7 +24,10 @@ is the capital, which is what faithfulness checks against the context anyway. Be
 frame's words ("according", "context", "provided", "documents") were new words the evidence
 lacks, so the lexical support of "Based on the provided documents, the capital of Italy is
 Rome." was 0.19 instead of 1.0. A frame with a negation ("The context does not say ...") is not
-unwrapped: that is a refusal or a claim about the context.
+unwrapped: that is a refusal or a claim about the context. "The answer is Rome." (or "So the final
+answer is: no"; ``unwrap_answer``) is the short answer "Rome", judged as the claim it makes about
+the question; before, the judge read "The answer is: Rome." without the question, and "The answer
+is: yes" was taken for an instruction to the evaluator ("answer ... yes").
 
 Narrow on purpose: code is left as written (a fenced block, or inline between backticks:
 "`array[1]`"), a parenthesised number needs a word that names a source ("(1871)" and "(2 km)"
@@ -76,6 +79,25 @@ _FRAMES = (
         re.IGNORECASE | re.DOTALL,
     ),
 )
+# "The answer is Rome.", "So the final answer is: no": the answer to the question is X
+_ANSWER_FRAME = re.compile(
+    r"^(?:(?:so|thus|therefore|hence)\s*,?\s+)?(?:the\s+)?(?:final\s+|short\s+|correct\s+|"
+    r"direct\s+)?answer(?:\s+to\s+(?:the|your|this)\s+question)?\s+is\s*:?\s+(?:that\s+)?"
+    r"(?P<claim>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def unwrap_answer(piece: str) -> str:
+    """The answer inside "The answer is X" / "So the final answer is: X", as written (then
+    judged as the claim it makes about the question when short); else the piece."""
+    m = _ANSWER_FRAME.match(piece.strip())
+    if m is None or not any(ch.isalnum() for ch in m.group("claim")):
+        return piece
+    claim = m.group("claim").strip()
+    if len(claim.split()) > 4:  # a sentence ("... is that the capital is Rome"), not "yes"
+        claim = claim[:1].upper() + claim[1:]
+    return claim
 
 
 def unwrap_attribution(piece: str) -> str:

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ragmeter.metrics.citations import strip_citations, unwrap_attribution
+from ragmeter.metrics.citations import strip_citations, unwrap_answer, unwrap_attribution
 from ragmeter.metrics.layout import (
     is_lead_in,
     is_list_number,
@@ -255,6 +255,7 @@ def claims_of(question: str, answer: str) -> Claims:
         if is_process_talk(piece):  # "Let me check the context."
             out.dropped.append({"text": piece, "why": "talks about answering, not the world"})
             continue
+        piece = unwrap_answer(piece)  # "The answer is: yes" is the answer "yes"
         m = _evaluator_match(piece)
         if m is not None:
             out.dropped.append({"text": piece[m.start() :], "why": "addresses the evaluator"})

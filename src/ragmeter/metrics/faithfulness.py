@@ -325,7 +325,8 @@ METRIC = Metric(
     # support finds words joined by punctuation ("573-km");
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
-    version="10",
+    # 11: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
+    version="11",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -343,7 +344,8 @@ JUDGE_METRIC = Metric(
     # tokenized splits as prose; citations, attribution frames
     # and answer labels are no part of a claim; 6: evidence by word overlap by default; 5:
     # glued sentences split; 4: layout
-    version="8",
+    # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
+    version="9",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

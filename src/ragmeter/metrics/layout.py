@@ -27,6 +27,9 @@ details with why; markers and emphasis are removed silently, as they carry no wo
   'The answer to "Q" is Answer: Rome.'; on a later line, after the working, the labels that
   name an answer ("Final answer: Rome"), not "A:" (a dialogue's turn)
 
+HTML tags (``without_html``: "<p>", "<br>", "<b>", ...; their text kept, a block tag ending its
+line) and blockquote markers ("> ") are taken out first, silently, like emphasis.
+
 Inside a fenced code block nothing is touched ("# x" there is a comment, not a heading).
 
 Narrow on purpose: a heading or label is dropped only when it is the whole line; "Capital:
@@ -36,6 +39,7 @@ claim with a number) is not a lead-in.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 
@@ -64,16 +68,27 @@ _VERB = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_NUMBER = re.compile(r"(?<=:)\s*\(?\d{1,3}[.)]$")
+_SUMMARY = r"tl;?\s*dr|summary|in\s+short|in\s+brief|bottom\s+line"
 _ANSWER_LABEL = re.compile(
-    r"^\s*(?:[*_>]+\s*)?(?:(?:final|short|direct|brief)\s+)?(?:answer|response|reply|a|assistant"
-    r"|ai|bot)\s*(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
+    r"^\s*(?:[*_>]+\s*)?(?:(?:(?:final|short|direct|brief)\s+)?(?:answer|response|reply|a|assistant"
+    r"|ai|bot)|" + _SUMMARY + r")\s*(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
     re.IGNORECASE,
 )
 # On a later line only the labels that name an answer: "A:" there may be a dialogue's turn.
 _LATER_LABEL = re.compile(
-    r"^\s*(?:[*_>]+\s*)?(?:(?:final|short|direct|brief)\s+)?answer\s*(?:[*_]+\s*)?:\s*"
-    r"(?:[*_]+\s*)?(?=\S)",
+    r"^\s*(?:[*_>]+\s*)?(?:(?:(?:final|short|direct|brief)\s+)?answer|" + _SUMMARY + r")\s*"
+    r"(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
     re.IGNORECASE,
+)
+_QUOTE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)+")  # a markdown blockquote's markers
+# HTML an answer or a scraped context may carry: block tags end a line, inline tags go.
+_HTML_TAG = re.compile(
+    r"<(/?)(p|br|div|li|ul|ol|h[1-6]|tr|table|thead|tbody|blockquote|pre|section|article|b|i|em"
+    r"|strong|span|a|u|sup|sub|code|small|mark|td|th|font)\b[^<>]{0,500}?/?>",
+    re.IGNORECASE,
+)
+_HTML_INLINE = frozenset(
+    {"b", "i", "em", "strong", "span", "a", "u", "sup", "sub", "code", "small", "mark", "font"}
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
@@ -120,15 +135,32 @@ def _table_rows(header: str, rows: list[str]) -> list[str]:
     return out
 
 
+def without_html(text: str) -> str:
+    """HTML tags taken out, their text kept: "<p>Rome is <b>the</b> capital.</p>" -> "Rome is
+    the capital."; a block tag ends its line; entities decoded ("&amp;" -> "&"). Text with no
+    such tag is returned as it is ("a < b", "<Rome>")."""
+    if "<" not in text or _HTML_TAG.search(text) is None:
+        return text
+
+    def tag(m: re.Match[str]) -> str:
+        name = m.group(2).lower()
+        if name in _HTML_INLINE:
+            return ""
+        return " " if name in ("td", "th") else "\n"
+
+    return html.unescape(_HTML_TAG.sub(tag, text))
+
+
 def plain_text(text: str, *, answer: bool = False) -> Plain:
-    """``text`` line by line: headings and labels dropped, list markers and emphasis removed,
-    a markdown table's rows stated as sentences; for an ``answer``, the label its first line
-    of content opens with ("Answer: Rome") too."""
+    """``text`` line by line: HTML tags, headings and labels dropped, blockquote and list
+    markers and emphasis removed, a markdown table's rows stated as sentences; for an
+    ``answer``, the label its first line of content opens with ("Answer: Rome") too, and a
+    later line's "Final answer:"."""
     out = Plain("")
     opening = answer
     lines: list[str] = []
     fenced = False
-    source = (text or "").splitlines()
+    source = without_html(text or "").splitlines()
     i = 0
     while i < len(source):
         line = source[i]
@@ -146,6 +178,7 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
                 i += 1
             lines.extend(_table_rows(line, rows))
             continue
+        line = _QUOTE.sub("", line)
         if _HEADING.match(line):
             out.dropped.append({"text": line.strip(), "why": "a heading asserts nothing"})
             continue

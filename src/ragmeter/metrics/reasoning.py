@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 
 from ragmeter.metrics.layout import Plain
+from ragmeter.metrics.structured import json_answer
 
 _SHOWN = 200  # characters of a dropped trace kept in the details
 
@@ -84,12 +85,20 @@ def _shown(text: str) -> str:
 
 
 def final_answer(answer: str) -> Plain:
-    """The answer without its reasoning trace (module docstring); ``dropped`` says what went.
+    """The answer as its reader gets it: without the reasoning trace (module docstring) and, for
+    an answer given as JSON, its answer field's text (``structured.json_answer``); ``dropped``
+    says what went.
 
     "<think>The context names Rome.</think>\\n\\nRome is the capital." -> "Rome is the capital.";
-    "Okay, the user asks ...</think> Rome." -> "Rome."; "<think>Let me see, the" -> "".
+    "Okay, the user asks ...</think> Rome." -> "Rome."; "<think>Let me see, the" -> "";
+    '{"answer": "Rome", "sources": [1]}' -> "Rome".
     """
-    text = answer or ""
+    traced = _without_trace(answer or "")
+    unwrapped = json_answer(traced.text)
+    return Plain(unwrapped.text, traced.dropped + unwrapped.dropped)
+
+
+def _without_trace(text: str) -> Plain:
     if "<" not in text and "[" not in text and "\u25c1" not in text:
         return Plain(text)
     out = Plain("")

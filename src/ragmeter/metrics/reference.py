@@ -306,7 +306,8 @@ CP_METRIC = Metric(
     name="context_precision",
     # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
-    version="3",
+    # 4: HTML tags and blockquote markers in contexts go
+    version="4",
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -322,7 +323,8 @@ CREC_METRIC = Metric(
     name="context_recall",
     # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
-    version="3",
+    # 4: HTML tags and blockquote markers in contexts go
+    version="4",
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",
@@ -339,7 +341,8 @@ AC_METRIC = Metric(
     # 4: a reasoning model's working is not part of the answer; 3: text without capitals or
     # tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
-    version="4",
+    # 5: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
+    version="5",
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

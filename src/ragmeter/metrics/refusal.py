@@ -99,7 +99,8 @@ RATE_METRIC = Metric(
     requires=(("answer",),),
     compute=_refusal_rate,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
-    version="3",
+    # 4: a JSON answer's text is read
+    version="4",
     formula="1 if the answer declines else 0; mean = refusal rate",
 )
 ACCURACY_METRIC = Metric(
@@ -109,7 +110,8 @@ ACCURACY_METRIC = Metric(
     requires=(("answer", "is_answerable"),),
     compute=_refusal_accuracy,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
-    version="3",
+    # 4: a JSON answer's text is read
+    version="4",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

@@ -306,7 +306,8 @@ AR_METRIC = Metric(
     # tokenized splits as prose; citations, attribution frames
     # and answer labels are no part of a claim; 6: glued sentences split; 5: nor
     # is layout (headings, list numbers, lead-ins); 4: talk about the speaker
-    version="8",
+    # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
+    version="9",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -325,7 +326,8 @@ CR_METRIC = Metric(
     name="context_relevance",
     # 6: text without capitals or tokenized splits as prose; 5: glued sentences split; 4:
     # layout is not a sentence; 3: verdict statements are instructions
-    version="6",
+    # 7: HTML tags and blockquote markers in contexts go
+    version="7",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
