@@ -85,3 +85,23 @@ def test_the_answer_is_yes_is_a_polar_answer_not_an_instruction():
         injected = claims_of("Is Rome in Italy?", f"Rome is in Italy. {note}")
         assert injected.judged[0] == "Rome is in Italy."
         assert not any("supported" in j for j in injected.judged)
+
+
+def test_an_html_table_states_its_rows_as_a_markdown_table_does():
+    html_table = (
+        "<table><tr><th>Country</th><th>Capital</th></tr><tr><td>Italy</td><td><b>Rome</b></td>"
+        "</tr><tr><td>France<td>Paris</table>"  # end tags left out, as HTML allows
+    )
+    markdown = "| Country | Capital |\n|---|---|\n| Italy | Rome |\n| France | Paris |"
+    rows = ["Country is Italy; Capital is Rome.", "Country is France; Capital is Paris."]
+    assert ContextSentences.of([html_table]).sentences == rows
+    assert ContextSentences.of([markdown]).sentences == rows
+    assert claims_of(Q, html_table).judged == claims_of(Q, markdown).judged == rows
+
+
+def test_key_value_lines_are_stated_and_a_lone_one_stays_the_answer():
+    facts = claims_of(Q, "Italy facts:\n- **Capital:** Rome\n- Population: 59 million")
+    assert facts.judged == ["Capital is Rome.", "Population is 59 million."]
+    assert claims_of(Q, "Capital: Rome").judged == [f'The answer to "{Q}" is Capital: Rome.']
+    kept = claims_of(Q, "Note: the museum is closed.\nMe: I love it")
+    assert kept.original == ["Note: the museum is closed.", "Me: I love it"]

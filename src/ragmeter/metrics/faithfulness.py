@@ -326,7 +326,8 @@ METRIC = Metric(
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
     # 11: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
-    version="11",
+    # 12: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
+    version="12",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -345,7 +346,8 @@ JUDGE_METRIC = Metric(
     # and answer labels are no part of a claim; 6: evidence by word overlap by default; 5:
     # glued sentences split; 4: layout
     # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
-    version="9",
+    # 10: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
+    version="10",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

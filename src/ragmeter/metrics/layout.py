@@ -135,12 +135,35 @@ def _table_rows(header: str, rows: list[str]) -> list[str]:
     return out
 
 
+_HTML_TABLE = re.compile(r"<table\b[^<>]*>(.*?)(?:</table\s*>|\Z)", re.IGNORECASE | re.DOTALL)
+_ANY_TAG = re.compile(r"<[^<>]{0,500}>")
+
+
+def _html_table(m: re.Match[str]) -> str:
+    """An HTML table as a markdown one, so its rows become statements as a markdown table's do
+    (end tags may be left out, as HTML allows)."""
+    rows = []
+    for chunk in re.split(r"<tr\b[^<>]*>", m.group(1), flags=re.IGNORECASE)[1:]:
+        cells = re.split(r"<t[hd]\b[^<>]*>", chunk, flags=re.IGNORECASE)[1:]
+        text = [
+            " ".join(html.unescape(_ANY_TAG.sub(" ", c)).split()).replace("|", "/") for c in cells
+        ]
+        if any(text):
+            rows.append("| " + " | ".join(text) + " |")
+    if len(rows) < 2:
+        return "\n" + "\n".join(rows) + "\n"
+    rule = "| " + " | ".join("---" for _ in rows[0].split(" | ")) + " |"
+    return "\n" + "\n".join([rows[0], rule, *rows[1:]]) + "\n"
+
+
 def without_html(text: str) -> str:
     """HTML tags taken out, their text kept: "<p>Rome is <b>the</b> capital.</p>" -> "Rome is
-    the capital."; a block tag ends its line; entities decoded ("&amp;" -> "&"). Text with no
-    such tag is returned as it is ("a < b", "<Rome>")."""
+    the capital."; a block tag ends its line; entities decoded ("&amp;" -> "&"); a table
+    becomes a markdown table (its rows, statements). Text with no such tag is returned as it is
+    ("a < b", "<Rome>")."""
     if "<" not in text or _HTML_TAG.search(text) is None:
         return text
+    text = _HTML_TABLE.sub(_html_table, text)
 
     def tag(m: re.Match[str]) -> str:
         name = m.group(2).lower()
@@ -159,6 +182,7 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
     out = Plain("")
     opening = answer
     lines: list[str] = []
+    prose: list[int] = []  # indices of lines of prose (not code, not blank, not a table's)
     fenced = False
     source = without_html(text or "").splitlines()
     i = 0
@@ -198,8 +222,46 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
             out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
             plain = plain[m.end() :]
         lines.append(plain)
+        prose.append(len(lines) - 1)
+    if answer and len(prose) > 1:  # "Capital: Rome" alone stays the answer to the question
+        for j in prose:
+            lines[j] = key_value(lines[j])
     out.text = "\n".join(lines)
     return out
+
+
+_KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z' ]{0,30}?)\s*:\s+(?P<value>[^:]{1,60}?)[.;]?$")
+_NOT_KEYS = frozenset(
+    {"me", "you", "i", "we", "user", "human", "speaker", "q", "question", "a", "b", "assistant"}
+    | {"ai", "bot", "system"}
+)
+_PRONOUN = re.compile(r"^(?:i|you|we|he|she|it|they|this|that)\b", re.IGNORECASE)
+
+
+def key_value(line: str) -> str:
+    """A line of an answer that pairs a name with a short value, stated: "Capital: Rome" ->
+    "Capital is Rome." (a markdown table's row becomes such a statement too). Before, it was
+    a short answer, judged as 'The answer to "Q" is Population: 2.8 million.', false as stated
+    whenever the line was not the answer to the question. Narrow: the key is at most three
+    words without a verb ("Note", a speaker, "Q" are not keys); the value at most four words,
+    without a verb or a pronoun to start ("Note: the museum is closed." stays as written); and
+    only in an answer of more than one line ("Capital: Rome" alone answers the question)."""
+    m = _KEY_VALUE.match(line.strip())
+    if m is None:
+        return line
+    key, value = m.group("key").strip(), m.group("value").strip()
+    if (
+        len(key.split()) > 3
+        or key.lower() in _NOT_KEYS
+        or key.lower() in ("note", "tip", "warning", "caution", "important", "nb", "ps")
+        or _VERB.search(key)
+        or len(value.split()) > 4
+        or _VERB.search(value)
+        or _PRONOUN.match(value)
+        or value.endswith("?")
+    ):
+        return line
+    return f"{key} is {value}."
 
 
 def answer_label(text: str) -> Plain:

@@ -307,7 +307,8 @@ CP_METRIC = Metric(
     # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
     # 4: HTML tags and blockquote markers in contexts go
-    version="4",
+    # 5: HTML tables in contexts read as tables
+    version="5",
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -324,7 +325,8 @@ CREC_METRIC = Metric(
     # 3: text without capitals or tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
     # 4: HTML tags and blockquote markers in contexts go
-    version="4",
+    # 5: HTML tables in contexts read as tables
+    version="5",
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",

@@ -307,7 +307,8 @@ AR_METRIC = Metric(
     # and answer labels are no part of a claim; 6: glued sentences split; 5: nor
     # is layout (headings, list numbers, lead-ins); 4: talk about the speaker
     # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
-    version="9",
+    # 10: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
+    version="10",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -327,7 +328,8 @@ CR_METRIC = Metric(
     # 6: text without capitals or tokenized splits as prose; 5: glued sentences split; 4:
     # layout is not a sentence; 3: verdict statements are instructions
     # 7: HTML tags and blockquote markers in contexts go
-    version="7",
+    # 8: HTML tables in contexts read as tables
+    version="8",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
