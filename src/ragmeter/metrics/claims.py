@@ -209,6 +209,31 @@ def _pieces(text: str) -> list[str]:
     return [p.strip() for p in out if p and p.strip()]
 
 
+_FENCED = re.compile(r"^[ \t]*(```+|~~~+)[^\n]*\n(?P<code>.*?)\n[ \t]*\1[ \t]*$", re.M | re.S)
+_CODE_CLAIM = "The answer gives this code:"
+
+
+def _split_code(text: str) -> tuple[list[str], set[str]]:
+    """The answer's pieces (sentences detokenized: "i do n't" -> "i don't"), a fenced code
+    block as one piece of its own, and the set of those code pieces.
+
+    Why: split as prose, "```bash" was judged as the short answer 'The answer to "Q" is
+    ```bash.' and a block's lines as claims of their own. A block is checked whole, as written:
+    code a context holds is supported, invented code is not."""
+    pieces: list[str] = []
+    code: set[str] = set()
+    last = 0
+    for m in _FENCED.finditer(text):
+        pieces += [detokenize(p) for p in _pieces(text[last : m.start()])]
+        block = m.group("code").strip("\n")
+        if block.strip():
+            pieces.append(block)
+            code.add(block)
+        last = m.end()
+    pieces += [detokenize(p) for p in _pieces(text[last:])]
+    return pieces, code
+
+
 def normalise_statement(text: str) -> str:
     """Trailing punctuation normalised: the judged text does not depend on it."""
     return text.strip().rstrip(".!;:, ").strip() + "."
@@ -243,8 +268,19 @@ def claims_of(question: str, answer: str) -> Claims:
     plain = plain_text(cited.text, answer=True)  # layout, and "Answer:" before the first line
     out = Claims(dropped=final.dropped + cited.dropped + plain.dropped)
     tainted = False
-    pieces = [detokenize(p) for p in _pieces(plain.text)]  # "i do n't" -> "i don't"
+    pieces, code = _split_code(plain.text)
     for piece in pieces:
+        if piece in code:  # a fenced code block: one claim, as written
+            m = _evaluator_match(piece)
+            if m is not None:
+                out.dropped.append({"text": piece, "why": "addresses the evaluator"})
+                tainted = True
+                continue
+            short = len(piece.split()) <= SHORT_WORDS and "\n" not in piece
+            out.original.append(piece)
+            out.judged.append(as_claim(piece, question) if short else f"{_CODE_CLAIM}\n{piece}")
+            out.queries.append(f"{last_turn(question)} {piece}".strip())
+            continue
         if len(pieces) > 1 and is_list_number(piece):
             out.dropped.append({"text": piece, "why": "a list number asserts nothing"})
             continue

@@ -327,7 +327,8 @@ METRIC = Metric(
     # from the context); 4: layout
     # 11: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
     # 12: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
-    version="12",
+    # 13: a fenced code block in the answer is one claim, as written
+    version="13",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -347,7 +348,8 @@ JUDGE_METRIC = Metric(
     # glued sentences split; 4: layout
     # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
     # 10: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
-    version="10",
+    # 11: a fenced code block in the answer is one claim, as written
+    version="11",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

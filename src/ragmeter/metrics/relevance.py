@@ -308,7 +308,8 @@ AR_METRIC = Metric(
     # is layout (headings, list numbers, lead-ins); 4: talk about the speaker
     # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
     # 10: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
-    version="10",
+    # 11: a fenced code block in the answer is one claim, as written
+    version="11",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
