@@ -61,6 +61,12 @@ def test_html_tags_go_and_their_text_stays():
     assert without_html("Use x <y> z &amp; w") == "Use x <y> z &amp; w"  # no HTML tag: as is
     ctx = ContextSentences.of(["<h2>Italy</h2><p>Rome is the capital.</p><p>Milan is big.</p>"])
     assert ctx.sentences == ["Italy", "Rome is the capital.", "Milan is big."]
+    page = (
+        '<html><head><style>p { color: red; }</style><script type="text/javascript">'
+        "var x = 1; track('Rome is fake.');</script></head><body><p>Rome is the capital."
+        "</p></body></html>"
+    )
+    assert ContextSentences.of([page]).sentences == ["Rome is the capital."]
 
 
 @pytest.mark.parametrize(

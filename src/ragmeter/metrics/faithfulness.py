@@ -328,7 +328,8 @@ METRIC = Metric(
     # 11: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
     # 12: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
     # 13: a fenced code block in the answer is one claim, as written
-    version="13",
+    # 14: a page's scripts and styles are not its text; more HTML tags read as layout
+    version="14",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -349,7 +350,8 @@ JUDGE_METRIC = Metric(
     # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
     # 10: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
     # 11: a fenced code block in the answer is one claim, as written
-    version="11",
+    # 12: a page's scripts and styles are not its text; more HTML tags read as layout
+    version="12",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

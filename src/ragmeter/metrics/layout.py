@@ -84,7 +84,8 @@ _QUOTE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)+")  # a markdown blockquote's marke
 # HTML an answer or a scraped context may carry: block tags end a line, inline tags go.
 _HTML_TAG = re.compile(
     r"<(/?)(p|br|div|li|ul|ol|h[1-6]|tr|table|thead|tbody|blockquote|pre|section|article|b|i|em"
-    r"|strong|span|a|u|sup|sub|code|small|mark|td|th|font)\b[^<>]{0,500}?/?>",
+    r"|strong|span|a|u|sup|sub|code|small|mark|td|th|font|html|head|body|title|header|footer"
+    r"|nav|main|aside|figure|figcaption|hr|img|meta|link|dl|dt|dd)\b[^<>]{0,500}?/?>",
     re.IGNORECASE,
 )
 _HTML_INLINE = frozenset(
@@ -137,6 +138,10 @@ def _table_rows(header: str, rows: list[str]) -> list[str]:
 
 _HTML_TABLE = re.compile(r"<table\b[^<>]*>(.*?)(?:</table\s*>|\Z)", re.IGNORECASE | re.DOTALL)
 _ANY_TAG = re.compile(r"<[^<>]{0,500}>")
+# Code and styles of a scraped page are not its text: removed with their content.
+_HTML_CODE = re.compile(
+    r"<(script|style|noscript|template)\b[^<>]{0,500}>.*?(?:</\1\s*>|\Z)", re.IGNORECASE | re.DOTALL
+)
 
 
 def _html_table(m: re.Match[str]) -> str:
@@ -159,11 +164,12 @@ def _html_table(m: re.Match[str]) -> str:
 def without_html(text: str) -> str:
     """HTML tags taken out, their text kept: "<p>Rome is <b>the</b> capital.</p>" -> "Rome is
     the capital."; a block tag ends its line; entities decoded ("&amp;" -> "&"); a table
-    becomes a markdown table (its rows, statements). Text with no such tag is returned as it is
+    becomes a markdown table (its rows, statements); a page's scripts and styles go with
+    their content. Text with no such tag is returned as it is
     ("a < b", "<Rome>")."""
     if "<" not in text or _HTML_TAG.search(text) is None:
         return text
-    text = _HTML_TABLE.sub(_html_table, text)
+    text = _HTML_TABLE.sub(_html_table, _HTML_CODE.sub("\n", text))
 
     def tag(m: re.Match[str]) -> str:
         name = m.group(2).lower()

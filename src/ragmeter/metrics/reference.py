@@ -308,7 +308,8 @@ CP_METRIC = Metric(
     # space are split (text.split_sentences)
     # 4: HTML tags and blockquote markers in contexts go
     # 5: HTML tables in contexts read as tables
-    version="5",
+    # 6: a page's scripts and styles are not its text; more HTML tags read as layout
+    version="6",
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -326,7 +327,8 @@ CREC_METRIC = Metric(
     # space are split (text.split_sentences)
     # 4: HTML tags and blockquote markers in contexts go
     # 5: HTML tables in contexts read as tables
-    version="5",
+    # 6: a page's scripts and styles are not its text; more HTML tags read as layout
+    version="6",
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",

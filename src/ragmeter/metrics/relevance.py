@@ -309,7 +309,8 @@ AR_METRIC = Metric(
     # 9: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
     # 10: key-value lines stated ('Capital: Rome' -> 'Capital is Rome.'); HTML tables as tables
     # 11: a fenced code block in the answer is one claim, as written
-    version="11",
+    # 12: a page's scripts and styles are not its text; more HTML tags read as layout
+    version="12",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -330,7 +331,8 @@ CR_METRIC = Metric(
     # layout is not a sentence; 3: verdict statements are instructions
     # 7: HTML tags and blockquote markers in contexts go
     # 8: HTML tables in contexts read as tables
-    version="8",
+    # 9: a page's scripts and styles are not its text; more HTML tags read as layout
+    version="9",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",
