@@ -73,7 +73,8 @@ format: $(VENV)/.test
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# The WikiEval meta-evaluation of the embedded judge (about 20 minutes on 2 CPU cores).
+# The WikiEval meta-evaluation of the embedded judge (about an hour on a 2-core AMD EPYC:
+# 3,654 s, docs/speed.md).
 WIKIEVAL ?= ../shared/datasets/wikieval/wikieval.jsonl
 meta-eval: $(VENV)/.base
 	$(VENV)/bin/ragmeter meta-eval wikieval --data $(WIKIEVAL) --judge local \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import numpy as np
 from ragmeter._perf import gc_paused
 from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
+from ragmeter.metrics.column import ScoreColumn
 from ragmeter.sample import Sample
 
 
@@ -80,12 +82,21 @@ def bootstrap_ci(
 
 def aggregate(
     name: str,
-    scores: list[Score],
+    scores: Sequence[Score],
     *,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Aggregate:
+    if isinstance(scores, ScoreColumn):  # the arrays, without building a Score per row
+        return aggregate_values(
+            name,
+            scores.ok_values(),
+            scores.counts(),
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+        )
     counts = {"ok": 0, "undefined": 0, "skipped": 0, "failed": 0}
     values = []
     for s in scores:
@@ -125,7 +136,7 @@ class EvaluationResult:
 
     samples: list[Sample]
     metrics: list[str]
-    scores: dict[str, list[Score]]  # metric -> one Score per sample, in sample order
+    scores: dict[str, Sequence[Score]]  # metric -> one Score per sample, in sample order
     aggregates: dict[str, Aggregate]
     notes: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
@@ -190,6 +201,8 @@ class EvaluationResult:
         (runs written before they were added).
         """
         rows = []
+        # each metric's Scores as a list, built once (a ScoreColumn builds them when read)
+        columns = {m: list(self.scores[m]) for m in self.metrics}
         for i, sample in enumerate(self.samples):
             row: dict[str, Any] = {
                 "question_id": sample.question_id,
@@ -204,7 +217,7 @@ class EvaluationResult:
             status: dict[str, str] = {}
             details: dict[str, Any] = {}
             for metric in self.metrics:
-                sc = self.scores[metric][i]
+                sc = columns[metric][i]
                 row[metric] = sc.value
                 if sc.status != "ok":
                     status[metric] = sc.status

@@ -13,13 +13,18 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+import warnings
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any, TextIO
+
+import numpy as np
 
 from ragmeter._perf import gc_paused
 from ragmeter.engine.accounting import CALL_TAG
 from ragmeter.errors import RunAborted
 from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.column import ScoreColumn, skipped_where
 from ragmeter.plan import mode_of_metric
 from ragmeter.protocols import Resources
 from ragmeter.redact import describe, redact
@@ -36,24 +41,88 @@ def run_compute(metric: Metric, sample: Sample) -> Score:
         return Score.failed(f"internal error: {type(exc).__name__}: {exc}")
 
 
-def compute_all(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, list[Score]]:
+def compute_all(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, Sequence[Score]]:
     """Every arithmetic (non-model) metric on every sample.
 
-    Sample by sample, so the metrics of one sample share their cached intermediate results
-    (tokens, the K-Precision support); metrics sharing a requirement tuple check it once.
+    A metric with ``compute_batch`` scores the whole batch at once (a ScoreColumn; the
+    samples lacking its fields are skipped as below); should that raise, it falls back to
+    the per-sample path, where one bad sample fails alone. The others go sample by sample,
+    so the metrics of one sample share their cached intermediate results (tokens, the
+    K-Precision support); metrics sharing a requirement tuple check it once.
     """
-    columns: list[list[Score]] = [[] for _ in metrics]
+    out: dict[str, Sequence[Score]] = {}
+    shared: dict[Any, Any] = {}
+    present_by_group: dict[int, tuple[list[str | None], list[int], Sequence[Sample]]] = {}
+    one_by_one: list[Metric] = []
+    fields: dict[str, np.ndarray] = {}  # field -> whether each sample has it
     with gc_paused():
-        for sample in samples:
-            missing: dict[int, str | None] = {}
-            for metric, column in zip(metrics, columns, strict=True):
-                key = id(metric.requires)
-                if key not in missing:
-                    missing[key] = metric.missing(sample)
-                reason = missing[key]
-                column.append(
-                    Score.skipped(reason) if reason is not None else run_compute(metric, sample)
+        for metric in metrics:
+            if metric.compute_batch is None:
+                one_by_one.append(metric)
+                continue
+            key = id(metric.requires)
+            if key not in present_by_group:
+                reasons = _missing_reasons(metric, samples, fields)
+                present = [i for i, r in enumerate(reasons) if r is None]
+                rows = samples if len(present) == len(samples) else [samples[i] for i in present]
+                present_by_group[key] = (reasons, present, rows)
+            reasons, present, rows = present_by_group[key]
+            try:
+                column = metric.compute_batch(rows, shared)
+            except Exception as exc:  # the per-sample path says which sample and why
+                warnings.warn(
+                    f"{metric.name}: scoring the batch at once failed ({describe(exc)}); "
+                    "scoring it sample by sample",
+                    RuntimeWarning,
+                    stacklevel=2,
                 )
+                one_by_one.append(metric)
+                continue
+            if not isinstance(column, ScoreColumn) or len(column) != len(rows):
+                one_by_one.append(metric)  # not what compute_batch promises: score one by one
+                continue
+            out[metric.name] = (
+                column if rows is samples else skipped_where(column, reasons, present)
+            )
+        if one_by_one:
+            out.update(_compute_each(one_by_one, samples))
+    return {m.name: out[m.name] for m in metrics}
+
+
+def _missing_reasons(
+    metric: Metric, samples: Sequence[Sample], present: dict[str, np.ndarray]
+) -> list[str | None]:
+    """``metric.missing`` of every sample: whether each field is there is read once per batch
+    (``present``, shared by the metrics) and the reason built only for a sample lacking one."""
+    usable = np.zeros(len(samples), dtype=np.bool_)
+    for group in metric.requires:
+        have = np.ones(len(samples), dtype=np.bool_)
+        for name in group:
+            if name not in present:
+                values = map(attrgetter(name), samples)
+                present[name] = np.fromiter(
+                    (v is not None for v in values), dtype=np.bool_, count=len(samples)
+                )
+            have &= present[name]
+        usable |= have
+    reasons: list[str | None] = [None] * len(samples)
+    for i in np.flatnonzero(~usable).tolist():
+        reasons[i] = metric.missing(samples[i])
+    return reasons
+
+
+def _compute_each(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, list[Score]]:
+    columns: list[list[Score]] = [[] for _ in metrics]
+    for sample in samples:
+        missing: dict[int, str | None] = {}
+        for metric, column in zip(metrics, columns, strict=True):
+            key = id(metric.requires)
+            if key not in missing:
+                missing[key] = metric.missing(sample)
+            reason = missing[key]
+            column.append(
+                Score.skipped(reason) if reason is not None else run_compute(metric, sample)
+            )
     return {m.name: column for m, column in zip(metrics, columns, strict=True)}
 
 

@@ -24,7 +24,7 @@ from ragmeter.sample import Sample, validate_records
 from ragmeter.scheduler import compute_all
 
 
-def encode_scores(scores: dict[str, list[Score]], i: int) -> str:
+def encode_scores(scores: dict[str, Sequence[Score]], i: int) -> str:
     return json_line(
         {
             name: [col[i].value, col[i].status, col[i].reason, col[i].details]

@@ -48,13 +48,13 @@ class ScoreWriter:
         self.n_samples = 0
         self._fh = (self.out / PARTIAL).open("w", encoding="utf-8")
 
-    def add(self, samples: Sequence[Sample], scores: dict[str, list[Score]]) -> None:
+    def add(self, samples: Sequence[Sample], scores: dict[str, Sequence[Score]]) -> None:
         # A batch's rows are acyclic: with the collector on, writing them rescanned the
         # batch's samples and scores again and again (28 of 66 us a row at 100k rows).
         with gc_paused():
             self._add(samples, scores)
 
-    def _add(self, samples: Sequence[Sample], scores: dict[str, list[Score]]) -> None:
+    def _add(self, samples: Sequence[Sample], scores: dict[str, Sequence[Score]]) -> None:
         batch = EvaluationResult(
             samples=list(samples), metrics=self.metrics, scores=scores, aggregates={}
         )

@@ -6,7 +6,7 @@ so failures are counted and shown instead of silently dropping out of averages.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,6 +44,10 @@ class Score:
 
 SyncFn = Callable[[Sample], Score]
 AsyncFn = Callable[[Sample, Any], Awaitable[Score]]
+# Scores a batch of samples (every one has the fields ``requires`` asks for) at once, as a
+# ScoreColumn (metrics/column.py); the dict is shared by the metrics of one batch, for the
+# intermediate results they have in common.
+BatchFn = Callable[[Sequence[Sample], dict[Any, Any]], Sequence[Score]]
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,9 @@ class Metric:
     # (``ragmeter/prompts/<family>.json``) it asks the judge with: a run's manifest records both.
     version: str = "1"
     prompts: tuple[str, ...] = ()
+    # Optional, beside ``compute``: the same scores for a whole batch, as a ScoreColumn whose
+    # rows equal what ``compute`` returns (tests/test_score_columns.py checks each metric).
+    compute_batch: BatchFn | None = None
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.modes]

@@ -21,128 +21,15 @@ that combines two contexts is supported; ``undefined`` for an answer with no tok
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
 
-from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.base import Score
+from ragmeter.metrics.token_support import Support, overlap, support
 from ragmeter.sample import Sample
-from ragmeter.text import SPACE_PUNCT_TABLE, cached_tokens, tokens
+from ragmeter.text import cached_tokens
 
-_SEP = "\x00"  # joins contexts for one normalisation pass: neither whitespace nor punctuation
-_JOIN = f" {_SEP} "
 _NO_TOKENS = "answer has no tokens after normalisation"
-
-
-def _overlap(pred: Sequence[str], ref: Sequence[str]) -> int:
-    """Size of the multiset intersection of two token lists."""
-    if len(pred) > len(ref):
-        pred, ref = ref, pred
-    if not pred:
-        return 0
-    small = Counter(pred)
-    big: dict[str, int] = {}
-    for tok in ref:
-        if tok in small:
-            big[tok] = big.get(tok, 0) + 1
-    return sum(min(c, big.get(t, 0)) for t, c in small.items())
-
-
-class _Bag(NamedTuple):
-    """An answer's tokens: count, multiset, space-padded needles, all-alphanumeric flag."""
-
-    n: int
-    counts: dict[str, int]
-    needles: tuple[tuple[str, int, int], ...]  # (" tok ", count, len(tok) + 1)
-    simple: bool
-
-
-@lru_cache(maxsize=1024)
-def _answer_bag(answer: str) -> _Bag:
-    toks = cached_tokens(answer)
-    counts: dict[str, int] = {}
-    for t in toks:
-        counts[t] = counts.get(t, 0) + 1
-    needles = tuple((f" {t} ", c, len(t) + 1) for t, c in counts.items())
-    return _Bag(len(toks), counts, needles, all(t.isalnum() for t in counts))
-
-
-def _simple_support(bag: _Bag, contexts: Sequence[str]) -> tuple[list[int], int] | None:
-    """``support`` by substring search when every answer token is alphanumeric.
-
-    The contexts are normalised in one pass, joined by `` NUL `` (neither whitespace nor
-    punctuation, so it survives and marks where each context ends; None if a context holds
-    NUL itself). Each needle `` tok `` is found in the whole text; the context of a hit is
-    found by bisection, counted up to the answer's count, and the search jumps to the next
-    context. Profiling showed this beats a search per context and tokenising the contexts.
-    """
-    per = [0] * len(contexts)
-    joined = _JOIN.join(contexts)
-    if joined.count(_SEP) != len(per) - 1:
-        return None
-    text = f" {joined.lower().translate(SPACE_PUNCT_TABLE)} "
-    find = text.find
-    ends: list[int] = []
-    i = find(_SEP)
-    while i >= 0:
-        ends.append(i)
-        i = find(_SEP, i + 1)
-    ends.append(len(text))
-    union = 0
-    for needle, c, step in bag.needles:
-        total = 0
-        i = find(needle)
-        while i >= 0:
-            k = bisect_left(ends, i)
-            end = ends[k]
-            n = 1
-            if c > 1:  # further copies in this context, up to the answer's count
-                j = find(needle, i + step, end)
-                while j >= 0 and n < c:
-                    n += 1
-                    j = find(needle, j + step, end)
-            per[k] += n
-            total += n
-            i = find(needle, end)
-        union += total if total < c else c
-    return per, union
-
-
-class Support(NamedTuple):
-    """How many answer tokens each context supports, and the union of the contexts."""
-
-    answer_tokens: int
-    per_context: tuple[int, ...]
-    union: int
-
-
-def support(answer: str, contexts: Sequence[str]) -> Support:
-    """|T(answer) ∩ T(c_i)| for every context, and |T(answer) ∩ T(c_1 + ... + c_n)|.
-
-    When every answer token is alphanumeric (the usual case), only a context's raw
-    whitespace tokens that equal an answer token matter (articles never equal one, and a raw
-    token with any other character yields only non-alphanumeric tokens), so each answer token
-    is found by a substring search between spaces in the normalised context, without
-    tokenising it. Otherwise the exact tokens are counted. Tokens never span two contexts, so
-    the union's count of a token is the sum of the contexts' counts (capped at the answer's).
-    """
-    bag = _answer_bag(answer)
-    if not bag.n or not contexts:
-        return Support(bag.n, tuple(0 for _ in contexts), 0)
-    found = _simple_support(bag, contexts) if bag.simple else None
-    if found is not None:
-        return Support(bag.n, tuple(found[0]), found[1])
-    per: list[int] = []
-    totals = dict.fromkeys(bag.counts, 0)
-    for ctx in contexts:
-        seen = Counter(t for t in tokens(ctx) if t in totals)
-        per.append(sum(min(c, seen[t]) for t, c in bag.counts.items()))
-        for t, k in seen.items():
-            totals[t] += k
-    union = sum(min(c, totals[t]) for t, c in bag.counts.items())
-    return Support(bag.n, tuple(per), union)
 
 
 def _k_precision_from(sup: Support, n_contexts: int) -> Score:
@@ -207,12 +94,19 @@ def _reference_overlaps(
     out = []
     for ref in references:
         ref_toks = cached_tokens(ref)
-        out.append((_overlap(ans, ref_toks), len(ref_toks)))
+        out.append((overlap(ans, ref_toks), len(ref_toks)))
     return len(ans), tuple(out)
 
 
+Overlaps = tuple[int, tuple[tuple[int, int], ...]]
+
+
 def _best_over_references(answer: str, references: Sequence[str], kind: str) -> Score:
-    n_ans, overlaps = _reference_overlaps(answer, tuple(references))
+    return _best_from(_reference_overlaps(answer, tuple(references)), kind)
+
+
+def _best_from(counts: Overlaps, kind: str) -> Score:
+    n_ans, overlaps = counts
     best: float | None = None
     best_i = -1
     best_detail: tuple[int, int] = (0, 0)
@@ -253,9 +147,13 @@ def token_recall(answer: str, references: Sequence[str]) -> Score:
     Paris, France"]: 3/3 = 1.0 and 4/5 = 0.8, so 1.0. A reference with no tokens scores 0
     (Unitxt's ``num_same == 0`` branch); an empty list of references is undefined.
     """
-    if not references:
+    return _recall_from(_reference_overlaps(answer, tuple(references)))
+
+
+def _recall_from(counts: Overlaps) -> Score:
+    n_ans, overlaps = counts
+    if not overlaps:
         return Score.undefined("no reference answers: Unitxt's token recall raises for none")
-    n_ans, overlaps = _reference_overlaps(answer, tuple(references))
     best, best_i = -1.0, 0
     for i, (common, n_ref) in enumerate(overlaps):
         value = common / n_ref if common else 0.0
@@ -289,11 +187,16 @@ def exact_match(answer: str, references: Sequence[str]) -> Score:
     ``normalize_answer(x) == " ".join(tokens(x))``, so equal token tuples mean equal
     normalised strings.
     """
+    i = _matched(answer, references)
+    return Score.ok(0.0) if i is None else Score.ok(1.0, matched_reference=i)
+
+
+def _matched(answer: str, references: Sequence[str]) -> int | None:
     norm = cached_tokens(answer)
     for i, ref in enumerate(references):
         if norm == cached_tokens(ref):
-            return Score.ok(1.0, matched_reference=i)
-    return Score.ok(0.0)
+            return i
+    return None
 
 
 def _references(sample: Sample) -> list[str]:
@@ -314,72 +217,3 @@ def _sample_support(sample: Sample) -> Support:
     sup = support(sample.answer or "", sample.contexts or [])
     _LAST[0], _LAST[1] = sample, sup
     return sup
-
-
-# Declared here, registered by metrics/registry.py (which imports this module, never the reverse).
-METRICS: list[Metric] = []
-
-METRICS.append(
-    Metric(
-        name="k_precision",
-        description="Faithfulness by K-Precision, Unitxt's exactly (token_k_precision): share of "
-        "answer tokens found in the best single context; 0 for an answer with no tokens.",
-        requires=(("answer", "contexts"),),
-        compute=lambda s: _k_precision_from(_sample_support(s), len(s.contexts or ())),
-        formula="max_i |T(answer) ∩ T(c_i)| / |T(answer)|",
-        version="2",  # 1 was the union of the contexts, now k_precision_union
-    )
-)
-METRICS.append(
-    Metric(
-        name="k_precision_union",
-        description="Ours, not Unitxt's: K-Precision against the union of the contexts, so an "
-        "answer combining several contexts is supported; >= k_precision.",
-        requires=(("answer", "contexts"),),
-        compute=lambda s: _k_precision_union_from(_sample_support(s), len(s.contexts or ())),
-        default=False,
-        formula="|T(answer) ∩ T(c1+...+cn)| / |T(answer)|",
-    )
-)
-METRICS.append(
-    Metric(
-        name="token_recall",
-        description="Answer correctness, Unitxt's exactly (token_recall): share of "
-        "reference-answer tokens present in the answer, best reference.",
-        requires=(("answer", "reference_answers"),),
-        compute=lambda s: token_recall(s.answer or "", _references(s)),
-        reference_based=True,
-        formula="max_r |T(answer) ∩ T(r)| / |T(r)|",
-        version="2",  # 1 was undefined when no reference had tokens; Unitxt gives 0
-    )
-)
-METRICS.append(
-    Metric(
-        name="token_precision",
-        description="Share of answer tokens present in the reference answer, best reference.",
-        requires=(("answer", "reference_answers"),),
-        compute=lambda s: token_precision(s.answer or "", _references(s)),
-        reference_based=True,
-        formula="max_r |T(answer) ∩ T(r)| / |T(answer)|",
-    )
-)
-METRICS.append(
-    Metric(
-        name="token_f1",
-        description="SQuAD token F1 between answer and reference answer, best reference.",
-        requires=(("answer", "reference_answers"),),
-        compute=lambda s: token_f1(s.answer or "", _references(s)),
-        reference_based=True,
-        formula="max_r 2PR/(P+R)",
-    )
-)
-METRICS.append(
-    Metric(
-        name="exact_match",
-        description="1 when the normalised answer equals a normalised reference answer.",
-        requires=(("answer", "reference_answers"),),
-        compute=lambda s: exact_match(s.answer or "", _references(s)),
-        reference_based=True,
-        formula="max_r [norm(answer) == norm(r)]",
-    )
-)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from ragmeter.errors import MetricError
 from ragmeter.metrics import (
     faithfulness,
-    lexical,
+    lexical_batch,
     perplexity,
     reference,
     refusal,
@@ -53,7 +53,7 @@ for _metric in (
     perplexity.METRIC,
     reward.METRIC,
     *refusal.METRICS,
-    *lexical.METRICS,
+    *lexical_batch.METRICS,
     *retrieval.METRICS,
 ):
     register(_metric)

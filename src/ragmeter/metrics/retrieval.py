@@ -16,135 +16,51 @@ undefined) when nothing is relevant, as Unitxt.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from functools import lru_cache
-from typing import NamedTuple
+from math import nan
+from typing import Any, NamedTuple
 
-from ragmeter.metrics.base import Metric, Score
+import numpy as np
+
+from ragmeter.metrics import overlap_kernel, rank_kernel
+from ragmeter.metrics.base import BatchFn, Metric, Score
+from ragmeter.metrics.column import OK, UNDEFINED, ScoreColumn
+from ragmeter.metrics.ranking import (
+    _ap,
+    _hit,
+    _idcg,
+    _ndcg,
+    _precision,
+    _ranks,
+    _recall,
+    _rr,
+    _unitxt_positional_ap,
+    _unitxt_rr,
+    average_precision,
+    hit_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+    unitxt_average_precision,
+    unitxt_hits,
+    unitxt_reciprocal_rank,
+)
 from ragmeter.sample import Sample
 from ragmeter.text import normalize_text_key
 
-
-def _ranks(retrieved: Sequence[str], relevant: set[str] | frozenset[str]) -> list[int]:
-    """1-based ranks of the relevant items in the ranking, duplicates counted once."""
-    seen: set[str] = set()
-    ranks: list[int] = []
-    rank = 0
-    for doc in retrieved:
-        if doc in seen:
-            continue
-        seen.add(doc)
-        rank += 1
-        if doc in relevant:
-            ranks.append(rank)
-    return ranks
-
-
-# Arithmetic on the ranks of the relevant retrieved items and the number of relevant items.
-def _rr(ranks: Sequence[int], n_relevant: int) -> float:
-    return 1.0 / ranks[0] if ranks else 0.0
-
-
-def _ap(ranks: Sequence[int], n_relevant: int) -> float:
-    return sum((j + 1) / k for j, k in enumerate(ranks)) / n_relevant
-
-
-@lru_cache(maxsize=1024)
-def _idcg(k: int, n_relevant: int) -> float:
-    return sum(1.0 / math.log2(i + 1) for i in range(1, min(k, n_relevant) + 1))
-
-
-def _ndcg(ranks: Sequence[int], n_relevant: int, k: int) -> float:
-    return sum(1.0 / math.log2(r + 1) for r in ranks if r <= k) / _idcg(k, n_relevant)
-
-
-def _precision(ranks: Sequence[int], n_relevant: int, k: int) -> float:
-    return sum(1 for r in ranks if r <= k) / k
-
-
-def _recall(ranks: Sequence[int], n_relevant: int, k: int) -> float:
-    return sum(1 for r in ranks if r <= k) / n_relevant
-
-
-def _hit(ranks: Sequence[int], n_relevant: int, k: int) -> float:
-    return 1.0 if ranks and ranks[0] <= k else 0.0
-
-
-def unitxt_hits(retrieved: Sequence[str], relevant: set[str] | frozenset[str]) -> list[int]:
-    """Unitxt's view: 1-based positions holding a relevant id, every copy of an id included."""
-    return [pos for pos, doc in enumerate(retrieved, 1) if doc in relevant]
-
-
-def _unitxt_rr(hits: Sequence[int]) -> float:
-    """Unitxt's MRR: 1 / position of the first relevant id; [B, B, A] vs {A} -> 1/3."""
-    return 1 / hits[0] if hits else 0.0
-
-
-def _unitxt_positional_ap(hits: Sequence[int]) -> float:
-    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2."""
-    if not hits:
-        return 0.0
-    return sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
-
-
-def _need_relevant(relevant: set[str], what: str) -> None:
-    if not relevant:
-        raise ValueError(f"{what} needs at least one relevant id")
-
-
-def reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
-    """RR = 1 / rank of the first relevant item; 0 when none is retrieved."""
-    return _rr(_ranks(retrieved, relevant), len(relevant))
-
-
-def average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
-    """TREC AP = (1/|R|) * sum over relevant retrieved items at rank k of P@k.
-
-    Normalised by all relevant items |R|, so a relevant item never retrieved costs score.
-    """
-    _need_relevant(relevant, "average precision")
-    return _ap(_ranks(retrieved, relevant), len(relevant))
-
-
-def unitxt_average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
-    """Unitxt's MAP: the mean of P@k over the positions holding a relevant id (0 if none).
-
-    Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
-    positions, so a duplicated relevant id counts at each of its positions.
-    """
-    return _unitxt_positional_ap(unitxt_hits(retrieved, relevant))
-
-
-def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
-    """Unitxt's MRR: 1 / position of the first relevant id (0 if none); duplicates take ranks."""
-    return _unitxt_rr(unitxt_hits(retrieved, relevant))
-
-
-def ndcg_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
-    """nDCG@k, binary gains: DCG = sum_{i<=k, d_i in R} 1/log2(i+1), over the ideal DCG.
-
-    The ideal ranking puts min(k, |R|) relevant items first (trec_eval's ndcg_cut).
-    """
-    _need_relevant(relevant, "nDCG")
-    return _ndcg(_ranks(retrieved, relevant), len(relevant), k)
-
-
-def precision_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
-    """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved)."""
-    return _precision(_ranks(retrieved, relevant), len(relevant), k)
-
-
-def recall_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
-    """R@k = |relevant in top k| / |R|."""
-    _need_relevant(relevant, "recall")
-    return _recall(_ranks(retrieved, relevant), len(relevant), k)
-
-
-def hit_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
-    """1 when any relevant item is in the top k, else 0."""
-    return _hit(_ranks(retrieved, relevant), len(relevant), k)
-
+# The public functions of this family, defined in metrics/ranking.py.
+__all__ = [
+    "average_precision",
+    "hit_at_k",
+    "ndcg_at_k",
+    "precision_at_k",
+    "ranking_of",
+    "recall_at_k",
+    "reciprocal_rank",
+    "unitxt_average_precision",
+    "unitxt_reciprocal_rank",
+]
 
 _REQUIRES = (("context_ids", "reference_context_ids"), ("contexts", "reference_contexts"))
 
@@ -179,6 +95,12 @@ def _judge(sample: Sample) -> _Judged:
     last_sample, last = _LAST
     if last_sample is sample and last is not None:
         return last
+    judged = _judged(sample)
+    _LAST = (sample, judged)
+    return judged
+
+
+def _judged(sample: Sample) -> _Judged:
     retrieved, relevant, matched_by = ranking_of(sample)
     ranks = tuple(_ranks(retrieved, relevant))
     n_retrieved, n_relevant = len(set(retrieved)), len(relevant)
@@ -190,22 +112,72 @@ def _judge(sample: Sample) -> _Judged:
     }
     if n_retrieved < len(retrieved):
         details["duplicate_ids"] = len(retrieved) - n_retrieved  # each counted at its first rank
-    judged = _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
-    _LAST = (sample, judged)
-    return judged
+    return _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
+
+
+_NO_RELEVANT = "no reference contexts: relevance is undefined"
+
+
+def _score_of(j: _Judged, fn: Callable[[Sequence[int], int], float]) -> Score:
+    if not j.n_relevant:
+        return Score.undefined(_NO_RELEVANT)
+    return Score(float(fn(j.ranks, j.n_relevant)), "ok", None, j.details)
 
 
 def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Score]:
-    def compute(sample: Sample) -> Score:
-        j = _judge(sample)
-        if not j.n_relevant:
-            return Score.undefined("no reference contexts: relevance is undefined")
-        return Score(float(fn(j.ranks, j.n_relevant)), "ok", None, j.details)
+    return lambda sample: _score_of(_judge(sample), fn)
 
-    return compute
+
+def _ranked(rows: Sequence[Sample], shared: dict[Any, Any]) -> rank_kernel.Ranked | None:
+    """The compiled ranks of a large batch (None: a small one, or no numba)."""
+    if len(rows) < overlap_kernel.MIN_SAMPLES or not overlap_kernel.available():
+        return None
+    key = ("ranked", id(rows))
+    if key not in shared:
+        found = rank_kernel.ranked([ranking_of(s)[:2] for s in rows])
+        shared[key] = (rows, found)  # rows kept, so their id stays theirs
+    return shared[key][1]
+
+
+def _judged_once(found: rank_kernel.Ranked, rows: Sequence[Sample], i: int) -> _Judged:
+    """Row i's ranks and details for its Scores, built once for all the batch's metrics."""
+    memo: dict[int, _Judged] = found.memo
+    if i not in memo:
+        memo[i] = _judged(rows[i])
+    return memo[i]
+
+
+def _batch(fn: Callable[[Sequence[int], int], float], kind: str, k: int = 0) -> BatchFn:
+    """``_scorer(fn)`` over a batch (Metric.compute_batch), the ranks shared by its metrics."""
+
+    def batch(rows: Sequence[Sample], shared: dict[Any, Any]) -> ScoreColumn:
+        found = _ranked(rows, shared)
+        if found is not None:
+            values = rank_kernel.values(found, kind, k, _idcg)
+            status = np.where(np.isnan(values), UNDEFINED, OK)
+            row = _judged_once
+            return ScoreColumn(values, status, lambda i: _score_of(row(found, rows, i), fn))
+        key = ("ranks", id(rows))
+        if key not in shared:
+            shared[key] = (rows, [_judged(s) for s in rows])
+        judged: list[_Judged] = shared[key][1]
+        values = [float(fn(j.ranks, j.n_relevant)) if j.n_relevant else nan for j in judged]
+        status = [OK if j.n_relevant else UNDEFINED for j in judged]
+        return ScoreColumn(values, status, lambda i: _score_of(judged[i], fn))
+
+    return batch
 
 
 _LAST_UNITXT: tuple[Sample | None, tuple[tuple[int, ...], dict[str, object]] | None] = (None, None)
+
+
+def _unitxt_hits_of(sample: Sample) -> tuple[tuple[int, ...], dict[str, object]]:
+    relevant = set(sample.reference_context_ids or ())
+    hits = tuple(unitxt_hits(sample.context_ids or (), relevant))
+    details: dict[str, object] = {"relevant_positions": hits, "n_relevant": len(relevant)}
+    if not relevant:
+        details["note"] = "no reference ids: 0, as in Unitxt"
+    return hits, details
 
 
 def _unitxt_scorer(fn: Callable[[Sequence[int]], float]) -> Callable[[Sample], Score]:
@@ -217,15 +189,33 @@ def _unitxt_scorer(fn: Callable[[Sequence[int]], float]) -> Callable[[Sample], S
         if last_sample is sample and last is not None:
             hits, details = last
         else:
-            relevant = set(sample.reference_context_ids or ())
-            hits = tuple(unitxt_hits(sample.context_ids or (), relevant))
-            details = {"relevant_positions": hits, "n_relevant": len(relevant)}
-            if not relevant:
-                details["note"] = "no reference ids: 0, as in Unitxt"
+            hits, details = _unitxt_hits_of(sample)
             _LAST_UNITXT = (sample, (hits, details))
         return Score(float(fn(hits)), "ok", None, details)
 
     return compute
+
+
+def _unitxt_batch(fn: Callable[[Sequence[int]], float], kind: str) -> BatchFn:
+    def batch(rows: Sequence[Sample], shared: dict[Any, Any]) -> ScoreColumn:
+        found = _ranked(rows, shared)
+        if found is not None:
+            values = rank_kernel.values(found, kind)
+            return ScoreColumn(
+                values,
+                np.full(len(values), OK),
+                lambda i: Score(float(values[i]), "ok", None, _unitxt_hits_of(rows[i])[1]),
+            )
+        key = ("unitxt_hits", id(rows))
+        if key not in shared:
+            shared[key] = (rows, [_unitxt_hits_of(s) for s in rows])
+        hits = shared[key][1]
+        values = [float(fn(h)) for h, _ in hits]
+        return ScoreColumn(
+            values, [OK] * len(values), lambda i: Score(values[i], "ok", None, hits[i][1])
+        )
+
+    return batch
 
 
 # Declared here, registered by metrics/registry.py (which imports this module, never the reverse).
@@ -240,6 +230,7 @@ METRICS.append(
         "id counts once, at its first rank).",
         requires=_REQUIRES,
         compute=_scorer(_rr),
+        compute_batch=_batch(_rr, "rr"),
         reference_based=True,
         formula="1 / rank of first relevant retrieved item (0 if none)",
     )
@@ -250,6 +241,7 @@ METRICS.append(
         description="Average precision, TREC definition: normalised by all reference ids.",
         requires=_REQUIRES,
         compute=_scorer(_ap),
+        compute_batch=_batch(_ap, "ap"),
         reference_based=True,
         formula="(1/|R|) * sum_{k: d_k in R} P@k",
     )
@@ -261,6 +253,7 @@ METRICS.append(
         "ranks), ids only, 0 when no id is relevant.",
         requires=(("context_ids", "reference_context_ids"),),
         compute=_unitxt_scorer(_unitxt_rr),
+        compute_batch=_unitxt_batch(_unitxt_rr, "unitxt_rr"),
         reference_based=True,
         default=False,
         formula="1 / position of first relevant id (0 if none)",
@@ -273,6 +266,7 @@ METRICS.append(
         "(ignores misses; duplicates count at each position); ids only.",
         requires=(("context_ids", "reference_context_ids"),),
         compute=_unitxt_scorer(_unitxt_positional_ap),
+        compute_batch=_unitxt_batch(_unitxt_positional_ap, "unitxt_ap"),
         reference_based=True,
         formula="(1/|hits|) * sum_{k in hits} P@k, hits = positions of relevant ids",
         version="2",  # 1 de-duplicated ids and matched texts; Unitxt scores positions of ids
@@ -284,11 +278,15 @@ def _template(
     prefix: str, fn: Callable[[Sequence[int], int, int], float], description: str, formula: str
 ) -> Callable[[int], Metric]:
     def factory(k: int) -> Metric:
+        def at_k(ranks: Sequence[int], n: int) -> float:
+            return fn(ranks, n, k)
+
         return Metric(
             name=f"{prefix}@{k}",
             description=description.replace("{k}", str(k)),
             requires=_REQUIRES,
-            compute=_scorer(lambda ranks, n: fn(ranks, n, k)),
+            compute=_scorer(at_k),
+            compute_batch=_batch(at_k, prefix, k),
             reference_based=True,
             formula=formula,
         )

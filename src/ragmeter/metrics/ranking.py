@@ -1,0 +1,141 @@
+"""Retrieval arithmetic: ranks of the relevant items and each metric from them, pure.
+
+The TREC definitions (``reciprocal_rank`` ... ``hit_at_k``) and Unitxt's positional ones
+(``unitxt_*``); metrics/retrieval.py declares the metrics on top of these. Sums run left to
+right (``_sum``), the order metrics/rank_kernel.py's compiled loops use, so both give the
+same floats.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+
+def _ranks(retrieved: Sequence[str], relevant: set[str] | frozenset[str]) -> list[int]:
+    """1-based ranks of the relevant items in the ranking, duplicates counted once."""
+    seen: set[str] = set()
+    ranks: list[int] = []
+    rank = 0
+    for doc in retrieved:
+        if doc in seen:
+            continue
+        seen.add(doc)
+        rank += 1
+        if doc in relevant:
+            ranks.append(rank)
+    return ranks
+
+
+# Arithmetic on the ranks of the relevant retrieved items and the number of relevant items.
+def _rr(ranks: Sequence[int], n_relevant: int) -> float:
+    return 1.0 / ranks[0] if ranks else 0.0
+
+
+def _sum(terms: Iterable[float]) -> float:
+    """Left to right, as a compiled loop adds (sum() of floats is compensated since 3.12)."""
+    total = 0.0
+    for term in terms:
+        total += term
+    return total
+
+
+def _ap(ranks: Sequence[int], n_relevant: int) -> float:
+    return _sum((j + 1) / k for j, k in enumerate(ranks)) / n_relevant
+
+
+@lru_cache(maxsize=1024)
+def _idcg(k: int, n_relevant: int) -> float:
+    return _sum(1.0 / math.log2(i + 1) for i in range(1, min(k, n_relevant) + 1))
+
+
+def _ndcg(ranks: Sequence[int], n_relevant: int, k: int) -> float:
+    return _sum(1.0 / math.log2(r + 1) for r in ranks if r <= k) / _idcg(k, n_relevant)
+
+
+def _precision(ranks: Sequence[int], n_relevant: int, k: int) -> float:
+    return sum(1 for r in ranks if r <= k) / k
+
+
+def _recall(ranks: Sequence[int], n_relevant: int, k: int) -> float:
+    return sum(1 for r in ranks if r <= k) / n_relevant
+
+
+def _hit(ranks: Sequence[int], n_relevant: int, k: int) -> float:
+    return 1.0 if ranks and ranks[0] <= k else 0.0
+
+
+def unitxt_hits(retrieved: Sequence[str], relevant: set[str] | frozenset[str]) -> list[int]:
+    """Unitxt's view: 1-based positions holding a relevant id, every copy of an id included."""
+    return [pos for pos, doc in enumerate(retrieved, 1) if doc in relevant]
+
+
+def _unitxt_rr(hits: Sequence[int]) -> float:
+    """Unitxt's MRR: 1 / position of the first relevant id; [B, B, A] vs {A} -> 1/3."""
+    return 1 / hits[0] if hits else 0.0
+
+
+def _unitxt_positional_ap(hits: Sequence[int]) -> float:
+    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2."""
+    if not hits:
+        return 0.0
+    return _sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
+
+
+def _need_relevant(relevant: set[str], what: str) -> None:
+    if not relevant:
+        raise ValueError(f"{what} needs at least one relevant id")
+
+
+def reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+    """RR = 1 / rank of the first relevant item; 0 when none is retrieved."""
+    return _rr(_ranks(retrieved, relevant), len(relevant))
+
+
+def average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
+    """TREC AP = (1/|R|) * sum over relevant retrieved items at rank k of P@k.
+
+    Normalised by all relevant items |R|, so a relevant item never retrieved costs score.
+    """
+    _need_relevant(relevant, "average precision")
+    return _ap(_ranks(retrieved, relevant), len(relevant))
+
+
+def unitxt_average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
+    """Unitxt's MAP: the mean of P@k over the positions holding a relevant id (0 if none).
+
+    Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
+    positions, so a duplicated relevant id counts at each of its positions.
+    """
+    return _unitxt_positional_ap(unitxt_hits(retrieved, relevant))
+
+
+def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+    """Unitxt's MRR: 1 / position of the first relevant id (0 if none); duplicates take ranks."""
+    return _unitxt_rr(unitxt_hits(retrieved, relevant))
+
+
+def ndcg_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+    """nDCG@k, binary gains: DCG = sum_{i<=k, d_i in R} 1/log2(i+1), over the ideal DCG.
+
+    The ideal ranking puts min(k, |R|) relevant items first (trec_eval's ndcg_cut).
+    """
+    _need_relevant(relevant, "nDCG")
+    return _ndcg(_ranks(retrieved, relevant), len(relevant), k)
+
+
+def precision_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+    """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved)."""
+    return _precision(_ranks(retrieved, relevant), len(relevant), k)
+
+
+def recall_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+    """R@k = |relevant in top k| / |R|."""
+    _need_relevant(relevant, "recall")
+    return _recall(_ranks(retrieved, relevant), len(relevant), k)
+
+
+def hit_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+    """1 when any relevant item is in the top k, else 0."""
+    return _hit(_ranks(retrieved, relevant), len(relevant), k)
