@@ -41,8 +41,14 @@ def test_what_layout_removes_is_listed_with_why() -> None:
     dropped = claims_of(Q, LAYOUTS[2]).dropped
     assert {d["text"] for d in dropped} == {"## Overview", "### History"}
     assert all(d["why"] == "a heading asserts nothing" for d in dropped)
+    # a list on one line: its markers are layout (metrics/inline_list.py), the lead-in listed
     whys = {d["why"] for d in claims_of(Q, LAYOUTS[1]).dropped}
-    assert whys == {"a lead-in to what follows asserts nothing", "a list number asserts nothing"}
+    assert whys == {"a lead-in to what follows asserts nothing"}
+    # a lone number left by a list flattened without its "1.": listed
+    flattened = "Rome is the capital of Italy. 2. It was founded in 753 BC."
+    assert claims_of(Q, flattened).dropped == [
+        {"text": "2.", "why": "a list number asserts nothing"}
+    ]
     assert claims_of(Q, LAYOUTS[3]).dropped == [
         {"text": "**Key facts:**", "why": "a label asserts nothing"}
     ]

@@ -14,9 +14,10 @@ details with why; markers and emphasis are removed silently, as they carry no wo
 - a markdown heading line ("## Overview"); a line that is only a label ending in a colon,
   emphasised or of at most ``LABEL_WORDS`` words ("**Key facts:**", "Steps:");
 - a list marker at the start of a line ("- ", "* ", "+ ", "• ", "1. ", "2) ", "(3) ", "a) ",
-  "b. " before a capital), the item's text kept; a lone number left between sentences when
-  a list was flattened onto one line ("... capital. 2. It has ..."), but not an answer that
-  is only a number ("2.");
+  "b. " before a capital), the item's text kept; in an answer, a list written on one line
+  ("1) Rome 2) Milan"; ``inline_list.py``) becomes a line per item; a lone number left
+  between sentences when a list was flattened onto one line ("... capital. 2. It has ..."),
+  but not an answer that is only a number ("2.");
 - bold / italic markers (``**x**``, ``__x__``, ``*x*``), the text kept;
 - a markdown table: each row becomes the sentence it states, its cells named by the header
   ("| Italy | Rome |" under "| Country | Capital |" -> "Country is Italy; Capital is Rome.");
@@ -43,6 +44,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from ragmeter.metrics.inline_list import inline_items
+
 LABEL_WORDS = 4
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
@@ -55,7 +58,8 @@ _ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
 _LIST_NUMBER = re.compile(r"^\(?(?:\d{1,3}|[a-h])[.)]$")
 _LEAD_IN = re.compile(
     r"^(?:(?:so|sure|okay|ok|well|certainly|of course)[,!]?\s+)?"
-    r"(?:here(?:\s+is|\s+are|'s|\u2019s)\b|below\s+(?:is|are)\b|(?:in\s+(?:summary|short|brief)"
+    r"(?:here(?:\s+is|\s+are|'s|\u2019s)\b|here\s+(?:they|it|these|those)\s+(?:are|is)\s*$"
+    r"|here\s+you\s+go\s*$|below\s+(?:is|are)\b|(?:in\s+(?:summary|short|brief)"
     r"|to\s+(?:summari[sz]e|sum\s+up))\s*$|(?:the\s+)?(?:key|main)\s+(?:points|facts|details)"
     r"\s+are\s*$|.{0,80}\b(?:as\s+follows|the\s+following)\s*$)",
     re.IGNORECASE,
@@ -116,6 +120,11 @@ def _is_label(line: str, plain: str) -> bool:
         return False
     emphasised = line.strip().startswith(("**", "__", "*")) and len(plain.split()) <= 8
     return emphasised or len(plain.split()) <= LABEL_WORDS
+
+
+def _announces(text: str) -> bool:
+    """Text before a list that only announces it: a lead-in or a label ("Cities:")."""
+    return is_lead_in(text) or _is_label(text, _unemphasise(text).strip())
 
 
 def _cells(line: str) -> list[str]:
@@ -212,6 +221,9 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
         if _HEADING.match(line):
             out.dropped.append({"text": line.strip(), "why": "a heading asserts nothing"})
             continue
+        items = inline_items(line, is_lead_in=_announces) if answer else None
+        if items is not None:  # "1) Rome 2) Milan": the items as lines of their own
+            line, source[i:i] = items[0], items[1:]
         m = _MARKER.match(line)
         if m is not None:
             line = m.group("indent") + line[m.end() :]
