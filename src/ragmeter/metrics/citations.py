@@ -10,13 +10,21 @@ for saying the same thing (``benchmarks/faithfulness_visible.py --cite`` measure
 
 What is taken out of the answer before its claims are split (listed in the score's details
 with why):
-- bracketed numbers: "[1]", "[1][2]", "[1, 3]", "[2-4]", markdown
-  footnotes "[^1]", full-width "【1】" and OpenAI's "【4:0†source】", superscript digits "¹²";
+- bracketed numbers: "[1]", "[1][2]", "[1, 3]", "[2-4]", markdown footnotes "[^1]" and
+  "[^note]", full-width "【1】" and OpenAI's "【4:0†source】", superscript digits "¹²";
 - named pointers: "[doc1]", "[Source 2]", "[Document 3]", "[context 1]", "(Source 1)",
   "(see Document 2)", "(Sources 1 and 3)", "(ref. 4)";
 - a closing list of sources: a line that starts "Sources:", "References:", "Citations:" or
   "Bibliography" (alone or followed by the list), or a sentence of a line that starts
-  "Sources:" ("... in 1871 [2]. Sources: [1] Wikipedia"), and everything after it.
+  "Sources:" ("... in 1871 [2]. Sources: [1] Wikipedia"), and everything after it;
+- a markdown footnote's definition line ("[^1]: Wikipedia, the Rome article."): before, its
+  marker went and ": Wikipedia, the Rome article." was judged as a short answer;
+- a markdown link's target: "[Rome](https://en.wikipedia.org/wiki/Rome)" reads "Rome", as a
+  reader sees it; a link whose text only points ("[source](...)", "[here](...)", "[2](...)")
+  is a citation marker and goes whole, as does an image ("![map](map.png)");
+- a sentence that only points to a source (``is_pointer``: "See https://... for more.",
+  "For more information, visit the official website."): every word of it a pointing word
+  once its URLs are set aside. Before, it was judged as a short answer to the question.
 
 An attribution frame around a claim is unwrapped (``unwrap_attribution``): "According to the
 context, Rome is the capital." and "The passage states that Rome is the capital." claim that Rome
@@ -44,6 +52,7 @@ _SOURCE_WORD = r"(?:sources?|doc(?:ument)?s?|refs?\.?|references?|contexts?|pass
 _NUMS = r"\d+(?:\s*(?:[,;\u2013-]|and)\s*\d+)*"
 _MARKER = re.compile(
     r"(?<!\[)\s*\[\^?" + _NUMS + r"\](?!\])"  # [1] [1, 3] [2-4] [^1], "Italy.[1]"
+    r"|\s*\[\^[\w-]{1,20}\](?![:\]])"  # a named footnote: [^note]
     r"|\s*\u3010[^\u3011\n]{1,40}\u3011"  # 【1】 【4:0†source】
     r"|(?<=[\w.,;:!?)])[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+"  # ¹²
     r"|\s*\[\s*" + _SOURCE_WORD + r"\s*#?\s*" + _NUMS + r"\s*\]"  # [doc1] [Source 2]
@@ -60,6 +69,21 @@ _INLINE_SOURCES = re.compile(
     r"(?<=[.!?\]])\s+(?:[*_]+)?(?:sources?|references?|citations?)(?:[*_]+)?\s*:", re.IGNORECASE
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^[\w-]{1,20}\]:")
+_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^()\s]{1,500}(?:\s+\"[^\"\n]*\")?\)")
+_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{1,200})\]\([^()\s]{1,500}(?:\s+\"[^\"\n]*\")?\)")
+_LINK_NUMBER = re.compile(r"^\s*\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\s*$")
+_URL = re.compile(r"<?(?:https?://|www\.)\S+?>?(?=[.,;:!?)\]]*(?:\s|$))", re.IGNORECASE)
+# The words of a sentence that points to a source and says nothing else.
+_POINTING = frozenset((
+    "see", "visit", "check", "out", "read", "refer", "consult", "learn", "find", "more",
+    "further", "at", "on", "to", "for", "in", "of", "from", "information", "info", "details",
+    "detail", "reading", "please", "here", "there", "the", "a", "an", "this", "it", "its", "you",
+    "can", "may", "also", "and", "or", "about", "full", "original", "official", "following",
+    "link", "links", "source", "sources", "website", "websites", "site", "page", "pages", "docs",
+    "documentation", "article", "articles", "wikipedia", "wiki",
+))  # fmt: skip
+_POINTING_VERBS = frozenset({"see", "visit", "check", "read", "refer", "consult", "learn", "find"})
 
 
 _DOCS = (
@@ -142,9 +166,12 @@ def strip_citations(text: str) -> Cited:
             out.dropped.append({"text": rest, "why": "a list of sources asserts nothing"})
             kept.append(_MARKER.sub(lambda m: _drop(m, out), line[: inline.start()]))
             break
+        if _FOOTNOTE_DEF.match(line):
+            out.dropped.append({"text": line.strip(), "why": "a footnote names a source"})
+            continue
         # inline code (between backticks) is left as written: "`array[1]`" is an index
         parts = line.split("`")
-        parts[::2] = [_MARKER.sub(lambda m: _drop(m, out), p) for p in parts[::2]]
+        parts[::2] = [_MARKER.sub(lambda m: _drop(m, out), _links(p, out)) for p in parts[::2]]
         kept.append("`".join(parts))
     out.text = "\n".join(kept)
     return out
@@ -155,3 +182,31 @@ def _drop(match: re.Match[str], out: Cited) -> str:
         {"text": match.group(0).strip(), "why": "a citation marker points to a source"}
     )
     return ""
+
+
+def _links(text: str, out: Cited) -> str:
+    """Markdown links read as their text; images go (listed)."""
+    if "](" not in text:
+        return text
+
+    def image(m: re.Match[str]) -> str:
+        out.dropped.append({"text": m.group(0), "why": "an image is not a claim"})
+        return ""
+
+    def link(m: re.Match[str]) -> str:
+        text = m.group("text")
+        words = re.findall(r"[a-z]+", text.lower())
+        if (words and not set(words) <= _POINTING) or (not words and not _LINK_NUMBER.match(text)):
+            return text  # "[Rome](...)", "[1871](...)": the words a reader sees
+        out.dropped.append({"text": m.group(0), "why": "a citation marker points to a source"})
+        return ""  # "[source](...)", "[here](...)", "[1](...)": a marker, not words
+
+    text = _LINK.sub(link, _IMAGE.sub(image, text))
+    return re.sub(r"\s*\(\s*\)", "", text)
+
+
+def is_pointer(piece: str) -> bool:
+    """A sentence that only points to a source: "See https://en.wikipedia.org/wiki/Rome for
+    more.", "For more information, visit the official website." (module docstring)."""
+    words = re.findall(r"[a-z]+", _URL.sub(" ", piece).lower())
+    return bool(words) and set(words) <= _POINTING and not _POINTING_VERBS.isdisjoint(words)

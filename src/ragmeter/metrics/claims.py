@@ -32,7 +32,12 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ragmeter.metrics.citations import strip_citations, unwrap_answer, unwrap_attribution
+from ragmeter.metrics.citations import (
+    is_pointer,
+    strip_citations,
+    unwrap_answer,
+    unwrap_attribution,
+)
 from ragmeter.metrics.layout import (
     is_lead_in,
     is_list_number,
@@ -236,7 +241,7 @@ def _split_code(text: str) -> tuple[list[str], set[str]]:
 
 def normalise_statement(text: str) -> str:
     """Trailing punctuation normalised: the judged text does not depend on it."""
-    return text.strip().rstrip(".!;:, ").strip() + "."
+    return text.strip().rstrip(".!;:, \u3002\uff01\uff1b\uff1a\uff0c").strip() + "."
 
 
 def last_turn(question: str) -> str:
@@ -303,6 +308,9 @@ def claims_of(question: str, answer: str) -> Claims:
             continue
         if _NON_ASSERTION.match(piece):
             out.dropped.append({"text": piece, "why": "asserts nothing"})
+            continue
+        if is_pointer(piece):  # "See https://... for more."
+            out.dropped.append({"text": piece, "why": "points to a source"})
             continue
         piece = unwrap_question(piece)  # "Did you know that X?" -> "X"
         piece = unwrap_attribution(piece)  # "According to the context, X" -> "X"

@@ -330,7 +330,8 @@ METRIC = Metric(
     # 13: a fenced code block in the answer is one claim, as written
     # 14: a page's scripts and styles are not its text; more HTML tags read as layout
     # 15: a list written on one line ("1) Rome 2) Milan") is a line per item
-    version="15",
+    # 16: markdown links read as their text, footnotes, pointers to sources, emoji go
+    version="16",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -353,7 +354,8 @@ JUDGE_METRIC = Metric(
     # 11: a fenced code block in the answer is one claim, as written
     # 12: a page's scripts and styles are not its text; more HTML tags read as layout
     # 13: a list written on one line ("1) Rome 2) Milan") is a line per item
-    version="13",
+    # 14: markdown links read as their text, footnotes, pointers to sources, emoji go
+    version="14",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -18,7 +18,8 @@ details with why; markers and emphasis are removed silently, as they carry no wo
   ("1) Rome 2) Milan"; ``inline_list.py``) becomes a line per item; a lone number left
   between sentences when a list was flattened onto one line ("... capital. 2. It has ..."),
   but not an answer that is only a number ("2.");
-- bold / italic markers (``**x**``, ``__x__``, ``*x*``), the text kept;
+- bold / italic markers (``**x**``, ``__x__``, ``*x*``), the text kept; in an answer, emoji
+  ("✅ Rome", "Hope this helps! 😊"; a keycap digit "1️⃣" reads as the list number "1)");
 - a markdown table: each row becomes the sentence it states, its cells named by the header
   ("| Italy | Rome |" under "| Country | Capital |" -> "Country is Italy; Capital is Rome.");
 - a lead-in that only announces what follows ("Here are the details:", "The main points are
@@ -94,6 +95,12 @@ _HTML_TAG = re.compile(
 )
 _HTML_INLINE = frozenset(
     {"b", "i", "em", "strong", "span", "a", "u", "sup", "sub", "code", "small", "mark", "font"}
+)
+# Emoji and pictographs decorate an answer ("✅ Rome", "Hope this helps! 😊"); they are no words
+# of a claim. A keycap digit ("1️⃣ Rome 2️⃣ Milan") is a list number.
+_KEYCAP = re.compile("([0-9])\ufe0f?\u20e3")
+_EMOJI = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0e\ufe0f\u200d\U000e0020-\U000e007f]+"
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
@@ -218,6 +225,10 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
             lines.extend(_table_rows(line, rows))
             continue
         line = _QUOTE.sub("", line)
+        if answer:
+            line = _EMOJI.sub("", _KEYCAP.sub(r"\1)", line)).rstrip()
+            if not line.strip():
+                continue
         if _HEADING.match(line):
             out.dropped.append({"text": line.strip(), "why": "a heading asserts nothing"})
             continue

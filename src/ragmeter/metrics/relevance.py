@@ -311,7 +311,8 @@ AR_METRIC = Metric(
     # 11: a fenced code block in the answer is one claim, as written
     # 12: a page's scripts and styles are not its text; more HTML tags read as layout
     # 13: a list written on one line ("1) Rome 2) Milan") is a line per item
-    version="13",
+    # 14: markdown links read as their text, footnotes, pointers to sources, emoji go
+    version="14",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",

@@ -1,0 +1,125 @@
+"""What a chat answer adds around its claims is not a claim: markdown links and images,
+footnote definitions, sentences that only point to a source, emoji, full-width punctuation
+(metrics/citations.py, metrics/layout.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragmeter.metrics.citations import is_pointer, strip_citations
+from ragmeter.metrics.claims import claims_of
+from ragmeter.metrics.layout import plain_text
+
+Q = "What is the capital of Italy?"
+PLAIN = "Rome is the capital of Italy. It has been the capital since 1871."
+SHORT = 'The answer to "What is the capital of Italy?" is Rome.'
+
+
+@pytest.mark.parametrize(
+    ("answer", "whys"),
+    [
+        (
+            "[Rome](https://en.wikipedia.org/wiki/Rome) is the capital of Italy. It has been "
+            'the capital since [1871](https://x.org/1871 "the year").',
+            set(),
+        ),
+        (
+            "Rome is the capital of Italy ([source](https://x.org)). It has been the capital "
+            "since 1871 [2](https://x.org/2).",
+            {"a citation marker points to a source"},
+        ),
+        (
+            "Rome is the capital of Italy.[^1] It has been the capital since 1871.[^note]\n\n"
+            "[^1]: Wikipedia, the Rome article.\n[^note]: Britannica.",
+            {"a citation marker points to a source", "a footnote names a source"},
+        ),
+        (
+            "![Map of Italy](https://x.org/italy.png)\nRome is the capital of Italy. It has "
+            "been the capital since 1871.",
+            {"an image is not a claim"},
+        ),
+        (
+            "Rome is the capital of Italy. It has been the capital since 1871. See "
+            "https://en.wikipedia.org/wiki/Rome for more.",
+            {"points to a source"},
+        ),
+        (
+            "Rome is the capital of Italy. It has been the capital since 1871. For more "
+            "information, visit the official website.",
+            {"points to a source"},
+        ),
+        (
+            "Rome is the capital of Italy. It has been the capital since 1871. Read more "
+            "[here](https://x.org).",
+            {"a citation marker points to a source", "points to a source"},
+        ),
+        (
+            "\u2705 Rome is the capital of Italy \U0001f1ee\U0001f1f9. It has been the capital "
+            "since 1871 \U0001f3db\ufe0f.",
+            set(),
+        ),
+    ],
+)
+def test_an_answer_with_links_sources_and_emoji_has_the_claims_of_its_prose(answer, whys):
+    got = claims_of(Q, answer)
+    assert got.judged == claims_of(Q, PLAIN).judged
+    assert {d["why"] for d in got.dropped} == whys
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["\u2705 Rome", "Rome \U0001f1ee\U0001f1f9", "Rome\u3002", "Rome\uff01", "**Rome** \U0001f60a"],
+)
+def test_a_short_answer_with_emoji_or_full_width_stops_is_the_short_answer(answer):
+    assert claims_of(Q, answer).judged == [SHORT]
+
+
+def test_a_closing_pleasantry_with_an_emoji_asserts_nothing():
+    got = claims_of(Q, "Rome is the capital. Hope this helps! \U0001f60a")
+    assert got.judged == ["Rome is the capital."]
+    assert got.dropped == [{"text": "Hope this helps!", "why": "asserts nothing"}]
+
+
+def test_keycap_digits_are_list_numbers():
+    got = claims_of("Which are the two largest cities?", "1\ufe0f\u20e3 Rome 2\ufe0f\u20e3 Milan")
+    assert [c.rsplit(" is ", 1)[1] for c in got.judged] == ["Rome.", "Milan."]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "See https://en.wikipedia.org/wiki/Rome for more.",
+        "For more information, visit the official website.",
+        "Please refer to the documentation.",
+        "You can find more details at www.example.org.",
+        "Check it out.",
+    ],
+)
+def test_pointing_sentences(sentence):
+    assert is_pointer(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Visit Rome in spring.",  # a word about the world
+        "The docs are at https://docs.example.org.",  # says where the docs are: a claim
+        "More than half of the site is a museum.",  # no pointing verb
+        "https://example.org",
+        "See the Colosseum.",
+    ],
+)
+def test_sentences_that_say_something_are_not_pointers(sentence):
+    assert not is_pointer(sentence)
+
+
+def test_urls_and_links_in_code_stay():
+    text = "Run `curl [x](http://localhost)` to check."
+    assert strip_citations(text).text == text
+
+
+def test_contexts_keep_their_emoji():
+    """Evidence is read as written; only an answer's decoration goes."""
+    text = "\u2705 Rome is the capital."
+    assert plain_text(text).text == text
+    assert plain_text(text, answer=True).text == "Rome is the capital."
