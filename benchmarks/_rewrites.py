@@ -144,3 +144,42 @@ def wrapped(row: dict, n: int) -> dict:
     else:
         text = f"The answer is: {answer}"
     return {**row, "answer": text}
+
+
+def chatty(row: dict, n: int) -> dict:
+    """The row's answer as a chat assistant delivers it, in the wrapping of item ``n`` (a full
+    stop added to an answer without final punctuation, as a sentence before the next one):
+
+    0. "Certainly! ANSWER I hope this helps! Let me know if you have any other questions. 😊";
+    1. "✅ ANSWER" then "For more information, see https://en.wikipedia.org/wiki/Special:Search.
+       Have a great day!";
+    2. "ANSWER[^1]" then the footnote "[^1]: Retrieved passage 1." and "Disclaimer: I am an AI
+       and may make mistakes.";
+    3. "Great question! ANSWER Read more [here](https://example.org/source). Feel free to ask
+       if you need more details. Happy to help!"
+    """
+    answer = row["answer"].strip()
+    if answer and answer[-1].isalnum():  # "Warsaw" -> "Warsaw.": a sentence, before the next
+        answer += "."
+    form = n % 4
+    if form == 0:
+        text = (
+            f"Certainly! {answer} I hope this helps! Let me know if you have any other "
+            "questions. \U0001f60a"
+        )
+    elif form == 1:
+        text = (
+            f"\u2705 {answer}\n\nFor more information, see "
+            "https://en.wikipedia.org/wiki/Special:Search. Have a great day!"
+        )
+    elif form == 2:
+        text = (
+            f"{answer}[^1]\n\n[^1]: Retrieved passage 1.\n\n"
+            "Disclaimer: I am an AI and may make mistakes."
+        )
+    else:
+        text = (
+            f"Great question! {answer} Read more [here](https://example.org/source). Feel free "
+            "to ask if you need more details. Happy to help!"
+        )
+    return {**row, "answer": text}

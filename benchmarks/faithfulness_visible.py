@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from _rewrites import (  # noqa: E402
+    chatty,
     cited,
     framed,
     glue,
@@ -290,6 +291,27 @@ def print_table(name: str, res: dict) -> None:
         )
 
 
+def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
+    """The rows in the forms the robustness options ask for (benchmarks/_rewrites.py)."""
+    if args.glue_contexts:
+        rows = [{**r, "contexts": [glue(c) for c in r["contexts"]]} for r in rows]
+    # a style per item, so the answers compared with each other share it
+    item = {k: n for n, k in enumerate(dict.fromkeys(item_of(r) for r in rows))}
+    if args.frame:
+        rows = [{**r, "answer": framed(r["answer"], item[item_of(r)])} for r in rows]
+    if args.cite:
+        rows = [{**r, "answer": cited(r["answer"], item[item_of(r)])} for r in rows]
+    if args.lower_tokenized:
+        rows = [lower_tokenized_row(r, args.lower_tokenized) for r in rows]
+    if args.reason:
+        rows = [reasoned(r, item[item_of(r)]) for r in rows]
+    if args.wrap:
+        rows = [wrapped(r, item[item_of(r)]) for r in rows]
+    if args.chatty:
+        rows = [chatty(r, item[item_of(r)]) for r in rows]
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,distractor,scifact")
@@ -330,6 +352,13 @@ def main() -> None:
         help="deliver each answer as pipelines do (JSON '{\"answer\": ...}', HTML, a "
         "blockquote after 'TL;DR:', 'The answer is: ...'; a form per item): a robustness check "
         "of the claims",
+    )
+    ap.add_argument(
+        "--chatty",
+        action="store_true",
+        help="wrap each answer as a chat assistant does ('Certainly! ... I hope this helps! "
+        "Let me know ... 😊', a link to a source, a footnote, 'Disclaimer: I am an AI "
+        "...', 'Have a great day!'; a form per item): a robustness check of the claims",
     )
     ap.add_argument(
         "--lower-tokenized",
@@ -375,20 +404,7 @@ def main() -> None:
             for name in args.sets.split(","):
                 rows = load_set(name, args.scifact_n)[args.skip :]
                 rows = rows[: args.limit] if args.limit else rows
-                if args.glue_contexts:
-                    rows = [{**r, "contexts": [glue(c) for c in r["contexts"]]} for r in rows]
-                # a style per item, so the answers compared with each other share it
-                item = {k: n for n, k in enumerate(dict.fromkeys(item_of(r) for r in rows))}
-                if args.frame:
-                    rows = [{**r, "answer": framed(r["answer"], item[item_of(r)])} for r in rows]
-                if args.cite:
-                    rows = [{**r, "answer": cited(r["answer"], item[item_of(r)])} for r in rows]
-                if args.lower_tokenized:
-                    rows = [lower_tokenized_row(r, args.lower_tokenized) for r in rows]
-                if args.reason:
-                    rows = [reasoned(r, item[item_of(r)]) for r in rows]
-                if args.wrap:
-                    rows = [wrapped(r, item[item_of(r)]) for r in rows]
+                rows = rewrite(rows, args)
                 t0 = time.perf_counter()
                 scored = await score_rows(rows, built.resources)
                 results[name] = {
@@ -417,6 +433,7 @@ def main() -> None:
                 "frame": args.frame,
                 "reason": args.reason,
                 "wrap": args.wrap,
+                "chatty": args.chatty,
                 "sets": results,
             },
             indent=1,

@@ -123,3 +123,74 @@ def test_contexts_keep_their_emoji():
     text = "\u2705 Rome is the capital."
     assert plain_text(text).text == text
     assert plain_text(text, answer=True).text == "Rome is the capital."
+
+
+@pytest.mark.parametrize(
+    "talk",
+    [
+        "I hope this information is helpful.",
+        "Hope that helps!",
+        "Please let me know if you have any other questions.",
+        "Feel free to reach out with more questions!",
+        "Do not hesitate to contact me.",
+        "If you need more details, just ask.",
+        "Happy to help!",
+        "I'm always glad to assist further.",
+        "Have a great day!",
+        "Cheers!",
+        "Good luck with your exam!",
+        "Enjoy your trip!",
+        "Disclaimer: I am an AI and may make mistakes.",
+        "As an AI, I cannot browse the internet.",
+        "Note: This information may be outdated.",
+    ],
+)
+def test_an_assistants_talk_to_the_user_is_no_claim(talk):
+    got = claims_of(Q, f"{PLAIN} {talk}")
+    assert got.judged == claims_of(Q, PLAIN).judged
+    assert got.dropped and got.dropped[-1]["text"] == talk
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "As an AI language model, I cannot browse the internet, but Rome is the capital.",
+        "Feel free to bring your own towels; the pool provides none.",
+        "Hope is a town in Arkansas.",
+        "Enjoy free entry on Sundays.",
+        "The best time to visit is spring.",
+    ],
+)
+def test_sentences_that_only_look_like_talk_stay_claims(claim):
+    assert claims_of(Q, claim).original == [claim]
+
+
+@pytest.mark.parametrize(
+    ("answer", "short"),
+    [
+        ("Certainly! yes. I hope this helps!", "yes"),  # no break before a lower-case word
+        ("Sure, Rome.", "Rome"),
+        ("Certainly! 206. I hope this helps!", "206"),  # an answer, not a list's number
+        ("Great question! No. Read more [here](https://x.org).", "No"),  # "No." ends it
+    ],
+)
+def test_a_short_answer_inside_courtesies_is_the_answer(answer, short):
+    assert claims_of(Q, answer).judged == [f'The answer to "{Q}" is {short}.']
+
+
+def test_a_lone_small_number_between_sentences_is_still_a_list_number():
+    got = claims_of(Q, "Rome is the capital of Italy. 2. It was founded in 753 BC.")
+    assert got.judged == ["Rome is the capital of Italy.", "It was founded in 753 BC."]
+
+
+def test_no_before_a_number_is_still_an_abbreviation():
+    from ragmeter.text import split_sentences
+
+    assert split_sentences("He lived at No. 10 Downing Street. It is old.") == [
+        "He lived at No. 10 Downing Street.",
+        "It is old.",
+    ]
+    assert split_sentences("The answer is no. The museum is closed.") == [
+        "The answer is no.",
+        "The museum is closed.",
+    ]

@@ -160,7 +160,9 @@ def split_sentences(text: str) -> list[str]:
             continue
         if match.group(0).strip() == "" and "\n" not in match.group(0):
             last = candidate.rsplit(None, 1)[-1].rstrip(".!?\"')]").lower() if candidate else ""
-            if last in _ABBREV or (len(last) == 1 and last.isalpha()) or _INITIALS.match(last):
+            if last in _ABBREV and not (last == "no" and not nxt.isdigit()):
+                continue  # "No. 5" is a number; "The answer is no. Read on." ends at "no."
+            if (len(last) == 1 and last.isalpha()) or _INITIALS.match(last):
                 continue
         if candidate:
             pieces.append(candidate)

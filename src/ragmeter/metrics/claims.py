@@ -7,7 +7,9 @@ A statement is a claim about the world, so:
   fake verdict lines ("Supported? yes", ``{"verdict": "yes"}``) and meta-comments on the answer
   itself ("This statement is fully supported by the context.");
 - sentences that assert nothing about the world are dropped too (``speaker.py``): greetings,
-  sign-offs, bare hedges ("I think so"), questions ("Have you been?"; but "Did you know that
+  sign-offs, an assistant's talk to the user ("I hope this helps!", "Feel free to ask.",
+  "Disclaimer: I am an AI ...", and a courtesy opening a piece: "Certainly! yes."), bare
+  hedges ("I think so"), questions ("Have you been?"; but "Did you know that
   X?" claims X), the speaker's feelings ("I adore Paris!"), exclamations, and in a chat
   evaluations ("It was stunning."), interjections ("Yes!" before the real reply) and short
   answers to a question about the speaker ("Cheddar!" to "What cheese did you use?"); every
@@ -137,6 +139,12 @@ _NON_ASSERTION = re.compile(
     r"feel free to ask.*|i think so|i believe so|maybe|perhaps|not sure|it depends)[\s!.,]*$",
     re.IGNORECASE,
 )
+# A courtesy opening the piece, before its content: "Certainly! yes.", "Sure, it opens at 9."
+_COURTESY = re.compile(
+    r"^(?:certainly|sure|of course|absolutely|great question|good question|okay|ok|happy to help)"
+    r"\s*[!.,:]\s+(?=\S)",
+    re.IGNORECASE,
+)
 _BARE_VERDICT = re.compile(r"^\W*(yes|no|true|false|supported|relevant|1|0)\W*$", re.IGNORECASE)
 # A piece with a pronoun subject or a finite auxiliary is a sentence, not a bare answer.
 _SENTENCE_LIKE = re.compile(
@@ -194,6 +202,19 @@ def neutralise(text: str) -> str:
     """Untrusted text made inert in a prompt: role tags and <data> markers broken."""
     text = re.sub(r"<\|([^|>]{1,40})\|>", r"<\1>", text or "")
     return re.sub(r"<(/?)data>", r"<\1 data>", text, flags=re.IGNORECASE)
+
+
+def _stray_list_number(pieces: list[str], k: int) -> bool:
+    """Piece ``k`` is a list's number left alone ("... capital. 2. It has ..."), not an answer
+    ("Certainly! 206. I hope this helps!"): one of several lone numbers, or a small one (2-20)
+    with a piece after it. Before, any lone number of at most three digits went, answers too."""
+    if len(pieces) < 2 or not is_list_number(pieces[k]):
+        return False
+    if sum(1 for p in pieces if is_list_number(p)) >= 2:
+        return True
+    label = pieces[k].strip().strip("().")
+    value = int(label) if label.isdigit() else ord(label.lower()) - ord("a") + 1
+    return 2 <= value <= 20 and k + 1 < len(pieces)
 
 
 def _pieces(text: str) -> list[str]:
@@ -274,7 +295,7 @@ def claims_of(question: str, answer: str) -> Claims:
     out = Claims(dropped=final.dropped + cited.dropped + plain.dropped)
     tainted = False
     pieces, code = _split_code(plain.text)
-    for piece in pieces:
+    for k, piece in enumerate(pieces):
         if piece in code:  # a fenced code block: one claim, as written
             m = _evaluator_match(piece)
             if m is not None:
@@ -286,7 +307,7 @@ def claims_of(question: str, answer: str) -> Claims:
             out.judged.append(as_claim(piece, question) if short else f"{_CODE_CLAIM}\n{piece}")
             out.queries.append(f"{last_turn(question)} {piece}".strip())
             continue
-        if len(pieces) > 1 and is_list_number(piece):
+        if _stray_list_number(pieces, k):
             out.dropped.append({"text": piece, "why": "a list number asserts nothing"})
             continue
         if is_lead_in(without_list_number(piece)):
@@ -306,6 +327,10 @@ def claims_of(question: str, answer: str) -> Claims:
             continue
         if not any(ch.isalnum() for ch in piece):
             continue
+        courtesy = _COURTESY.match(piece)
+        if courtesy is not None:  # "Certainly! yes." (no sentence break before lower case)
+            out.dropped.append({"text": courtesy.group(0).strip(), "why": "asserts nothing"})
+            piece = piece[courtesy.end() :]
         if _NON_ASSERTION.match(piece):
             out.dropped.append({"text": piece, "why": "asserts nothing"})
             continue

@@ -331,7 +331,9 @@ METRIC = Metric(
     # 14: a page's scripts and styles are not its text; more HTML tags read as layout
     # 15: a list written on one line ("1) Rome 2) Milan") is a line per item
     # 16: markdown links read as their text, footnotes, pointers to sources, emoji go
-    version="16",
+    # 17: talk to the user ('Hope this helps!'), courtesies, lone answers that look like list
+    #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
+    version="17",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -355,7 +357,9 @@ JUDGE_METRIC = Metric(
     # 12: a page's scripts and styles are not its text; more HTML tags read as layout
     # 13: a list written on one line ("1) Rome 2) Milan") is a line per item
     # 14: markdown links read as their text, footnotes, pointers to sources, emoji go
-    version="14",
+    # 15: talk to the user ('Hope this helps!'), courtesies, lone answers that look like list
+    #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
+    version="15",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

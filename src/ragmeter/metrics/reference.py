@@ -309,7 +309,8 @@ CP_METRIC = Metric(
     # 4: HTML tags and blockquote markers in contexts go
     # 5: HTML tables in contexts read as tables
     # 6: a page's scripts and styles are not its text; more HTML tags read as layout
-    version="6",
+    # 7: 'no.' ends a sentence unless a number follows ('No. 5')
+    version="7",
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -328,7 +329,8 @@ CREC_METRIC = Metric(
     # 4: HTML tags and blockquote markers in contexts go
     # 5: HTML tables in contexts read as tables
     # 6: a page's scripts and styles are not its text; more HTML tags read as layout
-    version="6",
+    # 7: 'no.' ends a sentence unless a number follows ('No. 5')
+    version="7",
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",
@@ -346,7 +348,8 @@ AC_METRIC = Metric(
     # tokenized splits as prose; 2: sentences glued without a
     # space are split (text.split_sentences)
     # 5: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
-    version="5",
+    # 6: 'no.' ends a sentence unless a number follows ('No. 5')
+    version="6",
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

@@ -312,7 +312,9 @@ AR_METRIC = Metric(
     # 12: a page's scripts and styles are not its text; more HTML tags read as layout
     # 13: a list written on one line ("1) Rome 2) Milan") is a line per item
     # 14: markdown links read as their text, footnotes, pointers to sources, emoji go
-    version="14",
+    # 15: talk to the user ('Hope this helps!'), courtesies, lone answers that look like list
+    #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
+    version="15",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -334,7 +336,8 @@ CR_METRIC = Metric(
     # 7: HTML tags and blockquote markers in contexts go
     # 8: HTML tables in contexts read as tables
     # 9: a page's scripts and styles are not its text; more HTML tags read as layout
-    version="9",
+    # 10: 'no.' ends a sentence unless a number follows ('No. 5')
+    version="10",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",

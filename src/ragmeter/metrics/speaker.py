@@ -9,7 +9,10 @@ reply), a short answer to a question about the speaker ("Cheddar!" to "What chee
 use?"). Judged as claims they are unsupported, so a reply that restates its knowledge word for
 word but adds "Have you been?" scored below one that invents a fact (measured on
 benchmarks/data/chat.jsonl, see docs/judged-metrics.md). None of them is true or false against
-a context, so they are dropped, each listed in the score's details with why.
+a context, so they are dropped, each listed in the score's details with why. So is an
+assistant's talk to the user around its answer (``_SERVICE``: "I hope this helps!", "Let me know
+if ...", "Have a great day!", "Disclaimer: I am an AI and may make mistakes.", "This information
+may be outdated."), in a one-turn answer as in a dialogue.
 
 The patterns are deliberately narrow. After a feeling or an evaluation only a few words of
 object may follow, never a clause or a number, so a sentence that mixes a feeling with a claim
@@ -88,6 +91,42 @@ _CLAUSE = re.compile(r"[,;:]|\d|\b(?:that|how|because|since|when|and|but|which|w
 MAX_REST = 5
 
 
+# An assistant's talk to the user around its answer: offers of more help, hopes that it
+# helped, wishes and sign-offs, and remarks on itself or on the answer ("I am an AI and may make
+# mistakes.", "This information may be outdated."). None is about the world; judged as claims
+# they were unsupported (or, short, 'The answer to "Q" is Cheers.'). Whole sentences only:
+# "As an AI I cannot browse, but Rome is the capital." keeps its claim.
+_OPENER = r"^(?:(?:note|disclaimer|p\.?s\.?|nb)\s*:\s*)?(?:(?:and|so|also|again|please)\W+)*"
+_SERVICE_PATTERNS = (
+    # "I hope this information helps!"
+    _OPENER + r"(?:(?:i|we)\s+(?:really\s+)?)?hope\s+(?:this|that|it|the\s+above|my\s+answer|"
+    r"(?:this|the|my)\s+(?:information|info|answer|response|explanation|summary))\s+(?:helps?|"
+    r"helped|is\s+(?:helpful|useful|clear)|was\s+(?:helpful|useful)|clarifies|answers\s+your\s+"
+    r"question|makes\s+sense)\b.{0,30}$",
+    # "Feel free to ask.", "Let me know if ...", "Do not hesitate to contact me."
+    _OPENER + r"(?:(?:(?:do\s+not|don't)\s+hesitate|feel\s+free)\s+to\s+(?:ask|reach\s+out|contact|"
+    r"get\s+in\s+touch|let\s+me\s+know|follow\s+up|message)|let\s+me\s+know|(?:just\s+)?ask\s+"
+    r"(?:me\s+)?(?:if|anytime|away)|reach\s+out\b)",
+    # "If you need more details, just ask."
+    r"^if\s+you\s+(?:need|have|want|would\s+like|'d\s+like)\b.{0,80}\b(?:ask|let\s+me\s+know|"
+    r"feel\s+free|reach\s+out|happy\s+to|glad\s+to)\b.{0,40}$",
+    # "Happy to help!", "I'm glad to assist further."
+    _OPENER + r"(?:i(?:'m|\s+am|'d\s+be|\s+would\s+be)\s+)?(?:always\s+)?(?:happy|glad)\s+to\s+"
+    r"(?:help|assist|answer)\b.{0,40}$",
+    # wishes and sign-offs
+    r"^(?:have\s+an?\s+(?:\w+\s+)?(?:day|time|trip|weekend|evening|one)|cheers|best(?:\s+regards|"
+    r"\s+wishes)?|kind\s+regards|good\s+luck(?:\s+with\s+[\w\s]{1,30})?|enjoy(?:\s+your\s+"
+    r"[\w\s]{1,30})?|take\s+care|bye|goodbye|all\s+the\s+best)\W*$",
+    # the assistant on itself, unless a claim follows ("..., but Rome is the capital.")
+    _OPENER + r"(?:(?:i\s+am|i'm)\s+(?:just\s+)?an?\s+ai\b|as\s+an\s+ai\b)"
+    r"(?!.*,\s*(?:but|however|though)\b)",
+    # "This information may be outdated."
+    _OPENER + r"(?:this|the|my)\s+(?:information|info|answer|response|data)\s+(?:may|might|could)"
+    r"\s+(?:not\s+)?(?:be\s+)?(?:outdated|out\s+of\s+date|incomplete|inaccurate|accurate|"
+    r"complete|up\s+to\s+date|current|change)\b.{0,40}$",
+)
+_SERVICE = re.compile("|".join(f"(?:{p})" for p in _SERVICE_PATTERNS), re.IGNORECASE)
+
 _SUBJECTIVE = (  # (pattern, why, only in a dialogue)
     (_FEELING, "the speaker's feeling, not a claim about the world", False),
     (_EXCLAMATION, "an exclamation, not a claim about the world", False),
@@ -126,6 +165,8 @@ def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) 
     text = piece.strip()
     if text.endswith(("?", "？")):
         return "a question asserts nothing"
+    if _SERVICE.match(text):
+        return "talk to the user, not a claim about the world"
     dialogue = is_dialogue(question)
     if _INTERJECTIONS.match(text):
         # "Yes." to a question about the world claims that the answer is yes: kept when it is
