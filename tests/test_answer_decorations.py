@@ -194,3 +194,46 @@ def test_no_before_a_number_is_still_an_abbreviation():
         "The answer is no.",
         "The museum is closed.",
     ]
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        "(Note: the context does not mention its population.)",
+        "However, the provided documents do not say when it became the capital.",
+        "There is no information about its population.",
+        "Its population is not mentioned in the context.",
+        "I could not find its population in the sources.",
+    ],
+)
+def test_what_the_context_lacks_is_no_claim_beside_claims(remark):
+    got = claims_of(Q, f"{PLAIN} {remark}")
+    assert got.judged == claims_of(Q, PLAIN).judged
+    assert got.dropped[-1]["why"] == "says what the context lacks"
+
+
+def test_claims_with_a_negation_about_the_world_stay():
+    answer = "The museum does not include the annex. The annex is not mentioned in its guide."
+    assert claims_of(Q, answer).original == [
+        "The museum does not include the annex.",
+        "The annex is not mentioned in its guide.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "courtesy", ["Sure thing!", "Thanks for your question.", "Thank you for asking!", "No problem!"]
+)
+def test_courtesies_are_no_claims(courtesy):
+    assert claims_of(Q, f"{courtesy} {PLAIN}").judged == claims_of(Q, PLAIN).judged
+    assert claims_of(Q, f"{PLAIN} {courtesy}").judged == claims_of(Q, PLAIN).judged
+
+
+def test_a_pointer_or_talk_glued_after_an_initial_still_goes():
+    """ "... A and E. Read more." is one piece to the splitter ("E." may be an initial)."""
+    got = claims_of(Q, "It is tuned to G, D, A and E. Read more.")
+    assert got.judged == ["It is tuned to G, D, A and E."]
+    got = claims_of(Q, "It is tuned to G, D, A and E. Have a great day!")
+    assert got.judged == ["It is tuned to G, D, A and E."]
+    assert claims_of(Q, "It was led by J. Robert Oppenheimer.").judged == [
+        "It was led by J. Robert Oppenheimer."
+    ]

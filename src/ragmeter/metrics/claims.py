@@ -47,7 +47,14 @@ from ragmeter.metrics.layout import (
     without_list_number,
 )
 from ragmeter.metrics.reasoning import final_answer, is_process_talk
-from ragmeter.metrics.speaker import not_about_the_world, unwrap_question
+from ragmeter.metrics.speaker import (
+    TALK,
+    not_about_the_world,
+    opening_courtesy,
+    says_context_lacks,
+    talks_to_user,
+    unwrap_question,
+)
 from ragmeter.text import detokenize, split_sentences, tokens
 
 SHORT_WORDS = 4
@@ -136,13 +143,8 @@ def _evaluator_match(text: str) -> re.Match[str] | None:
 _NON_ASSERTION = re.compile(
     r"^(hi|hello|hey|thanks|thank you|you're welcome|sure|of course|certainly|great question|"
     r"good question|ok|okay|i hope (this|that) helps|hope (this|that) helps|let me know.*|"
+    r"sure thing|no problem|thanks? (?:you )?for (?:asking|your question)|"
     r"feel free to ask.*|i think so|i believe so|maybe|perhaps|not sure|it depends)[\s!.,]*$",
-    re.IGNORECASE,
-)
-# A courtesy opening the piece, before its content: "Certainly! yes.", "Sure, it opens at 9."
-_COURTESY = re.compile(
-    r"^(?:certainly|sure|of course|absolutely|great question|good question|okay|ok|happy to help)"
-    r"\s*[!.,:]\s+(?=\S)",
     re.IGNORECASE,
 )
 _BARE_VERDICT = re.compile(r"^\W*(yes|no|true|false|supported|relevant|1|0)\W*$", re.IGNORECASE)
@@ -283,6 +285,30 @@ def as_claim(statement: str, question: str) -> str:
     return f'The answer to "{q}" is {body}.'
 
 
+def _layout_why(pieces: list[str], k: int) -> str | None:
+    """Why piece ``k`` is layout or working, not content; None when it is content."""
+    piece = pieces[k]
+    if _stray_list_number(pieces, k):
+        return "a list number asserts nothing"
+    if is_lead_in(without_list_number(piece)):
+        return "a lead-in to what follows asserts nothing"
+    if is_process_talk(piece):  # "Let me check the context."
+        return "talks about answering, not the world"
+    return None
+
+
+def _remark_why(piece: str, *, several: bool) -> str | None:
+    """Why the piece is a remark around the answer, not a claim: a pleasantry, a pointer to a
+    source, or (beside other pieces) what the context lacks; None when it may be a claim."""
+    if _NON_ASSERTION.match(piece):
+        return "asserts nothing"
+    if is_pointer(piece):  # "See https://... for more."
+        return "points to a source"
+    if several and says_context_lacks(piece):  # "The context does not mention X."
+        return "says what the context lacks"
+    return None
+
+
 def claims_of(question: str, answer: str) -> Claims:
     """The answer's claims; short ones are rewritten against the question (module docstring).
 
@@ -307,15 +333,9 @@ def claims_of(question: str, answer: str) -> Claims:
             out.judged.append(as_claim(piece, question) if short else f"{_CODE_CLAIM}\n{piece}")
             out.queries.append(f"{last_turn(question)} {piece}".strip())
             continue
-        if _stray_list_number(pieces, k):
-            out.dropped.append({"text": piece, "why": "a list number asserts nothing"})
-            continue
-        if is_lead_in(without_list_number(piece)):
-            why = "a lead-in to what follows asserts nothing"
-            out.dropped.append({"text": piece, "why": why})
-            continue
-        if is_process_talk(piece):  # "Let me check the context."
-            out.dropped.append({"text": piece, "why": "talks about answering, not the world"})
+        layout = _layout_why(pieces, k)
+        if layout is not None:
+            out.dropped.append({"text": piece, "why": layout})
             continue
         piece = unwrap_answer(piece)  # "The answer is: yes" is the answer "yes"
         m = _evaluator_match(piece)
@@ -327,15 +347,18 @@ def claims_of(question: str, answer: str) -> Claims:
             continue
         if not any(ch.isalnum() for ch in piece):
             continue
-        courtesy = _COURTESY.match(piece)
+        courtesy = opening_courtesy(piece)
         if courtesy is not None:  # "Certainly! yes." (no sentence break before lower case)
             out.dropped.append({"text": courtesy.group(0).strip(), "why": "asserts nothing"})
             piece = piece[courtesy.end() :]
-        if _NON_ASSERTION.match(piece):
-            out.dropped.append({"text": piece, "why": "asserts nothing"})
-            continue
-        if is_pointer(piece):  # "See https://... for more."
-            out.dropped.append({"text": piece, "why": "points to a source"})
+        head, stop, tail = piece.rpartition(". ")
+        if stop and (is_pointer(tail) or talks_to_user(tail)):  # "... A and E. Read more."
+            why = "points to a source" if is_pointer(tail) else TALK
+            out.dropped.append({"text": tail, "why": why})
+            piece = head + "."
+        remark = _remark_why(piece, several=len(pieces) > 1)
+        if remark is not None:
+            out.dropped.append({"text": piece, "why": remark})
             continue
         piece = unwrap_question(piece)  # "Did you know that X?" -> "X"
         piece = unwrap_attribution(piece)  # "According to the context, X" -> "X"

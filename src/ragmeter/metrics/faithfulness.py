@@ -333,7 +333,9 @@ METRIC = Metric(
     # 16: markdown links read as their text, footnotes, pointers to sources, emoji go
     # 17: talk to the user ('Hope this helps!'), courtesies, lone answers that look like list
     #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
-    version="17",
+    # 18: what the context lacks, beside claims ('The context does not mention X.');
+    #  a pointer or talk after an initial ('... A and E. Read more.')
+    version="18",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -359,7 +361,9 @@ JUDGE_METRIC = Metric(
     # 14: markdown links read as their text, footnotes, pointers to sources, emoji go
     # 15: talk to the user ('Hope this helps!'), courtesies, lone answers that look like list
     #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
-    version="15",
+    # 16: what the context lacks, beside claims ('The context does not mention X.');
+    #  a pointer or talk after an initial ('... A and E. Read more.')
+    version="16",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

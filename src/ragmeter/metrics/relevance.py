@@ -314,7 +314,9 @@ AR_METRIC = Metric(
     # 14: markdown links read as their text, footnotes, pointers to sources, emoji go
     # 15: talk to the user ('Hope this helps!'), courtesies, lone answers that look like list
     #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
-    version="15",
+    # 16: what the context lacks, beside claims ('The context does not mention X.');
+    #  a pointer or talk after an initial ('... A and E. Read more.')
+    version="16",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",

@@ -127,6 +127,53 @@ _SERVICE_PATTERNS = (
 )
 _SERVICE = re.compile("|".join(f"(?:{p})" for p in _SERVICE_PATTERNS), re.IGNORECASE)
 
+# A sentence that says what the context lacks, inside an answer that also makes claims ("Rome
+# is the capital. The context does not mention its population."): a remark on the documents,
+# not a claim about the world (a whole answer that declines is a refusal: ``refusal.py``).
+_CONTEXT = (
+    r"(?:(?:the|this|that|these|those|provided|given|retrieved|available|above)\s+)*(?:context|"
+    r"passages?|documents?|texts?|sources?|information|excerpts?|articles?|snippets?)"
+)
+_LACKS = re.compile(
+    r"^(?:(?:note|however|unfortunately|but|although)\W+)*(?:"
+    + _CONTEXT
+    + r"\s+(?:(?:provided|given|above|here)\s+)?(?:does\s+not|doesn't|did\s+not|didn't|do\s+not|"
+    r"don't)\s+(?:say|mention|specify|state|include|provide|cover|contain|give|discuss|address)\b"
+    r"|there\s+(?:is|was|are)\s+no\s+(?:information|mention|data|details?)\s+(?:about|on|regarding|"
+    r"of|in|as\s+to)\b"
+    r"|i\s+(?:could\s+not|couldn't|cannot|can't|was\s+unable\s+to)\s+find\b"
+    r"|.{1,80}?\b(?:is|are|was|were)\s+not\s+(?:mentioned|specified|stated|given|provided|"
+    r"discussed)\s+in\s+" + _CONTEXT + r"\b)",
+    re.IGNORECASE,
+)
+# A courtesy opening the piece, before its content: "Certainly! yes.", "Sure, it opens at 9."
+_COURTESY = re.compile(
+    r"^(?:certainly|sure(?:\s+thing)?|of course|absolutely|great question|good question|okay|ok|"
+    r"happy to help|no problem|thanks for (?:asking|your question)|thank you for (?:asking|your "
+    r"question))"
+    r"\s*[!.,:]\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+TALK = "talk to the user, not a claim about the world"
+
+
+def talks_to_user(piece: str) -> bool:
+    """An assistant's talk to the user ("I hope this helps!", "Have a great day!")."""
+    return _SERVICE.match(piece.strip()) is not None
+
+
+def says_context_lacks(piece: str) -> bool:
+    """A remark on what the documents lack ("The context does not mention its population.")."""
+    return _LACKS.match(piece) is not None
+
+
+def opening_courtesy(piece: str) -> re.Match[str] | None:
+    """The courtesy a piece opens with before its content ("Certainly! " in "Certainly! yes.")."""
+    return _COURTESY.match(piece)
+
+
 _SUBJECTIVE = (  # (pattern, why, only in a dialogue)
     (_FEELING, "the speaker's feeling, not a claim about the world", False),
     (_EXCLAMATION, "an exclamation, not a claim about the world", False),
@@ -165,8 +212,8 @@ def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) 
     text = piece.strip()
     if text.endswith(("?", "？")):
         return "a question asserts nothing"
-    if _SERVICE.match(text):
-        return "talk to the user, not a claim about the world"
+    if talks_to_user(text):
+        return TALK
     dialogue = is_dialogue(question)
     if _INTERJECTIONS.match(text):
         # "Yes." to a question about the world claims that the answer is yes: kept when it is
