@@ -11,7 +11,7 @@ Data (benchmarks/data, make_visible_sets.py):
   faithfulness status on declined answers (expected: undefined, not applicable), and
   answer_relevance on declined answers (expected: 0, noncommittal).
 
-Usage: python benchmarks/relevance_refusals.py [--judge local]
+Usage: python benchmarks/relevance_refusals.py [--judge local] [--chatty --no-refusals]
 Prints tables, writes benchmarks/results/relevance_refusals.json, ends with RESULT.
 """
 
@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+from _rewrites import chatty  # noqa: E402
 from _stats import auroc  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
 from ragmeter.metrics.refusal import declines, refusal_confusion  # noqa: E402
@@ -51,11 +52,15 @@ def sample_of(r: dict) -> Sample:
     )
 
 
-async def run(resources) -> dict:
+async def run(resources, *, chat: bool = False, refusals: bool = True) -> dict:
     ar = get_metric("answer_relevance").acompute
     faith = get_metric("faithfulness").acompute
     rel = []
-    for r in rows_of("answer_relevance.jsonl"):
+    rows = rows_of("answer_relevance.jsonl")
+    if chat:  # as a chat assistant wraps them, a form per item (benchmarks/_rewrites.py)
+        items = {k: n for n, k in enumerate(dict.fromkeys(r["metadata"]["item"] for r in rows))}
+        rows = [chatty(r, items[r["metadata"]["item"]]) for r in rows]
+    for r in rows:
         s = await ar(sample_of(r), resources)
         rel.append(
             {
@@ -70,7 +75,7 @@ async def run(resources) -> dict:
             }
         )
     ref = []
-    for r in rows_of("refusals.jsonl"):
+    for r in rows_of("refusals.jsonl") if refusals else []:
         smp = sample_of(r)
         f = await faith(smp, resources)
         a = await ar(smp, resources)
@@ -90,11 +95,39 @@ async def run(resources) -> dict:
     return {"relevance": rel, "refusals": ref}
 
 
+def refusal_summary(ref: list[dict]) -> dict:
+    """Refusal detection, precision / recall, and what the metrics do with declined answers."""
+    det_acc = sum(r["declined_truth"] == r["declined_detected"] for r in ref) / len(ref)
+    conf = refusal_confusion(r["cell"] for r in ref)
+    declined = [r for r in ref if r["declined_detected"]]
+    faith_na = sum(r["faithfulness_status"] == "undefined" for r in declined)
+    ar_zero = sum(r["answer_relevance"] == 0.0 for r in declined)
+    print(f"refusal detection accuracy vs truth: {det_acc:.3f} ({len(ref)} answers)")
+    print(f"refusal precision {conf['precision']}, recall {conf['recall']}, confusion {conf}")
+    print(
+        f"declined answers: faithfulness not applicable {faith_na}/{len(declined)}, "
+        f"answer_relevance 0 {ar_zero}/{len(declined)}"
+    )
+    return {
+        "refusal_detection_accuracy": det_acc,
+        "refusal_confusion": conf,
+        "declined_faithfulness_undefined": f"{faith_na}/{len(declined)}",
+        "declined_answer_relevance_zero": f"{ar_zero}/{len(declined)}",
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "relevance_refusals.json")
+    ap.add_argument(
+        "--chatty",
+        action="store_true",
+        help="wrap the answer_relevance rows' answers as a chat assistant does ('Certainly! ... "
+        "I hope this helps!', links, a footnote, 'Have a great day!'): a robustness check",
+    )
+    ap.add_argument("--no-refusals", action="store_true", help="the answer_relevance part only")
     args = ap.parse_args()
     settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
     built = build_resources(settings, {"judge"})
@@ -103,7 +136,7 @@ def main() -> None:
 
     async def go() -> dict:
         try:
-            return await run(built.resources)
+            return await run(built.resources, chat=args.chatty, refusals=not args.no_refusals)
         finally:
             await built.aclose()
 
@@ -121,29 +154,21 @@ def main() -> None:
     ar_auc = auroc([r["value"] for r in ok], [r["label"] for r in ok])
     on = [r for r in rel if r["value"] is not None and r["variant"] in ("direct", "on_topic")]
     on_auc = auroc([r["value"] for r in on], [r["label"] for r in on]) if len(on) > 20 else None
-    ref = res["refusals"]
-    det_acc = sum(r["declined_truth"] == r["declined_detected"] for r in ref) / len(ref)
-    conf = refusal_confusion(r["cell"] for r in ref)
-    declined = [r for r in ref if r["declined_detected"]]
-    faith_na = sum(r["faithfulness_status"] == "undefined" for r in declined)
-    ar_zero = sum(r["answer_relevance"] == 0.0 for r in declined)
+    summary = {"ar_mean": means, "ar_auroc": ar_auc, "ar_auroc_on_topic": on_auc}
     print(f"answer_relevance AUROC direct vs evasive and off-topic: {ar_auc:.3f}")
     print(f"answer_relevance AUROC direct vs on-topic non-answers: {on_auc}")
-    print(f"refusal detection accuracy vs truth: {det_acc:.3f} ({len(ref)} answers)")
-    print(f"refusal precision {conf['precision']}, recall {conf['recall']}, confusion {conf}")
-    print(
-        f"declined answers: faithfulness not applicable {faith_na}/{len(declined)}, "
-        f"answer_relevance 0 {ar_zero}/{len(declined)}"
+    result = (
+        f"RESULT ar_direct={means['direct']:.3f} ar_evasive={means['evasive']:.3f} "
+        f"ar_off_topic={means['off_topic']:.3f} ar_auroc={ar_auc:.3f} "
+        + (f"ar_on_topic={means['on_topic']:.3f} ar_auroc_on_topic={on_auc:.3f} " if on_auc else "")
     )
-    summary = {
-        "ar_mean": means,
-        "ar_auroc": ar_auc,
-        "ar_auroc_on_topic": on_auc,
-        "refusal_detection_accuracy": det_acc,
-        "refusal_confusion": conf,
-        "declined_faithfulness_undefined": f"{faith_na}/{len(declined)}",
-        "declined_answer_relevance_zero": f"{ar_zero}/{len(declined)}",
-    }
+    if res["refusals"]:
+        summary.update(refusal_summary(res["refusals"]))
+        conf = summary["refusal_confusion"]
+        result += (
+            f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
+            f"refusal_detection={summary['refusal_detection_accuracy']:.3f}"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         json.dumps(
@@ -152,13 +177,7 @@ def main() -> None:
         encoding="utf-8",
     )
     print(f"wrote {args.out}")
-    print(
-        f"RESULT ar_direct={means['direct']:.3f} ar_evasive={means['evasive']:.3f} "
-        f"ar_off_topic={means['off_topic']:.3f} ar_auroc={ar_auc:.3f} "
-        + (f"ar_on_topic={means['on_topic']:.3f} ar_auroc_on_topic={on_auc:.3f} " if on_auc else "")
-        + f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
-        f"refusal_detection={det_acc:.3f}"
-    )
+    print(result.strip())
 
 
 if __name__ == "__main__":
