@@ -12,9 +12,12 @@ three answers of each row), answer_relevance, refusals, injection (benchmarks/da
 
 Also counted: rows whose contexts split into other sentences (``<set>_contexts_changed``), what
 a change to ``text.py``'s sentence splitting acts on. The revision's whole ``src`` tree runs in
-a child process, so a change to any module the splitter uses is seen.
+a child process, so a change to any module the splitter uses is seen. And rows whose claims
+are the same but whose names and numbers absent from the context (``support.missing_specific``,
+a feature of the default faithfulness) are not (``<set>_flags_changed``): a change there moves
+the default score without any new judge call.
 
-Ends with ``RESULT <set>_changed=N <set>_contexts_changed=N ...``.
+Ends with ``RESULT <set>_changed=N <set>_contexts_changed=N <set>_flags_changed=N ...``.
 """
 
 from __future__ import annotations
@@ -63,12 +66,22 @@ def made(rows: list[dict]) -> list[dict]:
     """What the importable ragmeter makes of each row: claims, and context sentences."""
     from ragmeter.metrics.claims import claims_of
     from ragmeter.metrics.context import ContextSentences
+    from ragmeter.metrics.support import missing_specific
 
     out = []
     for r in rows:
         c = claims_of(r["question"], r["answer"] or "")
-        ctx = ContextSentences.of(r.get("contexts") or []).sentences
-        out.append({"judged": c.judged, "original": c.original, "sentences": list(ctx)})
+        ctx = ContextSentences.of(r.get("contexts") or [])
+        seen = ctx.without_instructions().sentences
+        flags = [missing_specific(s, r["question"], seen) for s in c.original]
+        out.append(
+            {
+                "judged": c.judged,
+                "original": c.original,
+                "sentences": list(ctx.sentences),
+                "missing": flags,
+            }
+        )
     return out
 
 
@@ -105,7 +118,10 @@ def main() -> None:
         print(json.dumps(made(json.loads(sys.stdin.read()))))
         return
     counts: dict[str, int] = {}
-    print(f"{'set':<18}{'answers':>8}{'claims changed':>16}{'contexts changed':>18}")
+    print(
+        f"{'set':<18}{'answers':>8}{'claims changed':>16}{'contexts changed':>18}"
+        f"{'flags changed':>15}"
+    )
     for name in args.sets.split(","):
         rows = [
             {k: r.get(k) for k in ("question_id", "question", "answer", "contexts")}
@@ -120,16 +136,23 @@ def main() -> None:
         ctx_changed = sum(
             a["sentences"] != b["sentences"] for a, b in zip(before, now, strict=True)
         )
+        flags_changed = sum(
+            a.get("missing") != b["missing"]
+            for a, b in zip(before, now, strict=True)
+            if (a["judged"], a["original"]) == (b["judged"], b["original"])
+        )
         counts[name] = len(changed)
         counts[f"{name}_contexts"] = ctx_changed
-        print(f"{name:<18}{len(rows):>8}{len(changed):>16}{ctx_changed:>18}")
+        counts[f"{name}_flags"] = flags_changed
+        print(f"{name:<18}{len(rows):>8}{len(changed):>16}{ctx_changed:>18}{flags_changed:>15}")
         for qid, a, b in changed[: args.show]:
             print(f"    {qid}\n      before {a}\n      now    {b}")
     print(
         "RESULT "
         + " ".join(
-            f"{k.removesuffix('_contexts')}_{'contexts_' if k.endswith('_contexts') else ''}"
-            f"changed={v}"
+            f"{k.rsplit('_', 1)[0]}_{k.rsplit('_', 1)[1]}_changed={v}"
+            if k.endswith(("_contexts", "_flags"))
+            else f"{k}_changed={v}"
             for k, v in counts.items()
         )
     )

@@ -335,7 +335,8 @@ METRIC = Metric(
     #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
     # 18: what the context lacks, beside claims ('The context does not mention X.');
     #  a pointer or talk after an initial ('... A and E. Read more.')
-    version="18",
+    # 19: a number written otherwise is not missing ('2.8 million' = '2,800,000')
+    version="19",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "

@@ -114,18 +114,71 @@ def missing_specific(statement: str, question: str, sentences: Sequence[str]) ->
     weighs such a word like any other new word, so a wordy wrong answer that repeats the
     context's other words still reaches 0.5; an absent name is stronger evidence than that.
     "J. Robert Oppenheimer is played by Matt Damon." over a context naming Cillian Murphy:
-    ["damon", "matt"].
+    ["damon", "matt"]. A number the context writes otherwise is held ("2.8 million" by
+    "2,800,000", "1998-03-03" by "3 March 1998": ``number_values``), and one written with a
+    scale word is held only at that value ("1.5 million" is missing from "1.5 billion").
     """
     words = specific_words(statement) - set(split_words(question))
     if not words:
         return []
     known = _context_words(tuple(sentences))
-    return sorted(w for w in words if w not in known)
+    missing = [w for w in words if w not in known]
+    numbers = _numbers(statement)
+    if numbers and any(ch.isdigit() for w in words for ch in w):
+        held = _context_values(tuple(sentences))
+        values = number_values(statement)
+        # "2.8 million" = "2,800,000"; but "1.5 million" is not the context's "1.5 billion"
+        missing = [w for w in missing if not values.get(w, set()) & held]
+        missing += [w for w, v, scaled in numbers if scaled and w in words and v not in held]
+    return sorted(set(missing))
 
 
 @lru_cache(maxsize=64)
 def _context_words(sentences: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for s in sentences for w in split_words(s))
+
+
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?(?!\d|[\w,]\d|[^\W\d_])"
+    r"(?:\s*(?P<scale>thousand|million|billion|trillion|bn|mn)\b)?",
+    re.IGNORECASE,
+)
+_SCALES = {"thousand": 3, "million": 6, "mn": 6, "billion": 9, "bn": 9, "trillion": 12}
+
+
+def number_values(text: str) -> dict[str, set[str]]:
+    """Each number's word (as ``split_words`` writes it) and the value it names, exact, as a
+    normalised decimal string: "2.8 million" -> {"28": {"2800000"}}, "2,800,000" ->
+    {"2800000": {"2800000"}}, "03" -> {"03": {"3"}}.
+
+    Why: a name or number the context lacks is strong evidence of a hallucination
+    (``missing_specific``), but the same number is often written otherwise: "2.8 million"
+    against a context's "2,800,000", "1998-03-03" against "3 March 1998". Such a claim was
+    flagged as naming a number the context does not hold."""
+    out: dict[str, set[str]] = {}
+    for word, value, _ in _numbers(text):
+        out.setdefault(word, set()).add(value)
+    return out
+
+
+def _numbers(text: str) -> list[tuple[str, str, bool]]:
+    """(word, exact value, written with a scale word) for each number of ``text``."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        digits = m.group("int").replace(",", "")
+        frac = m.group("frac") or ""
+        shift = _SCALES.get((m.group("scale") or "").lower(), 0)
+        whole = (digits + frac + "0" * shift)[: len(digits) + shift].lstrip("0") or "0"
+        rest = (frac + "0" * shift)[shift:].rstrip("0")
+        value = f"{whole}.{rest}" if rest else whole
+        for w in split_words(m.group(0).split()[0] if m.group("scale") else m.group(0)):
+            out.append((w, value, shift > 0))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _context_values(sentences: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(v for s in sentences for vs in number_values(s).values() for v in vs)
 
 
 @lru_cache(maxsize=4096)
