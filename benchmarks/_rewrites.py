@@ -183,3 +183,24 @@ def chatty(row: dict, n: int) -> dict:
             "to ask if you need more details. Happy to help!"
         )
     return {**row, "answer": text}
+
+
+def structured(row: dict, n: int) -> dict:
+    """The row's answer in the sections a structured prompt asks for, the form of item ``n``:
+
+    0. "**Answer:** ANSWER" then "**Confidence:** high";
+    1. "ANSWER (confidence: 90%)";
+    2. "Explanation: ANSWER" then "Confidence level: 0.9";
+    3. the answer as one quotation: "“ANSWER”".
+    """
+    answer = row["answer"].strip()
+    form = n % 4
+    if form == 0:
+        text = f"**Answer:** {answer}\n**Confidence:** high"
+    elif form == 1:
+        text = f"{answer} (confidence: 90%)"
+    elif form == 2:
+        text = f"Explanation: {answer}\nConfidence level: 0.9"
+    else:
+        text = f"\u201c{answer}\u201d"
+    return {**row, "answer": text}

@@ -59,6 +59,7 @@ from _rewrites import (  # noqa: E402
     item_of,
     lower_tokenized_row,
     reasoned,
+    structured,
     wrapped,
 )
 from _stats import pairwise, summary  # noqa: E402
@@ -309,6 +310,8 @@ def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
         rows = [wrapped(r, item[item_of(r)]) for r in rows]
     if args.chatty:
         rows = [chatty(r, item[item_of(r)]) for r in rows]
+    if args.structured:
+        rows = [structured(r, item[item_of(r)]) for r in rows]
     return rows
 
 
@@ -359,6 +362,13 @@ def main() -> None:
         help="wrap each answer as a chat assistant does ('Certainly! ... I hope this helps! "
         "Let me know ... 😊', a link to a source, a footnote, 'Disclaimer: I am an AI "
         "...', 'Have a great day!'; a form per item): a robustness check of the claims",
+    )
+    ap.add_argument(
+        "--structured",
+        action="store_true",
+        help="write each answer in a structured prompt's sections ('**Answer:** ...' and "
+        "'**Confidence:** high', '(confidence: 90%%)', 'Explanation: ...', a quotation; a form "
+        "per item): a robustness check of the claims",
     )
     ap.add_argument(
         "--lower-tokenized",
@@ -434,6 +444,7 @@ def main() -> None:
                 "reason": args.reason,
                 "wrap": args.wrap,
                 "chatty": args.chatty,
+                "structured": args.structured,
                 "sets": results,
             },
             indent=1,

@@ -237,3 +237,45 @@ def test_a_pointer_or_talk_glued_after_an_initial_still_goes():
     assert claims_of(Q, "It was led by J. Robert Oppenheimer.").judged == [
         "It was led by J. Robert Oppenheimer."
     ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "**Answer:** Rome\n**Explanation:** Rome is the capital of Italy.",
+        "Answer: Rome\nReasoning: The passage says that Rome is the capital of Italy.",
+        'Rome\n\nEvidence: "Rome is the capital of Italy."',
+        "Rome\nRationale: Rome is the capital of Italy.\nConfidence: high",
+        "Rome (confidence: 95%)\nExplanation: Rome is the capital of Italy.",
+    ],
+)
+def test_a_structured_answers_sections_are_its_claims_without_labels(answer):
+    got = claims_of(Q, answer)
+    assert got.judged == [SHORT, "Rome is the capital of Italy."]
+    whys = {d["why"] for d in got.dropped}
+    assert whys <= {"a label asserts nothing", "the answer's confidence in itself asserts nothing"}
+
+
+def test_confidence_is_no_claim_but_a_sentence_about_confidence_is():
+    assert claims_of(Q, "Rome\n**Confidence:** 0.9").judged == [SHORT]
+    kept = "The confidence interval was wide."
+    assert claims_of(Q, kept).judged == [kept]
+
+
+def test_a_quotation_is_judged_as_its_words():
+    assert claims_of(Q, "\u201cRome is the capital of Italy.\u201d").judged == [
+        "Rome is the capital of Italy."
+    ]
+    assert claims_of(Q, 'He said "Rome" twice.').judged == ['He said "Rome" twice.']
+
+
+@pytest.mark.parametrize(
+    "quoted", ["\u201cno\u201d", '"27"', "\u201cJ. Robert Oppenheimer led it.\u201d"]
+)
+def test_a_whole_answer_in_quotation_marks_is_the_answer(quoted):
+    assert claims_of(Q, quoted).judged == claims_of(Q, quoted[1:-1]).judged
+
+
+def test_a_quoted_answer_of_several_sentences_is_its_sentences():
+    answer = "The Amazon! It carries more water than any other river in the world."
+    assert claims_of(Q, f"\u201c{answer}\u201d").judged == claims_of(Q, answer).judged

@@ -285,6 +285,18 @@ def as_claim(statement: str, question: str) -> str:
     return f'The answer to "{q}" is {body}.'
 
 
+_QUOTED = re.compile(
+    r'^\s*(["\u201c\u00ab])(?P<body>[^"\u201c\u201d\u00ab\u00bb]+)["\u201d\u00bb][^\w"]*$',
+    re.DOTALL,
+)
+
+
+def _unquote(piece: str) -> str:
+    """A piece that is one quotation, without its quotation marks."""
+    m = _QUOTED.match(piece)
+    return m.group("body").strip() if m else piece
+
+
 def _layout_why(pieces: list[str], k: int) -> str | None:
     """Why piece ``k`` is layout or working, not content; None when it is content."""
     piece = pieces[k]
@@ -320,7 +332,7 @@ def claims_of(question: str, answer: str) -> Claims:
     plain = plain_text(cited.text, answer=True)  # layout, and "Answer:" before the first line
     out = Claims(dropped=final.dropped + cited.dropped + plain.dropped)
     tainted = False
-    pieces, code = _split_code(plain.text)
+    pieces, code = _split_code(_unquote(plain.text))  # a whole answer in quotation marks
     for k, piece in enumerate(pieces):
         if piece in code:  # a fenced code block: one claim, as written
             m = _evaluator_match(piece)
@@ -360,6 +372,7 @@ def claims_of(question: str, answer: str) -> Claims:
         if remark is not None:
             out.dropped.append({"text": piece, "why": remark})
             continue
+        piece = _unquote(piece)  # '"Rome is the capital."' quotes a source: its words claim
         piece = unwrap_question(piece)  # "Did you know that X?" -> "X"
         piece = unwrap_attribution(piece)  # "According to the context, X" -> "X"
         short = len(tokens(piece)) <= SHORT_WORDS and not _SENTENCE_LIKE.search(piece)

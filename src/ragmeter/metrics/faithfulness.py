@@ -336,7 +336,9 @@ METRIC = Metric(
     # 18: what the context lacks, beside claims ('The context does not mention X.');
     #  a pointer or talk after an initial ('... A and E. Read more.')
     # 19: a number written otherwise is not missing ('2.8 million' = '2,800,000')
-    version="19",
+    # 20: a structured answer's section labels ('Explanation:') and confidence go;
+    #  a quotation (a piece, or the whole answer) is judged as its words
+    version="20",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -364,7 +366,9 @@ JUDGE_METRIC = Metric(
     #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
     # 16: what the context lacks, beside claims ('The context does not mention X.');
     #  a pointer or talk after an initial ('... A and E. Read more.')
-    version="16",
+    # 17: a structured answer's section labels ('Explanation:') and confidence go;
+    #  a quotation (a piece, or the whole answer) is judged as its words
+    version="17",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

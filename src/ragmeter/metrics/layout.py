@@ -129,6 +129,48 @@ def _is_label(line: str, plain: str) -> bool:
     return emphasised or len(plain.split()) <= LABEL_WORDS
 
 
+# The sections a structured answer is written in ("Explanation: ...", "Evidence: ..."): the label
+# goes, the text stays (and "The context states that X" is then unwrapped to X). The answer's
+# confidence in itself ("Confidence: high", "(confidence: 95%)") asserts nothing about the world.
+_SECTION = re.compile(
+    r"^\s*(?:[*_]+\s*)?(?:explanation|reasoning|rationale|justification|(?:supporting\s+)?"
+    r"evidence|details|analysis|quote|context)\s*(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
+    re.IGNORECASE,
+)
+_CONFIDENCE = re.compile(
+    r"^\s*(?:[*_]+\s*)?confidence(?:\s+(?:level|score))?\s*(?:[*_]+\s*)?[:=]\s*[\w.%/ -]{1,20}"
+    r"[.!]?\s*$|\s*\(\s*confidence(?:\s+(?:level|score))?\s*[:=]\s*[\w.%/ -]{1,20}\)",
+    re.IGNORECASE,
+)
+
+
+def _answer_line(plain: str, opening: bool, out: Plain) -> tuple[str, bool]:
+    """A line of an answer without its labels: the one the answer opens with ("Answer: Rome"),
+    a later "Final answer:", section labels and the answer's confidence; and whether the
+    opening line is still to come."""
+    if opening and not is_lead_in(plain):  # "Here are the details:" comes before it
+        opening = False
+        label = answer_label(plain)
+        plain = label.text
+        out.dropped.extend(label.dropped)
+    elif (m := _LATER_LABEL.match(plain)) is not None:  # "...\nFinal answer: Rome"
+        out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
+        plain = plain[m.end() :]
+    return _sections(plain, out), opening
+
+
+def _sections(plain: str, out: Plain) -> str:
+    """An answer's line without its section label and its statement of confidence."""
+    m = _SECTION.match(plain)
+    if m is not None:
+        out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
+        plain = plain[m.end() :]
+    for c in list(_CONFIDENCE.finditer(plain)):
+        why = "the answer's confidence in itself asserts nothing"
+        out.dropped.append({"text": c.group(0).strip(), "why": why})
+    return _CONFIDENCE.sub("", plain).strip() if "onfidence" in plain.lower() else plain
+
+
 def _announces(text: str) -> bool:
     """Text before a list that only announces it: a lead-in or a label ("Cities:")."""
     return is_lead_in(text) or _is_label(text, _unemphasise(text).strip())
@@ -242,14 +284,10 @@ def plain_text(text: str, *, answer: bool = False) -> Plain:
         if _is_label(line, plain):
             out.dropped.append({"text": line.strip(), "why": "a label asserts nothing"})
             continue
-        if opening and not is_lead_in(plain):  # "Here are the details:" comes before it
-            opening = False
-            label = answer_label(plain)
-            plain = label.text
-            out.dropped.extend(label.dropped)
-        elif answer and (m := _LATER_LABEL.match(plain)) is not None:  # "...\nFinal answer: Rome"
-            out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
-            plain = plain[m.end() :]
+        if answer:
+            plain, opening = _answer_line(plain, opening, out)
+            if not plain:
+                continue
         lines.append(plain)
         prose.append(len(lines) - 1)
     if answer and len(prose) > 1:  # "Capital: Rome" alone stays the answer to the question

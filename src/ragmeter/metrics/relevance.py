@@ -316,7 +316,9 @@ AR_METRIC = Metric(
     #  numbers; 'no.' ends a sentence unless a number follows ('No. 5')
     # 16: what the context lacks, beside claims ('The context does not mention X.');
     #  a pointer or talk after an initial ('... A and E. Read more.')
-    version="16",
+    # 17: a structured answer's section labels ('Explanation:') and confidence go;
+    #  a quotation (a piece, or the whole answer) is judged as its words
+    version="17",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
