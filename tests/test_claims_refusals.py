@@ -175,6 +175,16 @@ async def test_instructions_in_the_context_are_never_evidence_nor_judged_needed(
         "I'm sorry, but the provided documents do not contain that information.",
         "There is not enough information in the context to answer that.",
         "i do n't know .",  # tokenized, as dialogue corpora write it
+        "Based on the context, it is not possible to say.",
+        "It is not possible to determine this from the provided information.",
+        "Cannot be determined from the passage.",
+        "I don't have enough information to answer that.",
+        "No relevant information was found.",
+        "The documents are silent on this.",
+        "This is not covered in the sources.",
+        "Hmm, I am not certain.",
+        "N/A",
+        "Not mentioned.",
     ],
 )
 def test_refusals_are_detected(text):
@@ -182,7 +192,18 @@ def test_refusals_are_detected(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["Rome.", "The Danube does not empty into a sea.", "Rome. " * 50 + "I don't know."]
+    "text",
+    [
+        "Rome.",
+        "The Danube does not empty into a sea.",
+        "Rome. " * 50 + "I don't know.",
+        # the impersonal phrasings decline only about the documents
+        "The fee is not covered by insurance.",
+        "It was not possible to tell the twins apart.",
+        "The cause cannot be determined without an autopsy.",
+        "The registry does not have any data on him.",
+        "Police found no additional details.",
+    ],
 )
 def test_answers_are_not_refusals(text):
     assert declines(text) is None

@@ -338,7 +338,8 @@ METRIC = Metric(
     # 19: a number written otherwise is not missing ('2.8 million' = '2,800,000')
     # 20: a structured answer's section labels ('Explanation:') and confidence go;
     #  a quotation (a piece, or the whole answer) is judged as its words
-    version="20",
+    # 21: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
+    version="21",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -368,7 +369,8 @@ JUDGE_METRIC = Metric(
     #  a pointer or talk after an initial ('... A and E. Read more.')
     # 17: a structured answer's section labels ('Explanation:') and confidence go;
     #  a quotation (a piece, or the whole answer) is judged as its words
-    version="17",
+    # 18: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
+    version="18",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

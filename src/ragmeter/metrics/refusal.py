@@ -30,6 +30,12 @@ from ragmeter.text import detokenize, tokens
 
 MAX_WORDS = 40
 
+_DOCS_WORD = r"(context|passages?|documents?|texts?|sources?|information|excerpts?|articles?)"
+# "... not possible to say." ending the answer, or "... from the context": about the documents
+_FROM_DOCS = (
+    r"(?=(\s+(this|that|it))?(\s*[.!]?\s*$|\s+(from|based\s+on|with|given|using|in)\s+"
+    r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+)?" + _DOCS_WORD + r"))"
+)
 _REFUSAL = re.compile(
     r"\b(i\s+(do\s+not|don't|dont)\s+know|i\s+(am\s+not|'m\s+not)\s+sure|no\s+idea|"
     r"i\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to)\s+"
@@ -40,7 +46,18 @@ _REFUSAL = re.compile(
     r"(is|are)\s+not\s+(mentioned|stated|specified|given|provided|available)|"
     r"(unable|not\s+able)\s+to\s+(answer|find|determine)|"
     r"(no|not\s+an?)\s+(answer|mention)\s+(in|to)|"
-    r"(unknown|unanswerable)\b)",
+    r"(unknown|unanswerable)\b|"
+    # 2026-11-26: more of the ways LLMs decline; the impersonal ones only about the documents
+    # or at the answer's end ("The fee is not covered by insurance." claims something)
+    r"i\s+(am\s+not|'m\s+not)\s+certain|"
+    r"(not\s+possible\s+to\s+(say|tell|determine|answer|know)|can(not|'t|\s+not)\s+be\s+"
+    r"(determined|answered|known|inferred))" + _FROM_DOCS + r"|"
+    r"(i|we)\s+(do\s+not|don't)\s+have\s+(enough|sufficient|any|the)\s+(relevant\s+)?"
+    r"(information|context|data|details)|"
+    r"no\s+(relevant|specific)\s+information|" + _DOCS_WORD + r"\s+(is|are)\s+silent\s+(on|about)|"
+    r"(is|are)\s+not\s+(covered|addressed|discussed)\s+(in|by)\s+(the\s+)?(provided\s+|given\s+)?"
+    + _DOCS_WORD
+    + r"|^\W*(n/?a|not\s+(mentioned|stated|specified|given|provided|available|known))\W*$)",
     re.IGNORECASE,
 )
 
@@ -99,8 +116,8 @@ RATE_METRIC = Metric(
     requires=(("answer",),),
     compute=_refusal_rate,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
-    # 4: a JSON answer's text is read
-    version="4",
+    # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
+    version="5",
     formula="1 if the answer declines else 0; mean = refusal rate",
 )
 ACCURACY_METRIC = Metric(
@@ -110,8 +127,8 @@ ACCURACY_METRIC = Metric(
     requires=(("answer", "is_answerable"),),
     compute=_refusal_accuracy,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
-    # 4: a JSON answer's text is read
-    version="4",
+    # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
+    version="5",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)
