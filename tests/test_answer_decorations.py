@@ -279,3 +279,16 @@ def test_a_whole_answer_in_quotation_marks_is_the_answer(quoted):
 def test_a_quoted_answer_of_several_sentences_is_its_sentences():
     answer = "The Amazon! It carries more water than any other river in the world."
     assert claims_of(Q, f"\u201c{answer}\u201d").judged == claims_of(Q, answer).judged
+
+
+@pytest.mark.parametrize(
+    "label", ["**Long answer:**", "Background:", "More details:", "Additional information:"]
+)
+def test_more_section_labels_go(label):
+    got = claims_of(Q, f"**Short answer:** Rome\n\n{label} Rome is the capital of Italy.")
+    assert got.judged == [SHORT, "Rome is the capital of Italy."]
+
+
+def test_a_label_before_a_fragment_on_a_later_line_stays_a_key_and_value():
+    got = claims_of(Q, "Rome.\nDetails: closed Mondays")
+    assert got.judged == [SHORT, "Details is closed Mondays."]

@@ -339,7 +339,8 @@ METRIC = Metric(
     # 20: a structured answer's section labels ('Explanation:') and confidence go;
     #  a quotation (a piece, or the whole answer) is judged as its words
     # 21: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
-    version="21",
+    # 22: more section labels ('Long answer:', 'Background:', 'More details:')
+    version="22",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -370,7 +371,8 @@ JUDGE_METRIC = Metric(
     # 17: a structured answer's section labels ('Explanation:') and confidence go;
     #  a quotation (a piece, or the whole answer) is judged as its words
     # 18: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
-    version="18",
+    # 19: more section labels ('Long answer:', 'Background:', 'More details:')
+    version="19",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

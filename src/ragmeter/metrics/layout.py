@@ -134,7 +134,9 @@ def _is_label(line: str, plain: str) -> bool:
 # confidence in itself ("Confidence: high", "(confidence: 95%)") asserts nothing about the world.
 _SECTION = re.compile(
     r"^\s*(?:[*_]+\s*)?(?:explanation|reasoning|rationale|justification|(?:supporting\s+)?"
-    r"evidence|details|analysis|quote|context)\s*(?:[*_]+\s*)?:\s*(?:[*_]+\s*)?(?=\S)",
+    r"evidence|(?:more\s+|further\s+|additional\s+)?(?:details|information|info)|analysis|quote|"
+    r"context|background|long\s+answer|detailed\s+answer|key\s+(?:facts|points))\s*(?:[*_]+\s*)?:"
+    r"\s*(?:[*_]+\s*)?(?=\S)",
     re.IGNORECASE,
 )
 _CONFIDENCE = re.compile(
@@ -148,7 +150,8 @@ def _answer_line(plain: str, opening: bool, out: Plain) -> tuple[str, bool]:
     """A line of an answer without its labels: the one the answer opens with ("Answer: Rome"),
     a later "Final answer:", section labels and the answer's confidence; and whether the
     opening line is still to come."""
-    if opening and not is_lead_in(plain):  # "Here are the details:" comes before it
+    first = opening and not is_lead_in(plain)  # "Here are the details:" comes before it
+    if first:
         opening = False
         label = answer_label(plain)
         plain = label.text
@@ -156,15 +159,17 @@ def _answer_line(plain: str, opening: bool, out: Plain) -> tuple[str, bool]:
     elif (m := _LATER_LABEL.match(plain)) is not None:  # "...\nFinal answer: Rome"
         out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
         plain = plain[m.end() :]
-    return _sections(plain, out), opening
+    return _sections(plain, out, first=first), opening
 
 
-def _sections(plain: str, out: Plain) -> str:
-    """An answer's line without its section label and its statement of confidence."""
+def _sections(plain: str, out: Plain, *, first: bool) -> str:
+    """An answer's line without its section label and its statement of confidence. On a later
+    line a label before a fragment stays, a key and its value ("Details: closed Mondays")."""
     m = _SECTION.match(plain)
-    if m is not None:
+    rest = plain[m.end() :] if m is not None else ""
+    if m is not None and (first or len(rest.split()) > 2 or _VERB.search(rest)):
         out.dropped.append({"text": m.group(0).strip(), "why": "a label asserts nothing"})
-        plain = plain[m.end() :]
+        plain = rest
     for c in list(_CONFIDENCE.finditer(plain)):
         why = "the answer's confidence in itself asserts nothing"
         out.dropped.append({"text": c.group(0).strip(), "why": why})
