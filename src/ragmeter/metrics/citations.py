@@ -69,6 +69,7 @@ _INLINE_SOURCES = re.compile(
     r"(?<=[.!?\]])\s+(?:[*_]+)?(?:sources?|references?|citations?)(?:[*_]+)?\s*:", re.IGNORECASE
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_POLAR = re.compile(r"^(?:yes|no|true|false)\W*$", re.IGNORECASE)
 _FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^[\w-]{1,20}\]:")
 _IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^()\s]{1,500}(?:\s+\"[^\"\n]*\")?\)")
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{1,200})\]\([^()\s]{1,500}(?:\s+\"[^\"\n]*\")?\)")
@@ -132,6 +133,8 @@ def unwrap_attribution(piece: str) -> str:
         m = frame.match(text)
         if m is not None and any(ch.isalnum() for ch in m.group("claim")):
             claim = m.group("claim").strip()
+            if _POLAR.match(claim):  # "According to the context, yes": the answer as written
+                return claim
             return claim[:1].upper() + claim[1:]
     return piece
 

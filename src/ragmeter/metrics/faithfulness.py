@@ -340,7 +340,8 @@ METRIC = Metric(
     #  a quotation (a piece, or the whole answer) is judged as its words
     # 21: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
     # 22: more section labels ('Long answer:', 'Background:', 'More details:')
-    version="22",
+    # 23: 'According to the context, yes' is the answer 'yes' as written
+    version="23",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -372,7 +373,8 @@ JUDGE_METRIC = Metric(
     #  a quotation (a piece, or the whole answer) is judged as its words
     # 18: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
     # 19: more section labels ('Long answer:', 'Background:', 'More details:')
-    version="19",
+    # 20: 'According to the context, yes' is the answer 'yes' as written
+    version="20",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -320,7 +320,8 @@ AR_METRIC = Metric(
     #  a quotation (a piece, or the whole answer) is judged as its words
     # 18: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
     # 19: more section labels ('Long answer:', 'Background:', 'More details:')
-    version="19",
+    # 20: 'According to the context, yes' is the answer 'yes' as written
+    version="20",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
