@@ -1,12 +1,14 @@
 """Every answer of the visible faithfulness sets, rewritten into a form pipelines deliver
 (benchmarks/_rewrites.py: cited, framed, after a reasoning trace, wrapped as JSON / HTML /
 "The answer is", wrapped as a chat assistant writes, in a structured prompt's sections), has
-the claims it has as written. So its score is the plain answer's whatever the form, which the
+the claims it has as written (and the answer_relevance set's answers: the content that metric
+judges). So its score is the plain answer's whatever the form, which the
 judged runs in docs/judged-metrics.md measured set by set; a change to the claim splitter that
-breaks a form fails here, without a judge call. 620 rows x 6 forms, about 3 s."""
+breaks a form fails here, without a judge call. 697 rows x 6 forms, about 3 s."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -20,7 +22,7 @@ sys.path.insert(0, str(BENCH))
 
 import _rewrites as rw  # noqa: E402
 
-SETS = ("qa", "dialogue", "chat", "wikiqa", "polar", "distractor", "scifact")
+SETS = ("qa", "dialogue", "chat", "wikiqa", "polar", "distractor", "scifact", "answer_relevance")
 FORMS = {
     "cited": lambda r, n: {**r, "answer": rw.cited(r["answer"], n)},
     "framed": lambda r, n: {**r, "answer": rw.framed(r["answer"], n)},
@@ -35,6 +37,10 @@ def _rows(name: str) -> list[dict]:
     from faithfulness_scifact import DEFAULT_DATA
     from faithfulness_visible import WIKIEVAL, load_set
 
+    if name == "answer_relevance":  # direct, evasive, off-topic and on-topic answers
+        lines = (BENCH / "data" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(x) for x in lines if x.strip()]
+        return [{**r, "metadata": {**r["metadata"], "item": r["question_id"]}} for r in rows]
     if name in ("wikiqa", "distractor") and not WIKIEVAL.exists():
         missing(f"the {name} set needs WikiEval at {WIKIEVAL}")
     if name == "scifact" and not Path(DEFAULT_DATA).exists():

@@ -107,8 +107,8 @@ _FRAMES = (
 # "The answer is Rome.", "So the final answer is: no": the answer to the question is X
 _ANSWER_FRAME = re.compile(
     r"^(?:(?:so|thus|therefore|hence)\s*,?\s+)?(?:the\s+)?(?:final\s+|short\s+|correct\s+|"
-    r"direct\s+)?answer(?:\s+to\s+(?:the|your|this)\s+question)?\s+is\s*:?\s+(?:that\s+)?"
-    r"(?P<claim>.+)$",
+    r"direct\s+)?answer(?:\s+to\s+(?:the|your|this)\s+question)?\s+is(?:\s*:\s*|\s+(?-i:that)\s+|\s+)"
+    r"(?P<claim>.+)$",  # "is: That is ..." keeps its "That"; "is that X" claims X
     re.IGNORECASE | re.DOTALL,
 )
 

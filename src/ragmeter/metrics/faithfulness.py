@@ -341,7 +341,8 @@ METRIC = Metric(
     # 21: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
     # 22: more section labels ('Long answer:', 'Background:', 'More details:')
     # 23: 'According to the context, yes' is the answer 'yes' as written
-    version="23",
+    # 24: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
+    version="24",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -374,7 +375,8 @@ JUDGE_METRIC = Metric(
     # 18: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
     # 19: more section labels ('Long answer:', 'Background:', 'More details:')
     # 20: 'According to the context, yes' is the answer 'yes' as written
-    version="20",
+    # 21: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
+    version="21",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

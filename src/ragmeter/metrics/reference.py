@@ -349,7 +349,8 @@ AC_METRIC = Metric(
     # space are split (text.split_sentences)
     # 5: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
     # 6: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="6",
+    # 7: 'The answer is: That is ...' keeps its 'That'
+    version="7",
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

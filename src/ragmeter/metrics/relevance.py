@@ -321,7 +321,8 @@ AR_METRIC = Metric(
     # 18: more refusal phrasings ('it is not possible to say', 'N/A', 'Not mentioned.')
     # 19: more section labels ('Long answer:', 'Background:', 'More details:')
     # 20: 'According to the context, yes' is the answer 'yes' as written
-    version="20",
+    # 21: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
+    version="21",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
