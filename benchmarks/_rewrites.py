@@ -204,3 +204,38 @@ def structured(row: dict, n: int) -> dict:
     else:
         text = f"\u201c{answer}\u201d"
     return {**row, "answer": text}
+
+
+_PLURAL = ("are", "were", "do", "have")
+_NOT = {"can": "can't", "will": "won't", "shall": "shan't"}
+
+
+def polar_reply(row: dict, n: int) -> dict:
+    """A bare "yes" / "no" answer as chat assistants write it, the form of item ``n`` (other
+    answers unchanged):
+
+    0. "Absolutely!" / "Absolutely not.";
+    1. an elliptical clause after the yes or no, with the question's auxiliary: "Yes, they
+       are." / "No, it doesn't.";
+    2. "Certainly." / "Of course not.";
+    3. the clause alone: "It is." / "They weren't.".
+    """
+    answer = row["answer"].strip().rstrip(".!").lower()
+    if answer not in ("yes", "no"):
+        return row
+    yes = answer == "yes"
+    aux = row["question"].split()[0].lower()
+    they = aux in _PLURAL or " both " in f" {row['question'].lower()} "
+    subject = "they" if they else "it"
+    negated = _NOT.get(aux, aux + "n't")
+    clause = f"{subject} {aux}" if yes else f"{subject} {negated}"
+    form = n % 4
+    if form == 0:
+        text = "Absolutely!" if yes else "Absolutely not."
+    elif form == 1:
+        text = f"{'Yes' if yes else 'No'}, {clause}."
+    elif form == 2:
+        text = "Certainly." if yes else "Of course not."
+    else:
+        text = clause[:1].upper() + clause[1:] + "."
+    return {**row, "answer": text}

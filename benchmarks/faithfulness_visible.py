@@ -58,6 +58,7 @@ from _rewrites import (  # noqa: E402
     glue,
     item_of,
     lower_tokenized_row,
+    polar_reply,
     reasoned,
     structured,
     wrapped,
@@ -312,6 +313,8 @@ def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
         rows = [chatty(r, item[item_of(r)]) for r in rows]
     if args.structured:
         rows = [structured(r, item[item_of(r)]) for r in rows]
+    if args.polar_replies:
+        rows = [polar_reply(r, item[item_of(r)]) for r in rows]
     return rows
 
 
@@ -369,6 +372,13 @@ def main() -> None:
         help="write each answer in a structured prompt's sections ('**Answer:** ...' and "
         "'**Confidence:** high', '(confidence: 90%%)', 'Explanation: ...', a quotation; a form "
         "per item): a robustness check of the claims",
+    )
+    ap.add_argument(
+        "--polar-replies",
+        action="store_true",
+        help="write each bare 'yes' / 'no' answer as chat assistants do ('Absolutely!', 'Yes, "
+        "they are.', 'Of course not.', 'It is.'; a form per item): a robustness check of the "
+        "claims",
     )
     ap.add_argument(
         "--lower-tokenized",
@@ -445,6 +455,7 @@ def main() -> None:
                 "wrap": args.wrap,
                 "chatty": args.chatty,
                 "structured": args.structured,
+                "polar_replies": args.polar_replies,
                 "sets": results,
             },
             indent=1,

@@ -162,9 +162,9 @@ def main() -> None:
     if args.no_phrase_lists:
         import re
 
-        import ragmeter.metrics.claims as claims
+        import ragmeter.metrics.untrusted as untrusted
 
-        claims._EVALUATOR = re.compile(r"(?!x)x")  # never matches
+        untrusted._EVALUATOR = re.compile(r"(?!x)x")  # never matches
     forms = set(args.forms.split(",")) if args.forms else None
     groups = set(args.groups.split(","))
     rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]

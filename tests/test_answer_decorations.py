@@ -11,6 +11,7 @@ from ragmeter.metrics.claims import claims_of
 from ragmeter.metrics.layout import plain_text
 
 Q = "What is the capital of Italy?"
+POLAR = "Is Rome the capital of Italy?"
 PLAIN = "Rome is the capital of Italy. It has been the capital since 1871."
 SHORT = 'The answer to "What is the capital of Italy?" is Rome.'
 
@@ -166,16 +167,16 @@ def test_sentences_that_only_look_like_talk_stay_claims(claim):
 
 
 @pytest.mark.parametrize(
-    ("answer", "short"),
+    ("question", "answer", "short"),
     [
-        ("Certainly! yes. I hope this helps!", "yes"),  # no break before a lower-case word
-        ("Sure, Rome.", "Rome"),
-        ("Certainly! 206. I hope this helps!", "206"),  # an answer, not a list's number
-        ("Great question! No. Read more [here](https://x.org).", "No"),  # "No." ends it
+        (POLAR, "Certainly! yes. I hope this helps!", "yes"),  # no break before lower case
+        (Q, "Sure, Rome.", "Rome"),
+        (Q, "Certainly! 206. I hope this helps!", "206"),  # an answer, not a list's number
+        (POLAR, "Great question! No. Read more [here](https://x.org).", "No"),  # "No." ends it
     ],
 )
-def test_a_short_answer_inside_courtesies_is_the_answer(answer, short):
-    assert claims_of(Q, answer).judged == [f'The answer to "{Q}" is {short}.']
+def test_a_short_answer_inside_courtesies_is_the_answer(question, answer, short):
+    assert claims_of(question, answer).judged == [f'The answer to "{question}" is {short}.']
 
 
 def test_a_lone_small_number_between_sentences_is_still_a_list_number():

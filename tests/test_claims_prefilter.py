@@ -1,4 +1,4 @@
-"""The word check in front of the evaluator-directed pattern (metrics/claims.py) may skip a
+"""The word check in front of the evaluator-directed pattern (metrics/untrusted.py) may skip a
 sentence only when the pattern cannot match it: proved per pattern from its parse tree, and
 checked on every sentence of the visible data."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragmeter.metrics import claims as C
+from ragmeter.metrics import untrusted as C
 from ragmeter.text import split_sentences
 
 try:  # Python >= 3.11

@@ -342,7 +342,9 @@ METRIC = Metric(
     # 22: more section labels ('Long answer:', 'Background:', 'More details:')
     # 23: 'According to the context, yes' is the answer 'yes' as written
     # 24: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
-    version="24",
+    # 25: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no;
+    # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
+    version="25",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -376,7 +378,9 @@ JUDGE_METRIC = Metric(
     # 19: more section labels ('Long answer:', 'Background:', 'More details:')
     # 20: 'According to the context, yes' is the answer 'yes' as written
     # 21: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
-    version="21",
+    # 22: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no;
+    # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
+    version="22",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -48,11 +48,12 @@ _LEAD = (
 _INTERJECTIONS = re.compile(
     r"^(?:(?:oh|ah|aw+|wow|yay|ha|haha|ooh|hmm|well|yes|yeah|yep|yup|no|nope|nice|cool|great|"
     r"awesome|amazing|lucky you|good luck|me too|same here|same|indeed|absolutely|definitely|"
-    r"honestly|really|totally|eek|ugh|oh no|oh yes|oh nice|sure|of course)[\s,!.]*)+$",
+    r"certainly|honestly|really|totally|eek|ugh|oh no|oh yes|oh nice|sure|of course)[\s,!.]*)+$",
     re.IGNORECASE,
 )
 _AFFIRM = re.compile(
-    r"^(?:(?:yes|yeah|yep|yup|no|nope|sure|of course|absolutely|definitely|indeed)[\s,!.]*)+$",
+    r"^(?:(?:yes|yeah|yep|yup|no|nope|sure|of course|absolutely|definitely|indeed|certainly)"
+    r"[\s,!.]*)+$",
     re.IGNORECASE,
 )
 _FEELING = re.compile(
@@ -154,6 +155,11 @@ _COURTESY = re.compile(
     r"\s*[!.,:]\s+(?=\S)",
     re.IGNORECASE,
 )
+# ... and one closing it after a comma: "Rome, of course.", "It opens at 9, naturally." (lower
+# case: in "Based on the documents, Definitely." the word is the answer after a frame)
+_CLOSING = re.compile(
+    r",\s*(?:of course|obviously|naturally|certainly|definitely|for sure)\s*[.!]*\s*$"
+)
 
 
 TALK = "talk to the user, not a claim about the world"
@@ -172,6 +178,12 @@ def says_context_lacks(piece: str) -> bool:
 def opening_courtesy(piece: str) -> re.Match[str] | None:
     """The courtesy a piece opens with before its content ("Certainly! " in "Certainly! yes.")."""
     return _COURTESY.match(piece)
+
+
+def closing_courtesy(piece: str) -> re.Match[str] | None:
+    """The courtesy a piece closes with after a comma (", of course." in "Rome, of course.")."""
+    m = _CLOSING.search(piece)
+    return m if m is not None and any(ch.isalnum() for ch in piece[: m.start()]) else None
 
 
 _SUBJECTIVE = (  # (pattern, why, only in a dialogue)

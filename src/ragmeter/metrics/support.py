@@ -41,6 +41,7 @@ from importlib import resources
 
 from ragmeter.metrics.claims import SHORT_WORDS
 from ragmeter.metrics.context import _STOP
+from ragmeter.metrics.polar import reply_polarity
 from ragmeter.text import cached_tokens, tokens
 
 EPS = 1e-4
@@ -56,8 +57,8 @@ def lexical_support(
 ) -> float:
     """idf-weighted share of the statement's new content words found in the evidence."""
     rest = _POLARITY.sub("", statement, count=1)
-    if rest != statement and not content_words(rest):
-        rest = question  # a bare yes/no: the question's proposition is what it claims
+    if (rest != statement and not content_words(rest)) or reply_polarity(statement):
+        rest = question  # a bare yes/no ("Absolutely!"): the question's proposition it claims
     words = content_words(rest)
     new = words - content_words(question)
     words = new or words
