@@ -239,3 +239,20 @@ def polar_reply(row: dict, n: int) -> dict:
     else:
         text = clause[:1].upper() + clause[1:] + "."
     return {**row, "answer": text}
+
+
+def it_is(row: dict, n: int) -> dict:
+    """A short answer to a wh-question ("Rome", "1896") framed by a dummy subject, the form of
+    item ``n`` (other answers unchanged): "It's X.", "That would be X.", "It is X.", "That's
+    X."."""
+    from ragmeter.metrics.claims import claims_of, last_turn
+    from ragmeter.metrics.polar import question_kind
+
+    answer = row["answer"].strip().rstrip(".")
+    judged = claims_of(row["question"], row["answer"]).judged
+    if len(judged) != 1 or not judged[0].startswith("The answer to "):
+        return row
+    if question_kind(last_turn(row["question"])) != "wh":
+        return row
+    form = ("It's {}.", "That would be {}.", "It is {}.", "That's {}.")[n % 4]
+    return {**row, "answer": form.format(answer[:1].upper() + answer[1:])}

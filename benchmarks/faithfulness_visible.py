@@ -56,6 +56,7 @@ from _rewrites import (  # noqa: E402
     cited,
     framed,
     glue,
+    it_is,
     item_of,
     lower_tokenized_row,
     polar_reply,
@@ -315,6 +316,8 @@ def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
         rows = [structured(r, item[item_of(r)]) for r in rows]
     if args.polar_replies:
         rows = [polar_reply(r, item[item_of(r)]) for r in rows]
+    if args.it_is:
+        rows = [it_is(r, item[item_of(r)]) for r in rows]
     return rows
 
 
@@ -379,6 +382,12 @@ def main() -> None:
         help="write each bare 'yes' / 'no' answer as chat assistants do ('Absolutely!', 'Yes, "
         "they are.', 'Of course not.', 'It is.'; a form per item): a robustness check of the "
         "claims",
+    )
+    ap.add_argument(
+        "--it-is",
+        action="store_true",
+        help="frame each short answer to a wh-question by a dummy subject ('It's Rome.', 'That "
+        "would be Rome.'; a form per item): a robustness check of the claims",
     )
     ap.add_argument(
         "--lower-tokenized",
@@ -456,6 +465,7 @@ def main() -> None:
                 "chatty": args.chatty,
                 "structured": args.structured,
                 "polar_replies": args.polar_replies,
+                "it_is": args.it_is,
                 "sets": results,
             },
             indent=1,

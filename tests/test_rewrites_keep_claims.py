@@ -1,10 +1,11 @@
 """Every answer of the visible faithfulness sets, rewritten into a form pipelines deliver
 (benchmarks/_rewrites.py: cited, framed, after a reasoning trace, wrapped as JSON / HTML /
-"The answer is", wrapped as a chat assistant writes, in a structured prompt's sections), has
+"The answer is", wrapped as a chat assistant writes, in a structured prompt's sections, a
+short answer framed as "It's X."), has
 the claims it has as written (and the answer_relevance set's answers: the content that metric
 judges). So its score is the plain answer's whatever the form, which the
 judged runs in docs/judged-metrics.md measured set by set; a change to the claim splitter that
-breaks a form fails here, without a judge call. 697 rows x 6 forms, about 3 s."""
+breaks a form fails here, without a judge call. 697 rows x 7 forms, about 4 s."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ FORMS = {
     "wrapped": rw.wrapped,
     "chatty": rw.chatty,
     "structured": rw.structured,
+    "it_is": rw.it_is,  # "It's Rome.", "That would be Rome." (short answers to wh-questions)
 }
 
 

@@ -99,6 +99,13 @@ _SENTENCE_LIKE = re.compile(
     re.IGNORECASE,
 )
 _SPEAKER = re.compile(r"^(user|human|question|assistant|ai|bot|system)\s*:\s*", re.IGNORECASE)
+# "It's Rome.", "That would be Cillian Murphy.", "It was 1896.": a dummy subject framing a short
+# answer (a name, a number, "the Colosseum"), which judged alone has no subject a context holds
+_IT_IS = re.compile(
+    r"^(?i:(?:it|that|this)(?:'s|\u2019s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be|"
+    r"'ll\s+be)\s+)(?P<answer>(?:(?i:the|a|an)\s+)?[A-Z0-9].*)$",
+    re.DOTALL,
+)
 _PAREN_SENTENCE = re.compile(r"\s*\(([A-Z][^()]*?[.!?]?)\)\s*")
 
 
@@ -272,6 +279,18 @@ def _without_courtesies(out: Claims, piece: str) -> str:
     return piece
 
 
+def _framed_short_answer(piece: str) -> str:
+    """The short answer in "It's Rome." / "That would be Cillian Murphy." (a name, a number, a
+    noun phrase of at most ``SHORT_WORDS`` words and no verb); else the piece."""
+    m = _IT_IS.match(piece.strip())
+    if m is None:
+        return piece
+    answer = m.group("answer").strip()
+    if len(tokens(answer)) > SHORT_WORDS or _SENTENCE_LIKE.search(answer):
+        return piece
+    return answer
+
+
 def _yes_no(out: Claims, piece: str, question: str, kind: str | None, *, alone: bool) -> bool:
     """Takes a reply that only says yes or no into ``out`` and returns True; else False.
 
@@ -336,6 +355,8 @@ def claims_of(question: str, answer: str) -> Claims:
         piece = unwrap_attribution(piece)  # "According to the context, X" -> "X"
         if _yes_no(out, piece, question, kind, alone=len(pieces) == 1):  # "..., definitely."
             continue
+        if kind == "wh" and not out.original:  # the first claim: "It's Rome." -> "Rome"
+            piece = _framed_short_answer(piece)
         short = len(tokens(piece)) <= SHORT_WORDS and not _SENTENCE_LIKE.search(piece)
         why = not_about_the_world(piece, question, short=short, alone=len(pieces) == 1)
         if why is not None:

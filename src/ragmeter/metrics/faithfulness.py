@@ -344,7 +344,8 @@ METRIC = Metric(
     # 24: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
     # 25: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no;
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
-    version="25",
+    # 26: 'It's Rome.' to a wh-question is the short answer 'Rome'
+    version="26",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -380,7 +381,8 @@ JUDGE_METRIC = Metric(
     # 21: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
     # 22: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no;
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
-    version="22",
+    # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
+    version="23",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

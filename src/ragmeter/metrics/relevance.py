@@ -323,7 +323,8 @@ AR_METRIC = Metric(
     # 20: 'According to the context, yes' is the answer 'yes' as written
     # 21: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
     # 22: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no
-    version="22",
+    # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
+    version="23",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
