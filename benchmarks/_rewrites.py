@@ -256,3 +256,43 @@ def it_is(row: dict, n: int) -> dict:
         return row
     form = ("It's {}.", "That would be {}.", "It is {}.", "That's {}.")[n % 4]
     return {**row, "answer": form.format(answer[:1].upper() + answer[1:])}
+
+
+def attributed(row: dict, n: int) -> dict:
+    """The row's answer with the words around a claim that LLMs add, the form of item ``n``:
+
+    0. an attribution after it: "..., according to the provided context." (a short answer:
+       "Rome, according to the context.");
+    1. a hedge before it: "I believe the capital is Rome." ("Probably Rome.");
+    2. "... (as stated in the passage)." ("Rome is the correct answer.");
+    3. "Most likely, the capital is Rome." ("My answer is Rome.").
+    """
+    from ragmeter.metrics.claims import SHORT_WORDS
+    from ragmeter.text import tokens
+
+    answer = row["answer"].strip()
+    form = n % 4
+    if not answer or answer.lower().startswith(("i believe", "i think")):
+        return row
+    if answer.endswith("?") and form in (0, 2):  # nothing to attribute after a question
+        return row
+    short = len(tokens(answer)) <= SHORT_WORDS and "\n" not in answer
+    body = answer.rstrip(".!")
+    end = "" if body.endswith("?") else "."
+    first_lower = body[:1].lower() + body[1:] if body[:2] != body[:2].upper() else body
+    if short:
+        text = (
+            f"{body}, according to the context.",
+            f"Probably {body}.",
+            f"{body} is the correct answer.",
+            f"My answer is {body}.",
+        )[form]
+    elif form == 0:
+        text = f"{body}, according to the provided context."
+    elif form == 1:
+        text = f"I believe {first_lower}{end}"
+    elif form == 2:
+        text = f"{body} (as stated in the passage)."
+    else:
+        text = f"Most likely, {first_lower}{end}"
+    return {**row, "answer": text}

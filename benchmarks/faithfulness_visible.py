@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from _rewrites import (  # noqa: E402
+    attributed,
     chatty,
     cited,
     framed,
@@ -318,6 +319,8 @@ def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
         rows = [polar_reply(r, item[item_of(r)]) for r in rows]
     if args.it_is:
         rows = [it_is(r, item[item_of(r)]) for r in rows]
+    if args.attributed:
+        rows = [attributed(r, item[item_of(r)]) for r in rows]
     return rows
 
 
@@ -388,6 +391,13 @@ def main() -> None:
         action="store_true",
         help="frame each short answer to a wh-question by a dummy subject ('It's Rome.', 'That "
         "would be Rome.'; a form per item): a robustness check of the claims",
+    )
+    ap.add_argument(
+        "--attributed",
+        action="store_true",
+        help="add the words LLMs put around a claim ('..., according to the provided context.', "
+        "'I believe ...', '(as stated in the passage)', 'Most likely, ...', 'Rome is the correct "
+        "answer.'; a form per item): a robustness check of the claims",
     )
     ap.add_argument(
         "--lower-tokenized",
@@ -466,6 +476,7 @@ def main() -> None:
                 "structured": args.structured,
                 "polar_replies": args.polar_replies,
                 "it_is": args.it_is,
+                "attributed": args.attributed,
                 "sets": results,
             },
             indent=1,

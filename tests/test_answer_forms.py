@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.metrics.citations import unwrap_answer
 from ragmeter.metrics.claims import claims_of
 from ragmeter.metrics.context import ContextSentences
+from ragmeter.metrics.frames import unwrap_answer
 from ragmeter.metrics.layout import without_html
 from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.structured import json_answer

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from judged_fakes import ScriptedJudge, statement_in
-from ragmeter.metrics.citations import strip_citations, unwrap_attribution
+from ragmeter.metrics.citations import strip_citations
 from ragmeter.metrics.claims import claims_of
 from ragmeter.metrics.faithfulness import faithfulness
+from ragmeter.metrics.frames import unwrap_attribution
 from ragmeter.metrics.support import missing_specific
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample

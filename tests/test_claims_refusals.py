@@ -185,6 +185,11 @@ async def test_instructions_in_the_context_are_never_evidence_nor_judged_needed(
         "Hmm, I am not certain.",
         "N/A",
         "Not mentioned.",
+        "The answer is not in the context.",
+        "The answer cannot be found in the provided documents.",
+        "It is unclear from the context.",
+        "This isn't mentioned in the passages.",
+        "Not stated in the context.",
     ],
 )
 def test_refusals_are_detected(text):
@@ -203,6 +208,9 @@ def test_refusals_are_detected(text):
         "The cause cannot be determined without an autopsy.",
         "The registry does not have any data on him.",
         "Police found no additional details.",
+        "The answer is not Milan.",
+        "The results were unclear from the start.",
+        "The key cannot be found in the lock.",
     ],
 )
 def test_answers_are_not_refusals(text):

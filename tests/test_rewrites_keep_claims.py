@@ -32,6 +32,7 @@ FORMS = {
     "chatty": rw.chatty,
     "structured": rw.structured,
     "it_is": rw.it_is,  # "It's Rome.", "That would be Rome." (short answers to wh-questions)
+    "attributed": rw.attributed,  # "..., according to the context.", "I believe ...", hedges
 }
 
 

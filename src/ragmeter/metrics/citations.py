@@ -26,16 +26,8 @@ with why):
   "For more information, visit the official website."): every word of it a pointing word
   once its URLs are set aside. Before, it was judged as a short answer to the question.
 
-An attribution frame around a claim is unwrapped (``unwrap_attribution``): "According to the
-context, Rome is the capital." and "The passage states that Rome is the capital." claim that Rome
-is the capital, which is what faithfulness checks against the context anyway. Before, the
-frame's words ("according", "context", "provided", "documents") were new words the evidence
-lacks, so the lexical support of "Based on the provided documents, the capital of Italy is
-Rome." was 0.19 instead of 1.0. A frame with a negation ("The context does not say ...") is not
-unwrapped: that is a refusal or a claim about the context. "The answer is Rome." (or "So the final
-answer is: no"; ``unwrap_answer``) is the short answer "Rome", judged as the claim it makes about
-the question; before, the judge read "The answer is: Rome." without the question, and "The answer
-is: yes" was taken for an instruction to the evaluator ("answer ... yes").
+Frames around a claim ("According to the context, X", "The answer is X") are unwrapped in
+``frames.py``.
 
 Narrow on purpose: code is left as written (a fenced block, or inline between backticks:
 "`array[1]`"), a parenthesised number needs a word that names a source ("(1871)" and "(2 km)"
@@ -69,7 +61,6 @@ _INLINE_SOURCES = re.compile(
     r"(?<=[.!?\]])\s+(?:[*_]+)?(?:sources?|references?|citations?)(?:[*_]+)?\s*:", re.IGNORECASE
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
-_POLAR = re.compile(r"^(?:yes|no|true|false)\W*$", re.IGNORECASE)
 _FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^[\w-]{1,20}\]:")
 _IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^()\s]{1,500}(?:\s+\"[^\"\n]*\")?\)")
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{1,200})\]\([^()\s]{1,500}(?:\s+\"[^\"\n]*\")?\)")
@@ -85,58 +76,6 @@ _POINTING = frozenset((
     "documentation", "article", "articles", "wikipedia", "wiki",
 ))  # fmt: skip
 _POINTING_VERBS = frozenset({"see", "visit", "check", "read", "refer", "consult", "learn", "find"})
-
-
-_DOCS = (
-    r"(?:the\s+)?(?:provided\s+|given\s+|retrieved\s+|above\s+|available\s+)?"
-    r"(?:context|passages?|documents?|texts?|sources?|information|excerpts?|articles?|snippets?"
-    r"|knowledge|references?|materials?)(?:\s+(?:provided|given|above|#?\d+))?"
-)
-_FRAMES = (
-    re.compile(
-        r"^(?:according\s+to|based\s+on|as\s+per|per|from|in|as\s+(?:stated|mentioned|noted|"
-        r"described|shown|indicated|explained|given)\s+in)\s+" + _DOCS + r"\s*,\s*(?P<claim>.+)$",
-        re.IGNORECASE | re.DOTALL,
-    ),
-    re.compile(
-        r"^" + _DOCS + r"\s+(?:states?|says?|mentions?|indicates?|notes?|explains?|shows?|"
-        r"suggests?|reports?|confirms?|specifies|describes)\s+(?:that\s+)?(?P<claim>.+)$",
-        re.IGNORECASE | re.DOTALL,
-    ),
-)
-# "The answer is Rome.", "So the final answer is: no": the answer to the question is X
-_ANSWER_FRAME = re.compile(
-    r"^(?:(?:so|thus|therefore|hence)\s*,?\s+)?(?:the\s+)?(?:final\s+|short\s+|correct\s+|"
-    r"direct\s+)?answer(?:\s+to\s+(?:the|your|this)\s+question)?\s+is(?:\s*:\s*|\s+(?-i:that)\s+|\s+)"
-    r"(?P<claim>.+)$",  # "is: That is ..." keeps its "That"; "is that X" claims X
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def unwrap_answer(piece: str) -> str:
-    """The answer inside "The answer is X" / "So the final answer is: X", as written (then
-    judged as the claim it makes about the question when short); else the piece."""
-    m = _ANSWER_FRAME.match(piece.strip())
-    if m is None or not any(ch.isalnum() for ch in m.group("claim")):
-        return piece
-    claim = m.group("claim").strip()
-    if len(claim.split()) > 4:  # a sentence ("... is that the capital is Rome"), not "yes"
-        claim = claim[:1].upper() + claim[1:]
-    return claim
-
-
-def unwrap_attribution(piece: str) -> str:
-    """The claim inside "According to the context, X" or "The passage states that X"; else
-    the piece."""
-    text = piece.strip()
-    for frame in _FRAMES:
-        m = frame.match(text)
-        if m is not None and any(ch.isalnum() for ch in m.group("claim")):
-            claim = m.group("claim").strip()
-            if _POLAR.match(claim):  # "According to the context, yes": the answer as written
-                return claim
-            return claim[:1].upper() + claim[1:]
-    return piece
 
 
 @dataclass

@@ -35,12 +35,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ragmeter.metrics.citations import (
-    is_pointer,
-    strip_citations,
-    unwrap_answer,
-    unwrap_attribution,
-)
+from ragmeter.metrics.citations import is_pointer, strip_citations
+from ragmeter.metrics.frames import unwrap_answer, unwrap_attribution
 from ragmeter.metrics.layout import (
     is_lead_in,
     is_list_number,

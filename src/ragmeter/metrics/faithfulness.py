@@ -345,7 +345,9 @@ METRIC = Metric(
     # 25: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no;
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
     # 26: 'It's Rome.' to a wh-question is the short answer 'Rome'
-    version="26",
+    # 27: '..., according to the context.', hedges ('I believe X', 'Probably X') and 'Rome is
+    # the correct answer' unwrapped (metrics/frames.py)
+    version="27",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -382,7 +384,8 @@ JUDGE_METRIC = Metric(
     # 22: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no;
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
-    version="23",
+    # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
+    version="24",
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -36,6 +36,7 @@ _FROM_DOCS = (
     r"(?=(\s+(this|that|it))?(\s*[.!]?\s*$|\s+(from|based\s+on|with|given|using|in)\s+"
     r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+)?" + _DOCS_WORD + r"))"
 )
+_THE_DOCS = r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
 _REFUSAL = re.compile(
     r"\b(i\s+(do\s+not|don't|dont)\s+know|i\s+(am\s+not|'m\s+not)\s+sure|no\s+idea|"
     r"i\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to)\s+"
@@ -57,7 +58,18 @@ _REFUSAL = re.compile(
     r"no\s+(relevant|specific)\s+information|" + _DOCS_WORD + r"\s+(is|are)\s+silent\s+(on|about)|"
     r"(is|are)\s+not\s+(covered|addressed|discussed)\s+(in|by)\s+(the\s+)?(provided\s+|given\s+)?"
     + _DOCS_WORD
-    + r"|^\W*(n/?a|not\s+(mentioned|stated|specified|given|provided|available|known))\W*$)",
+    + r"|^\W*(n/?a|not\s+(mentioned|stated|specified|given|provided|available|known))\W*$|"
+    # 2026-11-26, night: "The answer is not in the context.", "... cannot be found in the
+    # provided documents.", "It is unclear from the context.", "This isn't mentioned in ...",
+    # "Not stated in the context."
+    r"answer\s+(is\s+not|isn't|cannot\s+be|can't\s+be|could\s+not\s+be|couldn't\s+be)\s+"
+    r"(found\s+|given\s+|determined\s+)?(in|from)\s+" + _THE_DOCS + r"|"
+    r"(cannot|can't|could\s+not|couldn't)\s+be\s+found\s+(in|from)\s+" + _THE_DOCS + r"|"
+    r"(is|are|was|were)\s+(unclear|not\s+clear)\s+(from|in|based\s+on)\s+" + _THE_DOCS + r"|"
+    r"(isn't|aren't|wasn't|weren't)\s+(mentioned|stated|specified|given|provided|available)\b|"
+    r"^\W*not\s+(mentioned|stated|specified|given|provided|found|covered|discussed)\s+(in|by)\s+"
+    + _THE_DOCS
+    + r"\W*$)",
     re.IGNORECASE,
 )
 
@@ -117,7 +129,8 @@ RATE_METRIC = Metric(
     compute=_refusal_rate,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
-    version="5",
+    # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
+    version="6",
     formula="1 if the answer declines else 0; mean = refusal rate",
 )
 ACCURACY_METRIC = Metric(
@@ -128,7 +141,8 @@ ACCURACY_METRIC = Metric(
     compute=_refusal_accuracy,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
-    version="5",
+    # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
+    version="6",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

@@ -324,7 +324,8 @@ AR_METRIC = Metric(
     # 21: 'The answer is: That is ...' keeps its 'That' (only 'is that X' claims X)
     # 22: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
-    version="23",
+    # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
+    version="24",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",

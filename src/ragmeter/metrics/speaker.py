@@ -143,8 +143,8 @@ _LACKS = re.compile(
     r"|there\s+(?:is|was|are)\s+no\s+(?:information|mention|data|details?)\s+(?:about|on|regarding|"
     r"of|in|as\s+to)\b"
     r"|i\s+(?:could\s+not|couldn't|cannot|can't|was\s+unable\s+to)\s+find\b"
-    r"|.{1,80}?\b(?:is|are|was|were)\s+not\s+(?:mentioned|specified|stated|given|provided|"
-    r"discussed)\s+in\s+" + _CONTEXT + r"\b)",
+    r"|.{1,80}?\b(?:is|are|was|were)(?:\s+not|n't)\s+(?:(?:mentioned|specified|stated|given|"
+    r"provided|discussed|found|covered)\s+)?in\s+" + _CONTEXT + r"\b)",
     re.IGNORECASE,
 )
 # A courtesy opening the piece, before its content: "Certainly! yes.", "Sure, it opens at 9."
