@@ -347,7 +347,9 @@ METRIC = Metric(
     # 26: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 27: '..., according to the context.', hedges ('I believe X', 'Probably X') and 'Rome is
     # the correct answer' unwrapped (metrics/frames.py)
-    version="27",
+    # 28: lexical support and missing names read "Italy's" / "Italy’s" as "Italy", dashes as
+    # no word, and do not look up linking words ("Therefore,", "approximately")
+    version="28",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
