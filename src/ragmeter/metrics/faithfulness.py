@@ -316,13 +316,11 @@ _MODES = (
 )
 METRIC = Metric(
     name="faithfulness",
-    # 10: a reasoning model's working ("<think>...</think>", "Let me check the context.",
-    # "Final answer:") is not part of the answer (metrics/reasoning.py); 9: text without capitals or
-    # tokenized ("i do n't know .") splits into the prose's
-    # claims; citation markers, source lists, attribution frames ("According to the
-    # context, X") and an opening "Answer:" are no part of a claim; 8: evidence chosen by
-    # word overlap by default, with any judge (the embedder's choice on request); 7: lexical
-    # support finds words joined by punctuation ("573-km");
+    # 10: a reasoning model's working is not part of the answer (metrics/reasoning.py); 9: text
+    # without capitals or tokenized ("i do n't know .") splits into the prose's claims;
+    # citations, attribution frames and an opening "Answer:" are no part of a claim; 8:
+    # evidence by word overlap by default (the embedder's on request); 7: lexical support
+    # finds words joined by punctuation ("573-km");
     # 6: sentences glued without a space are split; 5: calibration 3 (a name or number absent
     # from the context); 4: layout
     # 11: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'; HTML tags in contexts
@@ -349,7 +347,9 @@ METRIC = Metric(
     # the correct answer' unwrapped (metrics/frames.py)
     # 28: lexical support and missing names read "Italy's" / "Italy’s" as "Italy", dashes as
     # no word, and do not look up linking words ("Therefore,", "approximately")
-    version="28",
+    # 29: a number rounded from the context's ('76%' over '76.3%') or glued to its unit
+    # ('40mg') is not missing; lower-case pieces of a name ('RecQ-class') are no names
+    version="29",
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "

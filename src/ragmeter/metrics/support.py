@@ -41,6 +41,7 @@ from importlib import resources
 
 from ragmeter.metrics.claims import SHORT_WORDS
 from ragmeter.metrics.context import _STOP
+from ragmeter.metrics.numbers import numbers, rounds_to
 from ragmeter.metrics.polar import reply_polarity
 from ragmeter.text import cached_tokens, tokens
 
@@ -105,6 +106,12 @@ _TYPOGRAPHIC = str.maketrans(
     | dict.fromkeys("\u2014\u2013\u2012\u2015\u201c\u201d\u201e\u00ab\u00bb\u2026\u00b7", " ")
 )
 _POSSESSIVE = re.compile(r"(?<=\w)'s\b", re.IGNORECASE)
+# A unit of measure glued to its number ("40mg", "5km", "24h", "3x"); not "1990s", "11th"
+_GLUED_UNIT = re.compile(
+    r"(?<=(?<![^\W\d_])\d)(?=(?:[mnµμ]?g|kg|mcg|[mµμ]?l|[nµμcmk]?m|kda|k?bp|[kmgt]b|[kmg]?hz|kcal"
+    r"|h|hrs?|min|ms|[mnµμ]?mol|[km]?w|[km]?v|x|yrs?|ppm)\b)",
+    re.IGNORECASE,
+)
 
 
 def plain_words(text: str) -> str:
@@ -117,26 +124,44 @@ def plain_words(text: str) -> str:
 
 def split_words(text: str) -> list[str]:
     """Lower-cased words split at ASCII punctuation, except a separator between digits,
-    which is dropped: "40mg/day" -> 40mg, day; "76-85%" -> 76, 85; "2,870" -> 2870.
+    which is dropped, and with a unit glued to its number split off: "40mg/day" -> 40, mg,
+    day; "76-85%" -> 76, 85; "2,870" -> 2870.
 
     Why not SQuAD's tokens: they delete punctuation, gluing a number to its unit or range
     ("40mgday", "7685") where a context writes "40 mg/day" or "76% to 85%"; a name or
-    number looked up that way was missing from contexts that hold it.
+    number looked up that way was missing from contexts that hold it. The same for a unit
+    written without a space ("40mg" against a context's "40 mg").
     """
-    return _DIGIT_GROUP.sub("", plain_words(text)).lower().translate(_SPLIT_PUNCT).split()
+    text = _GLUED_UNIT.sub(" ", _DIGIT_GROUP.sub("", plain_words(text)))
+    return text.lower().translate(_SPLIT_PUNCT).split()
 
 
 def specific_words(statement: str) -> set[str]:
     """Its names and numbers: words holding a digit, and words written with a capital
     letter after the statement's first word ("Matt", "Damon" and "2014" in "The film stars
-    Matt Damon, since 2014"; not "The")."""
+    Matt Damon, since 2014"; not "The").
+
+    A word joined by punctuation is judged piece by piece: in "RecQ-class" and
+    "HIV-positive" only "recq" and "hiv" are names ("class" and "positive" were flagged as
+    names no abstract held). A word in brackets is no name ("(CKD)", "(ESCs)": an
+    abbreviation the claim defines, which an abstract may spell out only).
+    """
     out: set[str] = set()
     for j, raw in enumerate(statement.split()):
         capital = j > 0 and raw[:1].isupper()
-        for t in split_words(raw):
-            if t not in _STOP and (capital or any(ch.isdigit() for ch in t)):
+        for piece in (
+            _GLUED_UNIT.sub(" ", _DIGIT_GROUP.sub("", plain_words(raw)))
+            .translate(_SPLIT_PUNCT)
+            .split()
+        ):
+            t = piece.lower()
+            if t not in _STOP and ((capital and piece[:1].isupper()) or _has_digit(t)):
                 out.add(t)
     return out
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
 
 
 def missing_specific(statement: str, question: str, sentences: Sequence[str]) -> list[str]:
@@ -149,7 +174,8 @@ def missing_specific(statement: str, question: str, sentences: Sequence[str]) ->
     context's other words still reaches 0.5; an absent name is stronger evidence than that.
     "J. Robert Oppenheimer is played by Matt Damon." over a context naming Cillian Murphy:
     ["damon", "matt"]. A number the context writes otherwise is held ("2.8 million" by
-    "2,800,000", "1998-03-03" by "3 March 1998": ``number_values``), and one written with a
+    "2,800,000", "1998-03-03" by "3 March 1998": ``number_values``), as is one rounded from a
+    more precise context value ("76%" by "76.3%": ``numbers.rounds_to``); one written with a
     scale word is held only at that value ("1.5 million" is missing from "1.5 billion").
     """
     words = specific_words(statement) - set(split_words(question))
@@ -157,14 +183,18 @@ def missing_specific(statement: str, question: str, sentences: Sequence[str]) ->
         return []
     known = _context_words(tuple(sentences))
     missing = [w for w in words if w not in known]
-    numbers = _numbers(statement)
-    if numbers and any(ch.isdigit() for w in words for ch in w):
+    found = _numbers(statement)
+    if found and any(_has_digit(w) for w in words):
         held = _context_values(tuple(sentences))
         values = number_values(statement)
-        # "2.8 million" = "2,800,000"; but "1.5 million" is not the context's "1.5 billion"
-        missing = [w for w in missing if not values.get(w, set()) & held]
-        missing += [w for w, v, scaled in numbers if scaled and w in words and v not in held]
+        # "2.8 million" = "2,800,000", "76" ~ "76.3"; "1.5 million" is not "1.5 billion"
+        missing = [w for w in missing if not any(_held(v, held) for v in values.get(w, ()))]
+        missing += [w for w, v, scaled in found if scaled and w in words and v not in held]
     return sorted(set(missing))
+
+
+def _held(value: str, held: frozenset[str]) -> bool:
+    return value in held or rounds_to(value, held)
 
 
 @lru_cache(maxsize=64)
@@ -172,42 +202,25 @@ def _context_words(sentences: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for s in sentences for w in split_words(s))
 
 
-_NUMBER = re.compile(
-    r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?(?!\d|[\w,]\d|[^\W\d_])"
-    r"(?:\s*(?P<scale>thousand|million|billion|trillion|bn|mn)\b)?",
-    re.IGNORECASE,
-)
-_SCALES = {"thousand": 3, "million": 6, "mn": 6, "billion": 9, "bn": 9, "trillion": 12}
-
-
 def number_values(text: str) -> dict[str, set[str]]:
     """Each number's word (as ``split_words`` writes it) and the value it names, exact, as a
     normalised decimal string: "2.8 million" -> {"28": {"2800000"}}, "2,800,000" ->
-    {"2800000": {"2800000"}}, "03" -> {"03": {"3"}}.
+    {"2800000": {"2800000"}}, "03" -> {"03": {"3"}} (``numbers.numbers``).
 
     Why: a name or number the context lacks is strong evidence of a hallucination
     (``missing_specific``), but the same number is often written otherwise: "2.8 million"
     against a context's "2,800,000", "1998-03-03" against "3 March 1998". Such a claim was
     flagged as naming a number the context does not hold."""
     out: dict[str, set[str]] = {}
-    for word, value, _ in _numbers(text):
-        out.setdefault(word, set()).add(value)
+    for written, value, _ in numbers(text):
+        for w in split_words(written):
+            out.setdefault(w, set()).add(value)
     return out
 
 
 def _numbers(text: str) -> list[tuple[str, str, bool]]:
     """(word, exact value, written with a scale word) for each number of ``text``."""
-    out = []
-    for m in _NUMBER.finditer(text):
-        digits = m.group("int").replace(",", "")
-        frac = m.group("frac") or ""
-        shift = _SCALES.get((m.group("scale") or "").lower(), 0)
-        whole = (digits + frac + "0" * shift)[: len(digits) + shift].lstrip("0") or "0"
-        rest = (frac + "0" * shift)[shift:].rstrip("0")
-        value = f"{whole}.{rest}" if rest else whole
-        for w in split_words(m.group(0).split()[0] if m.group("scale") else m.group(0)):
-            out.append((w, value, shift > 0))
-    return out
+    return [(w, v, scaled) for written, v, scaled in numbers(text) for w in split_words(written)]
 
 
 @lru_cache(maxsize=64)
