@@ -84,6 +84,34 @@ class CachedCall:
     attempts: int
 
 
+def _open_store(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
+    """Switch the store to WAL and create its tables, waiting while another process holds it.
+
+    Why not rely on the connection's timeout alone: changing the journal mode needs the
+    database to itself, and SQLite may answer "database is locked" at once instead of
+    calling the busy handler (a Ray actor restarted after a kill failed to open the shared
+    cache that way while the other actors wrote to it). WAL is a property of the file, so
+    once any process has set it, reading it back is enough.
+    """
+    deadline = time.monotonic() + wait_s
+    delay = 0.02
+    while True:
+        try:
+            mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives a killed process (only power loss drops the tail)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            transient = "locked" in str(exc) or "busy" in str(exc)
+            if not transient or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
 class CallCache:
     """SQLite-backed store; safe to share between threads and processes."""
 
@@ -97,10 +125,7 @@ class CallCache:
         self._db = sqlite3.connect(
             str(path), timeout=30.0, check_same_thread=False, isolation_level=None
         )  # autocommit: one commit per write
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode survives a killed process (only power loss can drop the tail).
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        _open_store(self._db)
 
     # -- judge calls ---------------------------------------------------------------------
     def get(self, key: str) -> CachedCall | None:
