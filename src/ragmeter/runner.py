@@ -166,7 +166,8 @@ async def aevaluate(
     available = available_needs(s) if metrics is None else None
     chosen = plan_metrics(samples, metrics, notes, available, s.metric_options())
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    out_dir = prepare_out(out, fp, overwrite=overwrite) if out is not None else None
+    input_ = input_facts(data, samples)  # hashed once: checked against --out, then recorded
+    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_) if out is not None else None
     facts: dict[str, Any] = {}
 
     def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +176,7 @@ async def aevaluate(
             fp=fp,
             metrics=chosen,
             settings=s,
-            input_=input_facts(data, samples),
+            input_=input_,
             facts=facts,
             usage=usage,
             started_at=started_at,
