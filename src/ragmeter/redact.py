@@ -13,6 +13,8 @@ import re
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
+from ragmeter.errors import ConfigError
+
 _SECRETS: set[str] = set()
 _LOCK = threading.Lock()
 _MASK = "***"
@@ -67,3 +69,25 @@ def public_url(url: str | None) -> str:
 def safe_name(name: str) -> str:
     """A backend name fit for cache rows and reports: no credentials in URLs, no keys."""
     return redact(_USERINFO.sub(r"\1", name))
+
+
+def reject_credentials(url: str | None, option: str) -> None:
+    """ConfigError when a URL (or any URL of a comma list) carries ``user:password@``.
+
+    Why refuse rather than strip: the OpenAI client sends the key as an Authorization
+    header, and the HTTP client then fails every call ("Cannot combine AUTHORIZATION
+    header with credentials encoded in URL"), a run of failed scores instead of one clear
+    error. The message names the URL without its credentials, never the password.
+    """
+    for part in (url or "").split(","):
+        part = part.strip()
+        try:
+            has_userinfo = "@" in urlsplit(part).netloc
+        except ValueError:  # an unparseable URL is the client's to report
+            continue
+        if has_userinfo:
+            raise ConfigError(
+                f"{option}: credentials in the URL (user:password@) are not accepted: give "
+                f"{public_url(part)} and put the key in the environment variable named by "
+                "--api-key-env (api_key_env, default OPENAI_API_KEY)"
+            )
