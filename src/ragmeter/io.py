@@ -99,9 +99,9 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
                 ) from None
             return _load_dataframe(frame, src)
     except UnicodeDecodeError as exc:
-        raise DataError(
-            [Problem(None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")], src
-        ) from None
+        located = _first_bad_utf8(path)
+        problem = located or Problem(None, None, f"not UTF-8 text: {exc.reason}")
+        raise DataError([problem], src) from None
     except OSError as exc:
         raise DataError(
             [Problem(None, None, f"cannot read file: {exc.strerror or exc}")], src
@@ -117,6 +117,33 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
         ],
         src,
     )
+
+
+def _first_bad_utf8(path: Path) -> Problem | None:
+    """Where a file stops being UTF-8: its line, and the byte in the line and in the file.
+
+    Why a second pass: pandas (CSV) and ``read_text`` (JSON) report a byte offset within
+    whatever buffer they were decoding, no line, and for CSV often the wrong byte. Run only
+    once decoding has failed, so valid files never pay for it.
+    """
+    offset = 0
+    try:
+        with path.open("rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                try:
+                    raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    return Problem(
+                        None,
+                        None,
+                        f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line "
+                        f"(byte {offset + exc.start} of the file)",
+                        lineno,
+                    )
+                offset += len(raw)
+    except OSError:
+        return None
+    return None
 
 
 def _load_jsonl(path: Path) -> list[Sample]:
