@@ -86,5 +86,5 @@ def test_in_memory_rows_are_compared_by_their_hash(tmp_path: Path) -> None:
     rows = [make_row(i) for i in range(1, 4)]
     evaluate(rows, LEXICAL[:2], out=out, n_resamples=10)
     evaluate(rows, LEXICAL[:2], out=out, n_resamples=10)  # a resume
-    with pytest.raises(OutputError, match="input.rows_sha256"):
+    with pytest.raises(OutputError, match=r"input\.rows_sha256"):
         evaluate(rows[:2], LEXICAL[:2], out=out, n_resamples=10)
