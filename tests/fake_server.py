@@ -255,6 +255,14 @@ class FakeOpenAIServer:
         }
 
 
+def _echoed_key(authorization: str, fault: str) -> str:
+    """The key as a 401 fault echoes it: as sent, upper-cased, or without its prefix."""
+    key = authorization.removeprefix("Bearer ")
+    if fault == "401-upper":
+        return key.upper()
+    return key.split("-", 1)[-1] if fault == "401-body" else key
+
+
 def _numbered_statements(messages: list[dict[str, Any]]) -> int:
     """How many numbered statements (``3. <data>``) the last user message lists."""
     for m in reversed(messages):
@@ -351,8 +359,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "429":
             self._error(429, "rate limited", {"Retry-After": srv.retry_after})
             return
-        if fault == "401":  # like real servers, echo (part of) the key back
-            key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        if fault in ("401", "401-upper", "401-body"):  # like real servers, echo the key back
+            key = _echoed_key(self.headers.get("Authorization") or "", fault)
             self._error(401, f"Incorrect API key provided: {key}")
             return
         if fault == "500":

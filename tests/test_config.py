@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragmeter.config import Settings, as_settings, settings_from_options
-from ragmeter.errors import DataError
+from ragmeter.errors import ConfigError, DataError
 
 
 def test_defaults_are_the_offline_local_judge() -> None:
@@ -96,8 +96,52 @@ def test_cli_options_override_file(tmp_path: Path) -> None:
         settings_from_options(None, concurrency=0)
 
 
-def test_public_dict_hides_url_credentials() -> None:
-    s = Settings(judge="openai:m", base_url="https://user:pw@host.example:8443/v1?token=zz")
+def test_public_dict_hides_url_query() -> None:
+    s = Settings(judge="openai:m", base_url="https://host.example:8443/v1?token=zz")
     public = json.dumps(s.public_dict())
-    assert "pw" not in public and "token=zz" not in public
+    assert "token=zz" not in public
     assert "https://host.example:8443/v1" in public
+
+
+@pytest.mark.parametrize("field", ["base_url", "embedder_base_url", "cache_url"])
+@pytest.mark.parametrize(
+    "url", ["http://alice:s3cr3tpw@127.0.0.1:9/v1", "http://a:1/v1,https://s3cr3tpw@b:2/v1"]
+)
+def test_credentials_in_a_url_are_refused_without_echoing_them(field: str, url: str) -> None:
+    """Refused when the settings are built, so before any judge exists; the error (and any
+    ValidationError pydantic could wrap it in) never holds the password."""
+    with pytest.raises(ConfigError) as info:
+        Settings(judge="openai:m", **{field: url})
+    text = str(info.value)
+    assert "s3cr3tpw" not in text and "alice" not in text
+    assert field in text and "credentials in the URL" in text and "api-key-env" in text
+    with pytest.raises(ConfigError):  # the CLI's path: options over a file
+        settings_from_options(None, judge="openai:m", **{field: url})
+
+
+def test_cli_refuses_credentials_in_base_url_before_any_work(tmp_path: Path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+    from ragmeter.cli import evaluate as cli_evaluate
+
+    def no_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("evaluate ran")
+
+    monkeypatch.setattr(cli_evaluate, "run_evaluate", no_run)
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"question": "q", "answer": "a", "contexts": ["c"]}\n')
+    args = ["evaluate", str(data), "--judge", "openai:gpt-4o-mini", "-m", "faithfulness"]
+    args += ["--base-url", "http://user:s3cr3tpw@127.0.0.1:9/v1", "--embedder", "none"]
+    result = CliRunner().invoke(app, args)
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, flat
+    assert "--base-url" in flat and "credentials in the URL" in flat
+    assert "s3cr3tpw" not in flat and "Traceback" not in flat
+
+
+def test_a_backend_built_without_settings_refuses_credentials_too() -> None:
+    from ragmeter.backends.openai_compat import make_client
+
+    with pytest.raises(ConfigError, match="credentials in the URL"):
+        make_client("http://user:s3cr3tpw@127.0.0.1:9/v1", None, 1.0, 1, api_key="sk-x")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pandas as pd
 import pytest
 
 import ragmeter
+from conftest import make_row
 from needs import require_module
-from ragmeter.io import write_jsonl
+from ragmeter.io import write_json, write_jsonl
 from ragmeter.sample import LIST_FIELDS
 
 
@@ -169,3 +172,54 @@ def test_parse_json_line_is_json_loads(line: str) -> None:
         assert (got.value.msg, got.value.colno) == (exc.msg, exc.colno)
         return
     assert repr(parse_json_line(line)) == repr(want)  # repr: NaN equals itself there
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_atomic_outputs_follow_the_umask(tmp_path, umask, mode) -> None:
+    """run.json, summary.json and scores.jsonl are written atomically, yet with the
+    permissions of any other file the process writes (they were always 0600)."""
+    old = os.umask(umask)
+    try:
+        out = tmp_path / "out"
+        ragmeter.evaluate([make_row(1), make_row(2)], ["k_precision"], out=out, n_resamples=10)
+        write_json({"a": 1}, tmp_path / "x.json")
+    finally:
+        os.umask(old)
+    for path in (out / "run.json", out / "summary.json", out / "scores.jsonl", tmp_path / "x.json"):
+        assert stat.S_IMODE(path.stat().st_mode) == mode, path.name
+    assert not list(out.glob(".*.tmp")) and not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        (
+            "latin1.csv",
+            b"question,answer\r\nq1,a\r\nq2,b\r\nwhat \xe9,x\r\n",
+            "line 4: not UTF-8 text: invalid continuation byte at byte 5 of the line "
+            "(byte 34 of the file)",
+        ),
+        (
+            "latin1.tsv",
+            b"question\tanswer\nwhat is caf\xe9?\ta\n",
+            "line 2: not UTF-8 text: invalid continuation byte at byte 11 of the line "
+            "(byte 27 of the file)",
+        ),
+        (
+            "latin1.json",
+            b'[{"question": "q"},\n {"question": "caf\xe9"}]',
+            "line 2: not UTF-8 text: invalid continuation byte at byte 18 of the line "
+            "(byte 38 of the file)",
+        ),
+    ],
+)
+def test_non_utf8_text_names_line_and_byte(tmp_path, name, content, where) -> None:
+    """As for JSONL: the line and the byte of the first bad byte, not an offset within
+    whatever buffer the parser was decoding."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ragmeter.DataError) as info:
+        ragmeter.load(path)
+    assert info.value.source == str(path)
+    assert [str(p) for p in info.value.problems] == [where]

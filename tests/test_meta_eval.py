@@ -70,7 +70,50 @@ def test_adapter_reports_every_bad_row(tmp_path):
     with pytest.raises(DataError) as exc:
         wikieval_pairs(path)
     assert len(exc.value.problems) >= 6
-    assert {p.row for p in exc.value.problems} == {0, 1}
+    assert {p.row for p in exc.value.problems} == {1, 2}  # 1-based, as evaluate counts
+
+
+def test_adapter_numbers_rows_and_lines_as_evaluate_does(tmp_path):
+    """Rows count from 1 and skip blank lines; lines are the file's; problems of every
+    kind are listed at once."""
+    path = tmp_path / "bad.jsonl"
+    good = json.dumps(ROWS[0])
+    bad_type = json.dumps({**ROWS[1], "context_v1": "a string, not a list"})
+    path.write_bytes(f"{good}\n\n[1, 2]\n{bad_type}\n".encode() + b'{"question": "caf\xe9"}\n')
+    with pytest.raises(DataError) as exc:
+        wikieval_pairs(path)
+    assert [str(p) for p in exc.value.problems] == [
+        "row 2, line 3: expected a JSON object, got list",
+        "row 3, line 4, field 'context_v1': must be a list of strings",
+        "row 4, line 5: not UTF-8 text: invalid continuation byte at byte 17",
+    ]
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n"])
+def test_adapter_refuses_a_file_without_rows(tmp_path, content):
+    path = tmp_path / "empty.jsonl"
+    path.write_text(content)
+    with pytest.raises(DataError, match="no rows"):
+        wikieval_pairs(path)
+
+
+def test_cli_meta_eval_without_rows_exits_2_before_any_model(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+    from ragmeter.meta_eval import _api
+
+    def no_models(*args, **kwargs):
+        raise AssertionError("a model was built")
+
+    monkeypatch.setattr(_api, "build_resources", no_models)
+    path = tmp_path / "empty.jsonl"
+    path.write_text("")
+    out = tmp_path / "m.json"
+    args = ["meta-eval", "wikieval", "--data", str(path), "--baselines", "k_precision"]
+    result = CliRunner().invoke(app, [*args, "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "no rows" in result.output and not out.exists()
 
 
 def test_outcome_ties_and_missing_count_half():

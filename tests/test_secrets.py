@@ -118,3 +118,45 @@ def test_settings_never_expose_a_python_given_key() -> None:
     assert "sk-python-given-key-0001" not in repr(s) + str(s)
     assert "sk-python-given-key-0001" not in json.dumps(s.model_dump(mode="json"))
     assert s.merged(concurrency=2).api_key is not None
+
+
+def test_keys_echoed_upper_cased_or_without_prefix_are_masked() -> None:
+    from ragmeter.redact import register_secret
+
+    key = "sk-proj-Fake0123456789abcdefXYZ"
+    register_secret(key)
+    for echoed in (key.upper(), key.lower(), key[3:], key[8:], key[8:].upper()):
+        text = redact(f"Incorrect API key provided: {echoed}.")
+        assert text == "Incorrect API key provided: ***.", text
+    # a tail shorter than 12 characters, or another word, is left alone
+    register_secret("tok-short-abc")
+    assert redact("short-abc and abc stay") == "short-abc and abc stay"
+    assert redact("TOK-SHORT-ABC") == "***"
+
+
+@pytest.mark.parametrize("fault", ["401-upper", "401-body"])
+def test_echoed_key_variants_never_reach_outputs(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """A server echoing the key upper-cased or without 'sk-': not in stdout, scores.jsonl,
+    summary.json or run.json."""
+    key = "sk-echo-" + fault[-5:] + "-7c1e5a9b3d2f4068"
+    monkeypatch.setenv("RAGMETER_ECHO_KEY", key)
+    name = ensure_registered()
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows(2)) + "\n")
+
+    def faults(body: dict, n: int) -> str | None:  # type: ignore[type-arg]
+        return fault if len(body["messages"]) > 1 else None  # the preflight passes
+
+    with FakeOpenAIServer(fault_fn=faults) as srv:
+        args = ["evaluate", str(data), "-m", name, "--judge", "openai:m", "--base-url", srv.url]
+        args += ["--api-key-env", "RAGMETER_ECHO_KEY", "--cache", "off", "-o", str(tmp_path / "o")]
+        cli = CliRunner().invoke(__import__("ragmeter.cli", fromlist=["app"]).app, args)
+        assert srv.faults[fault] >= 1
+    assert "***" in (tmp_path / "o" / "scores.jsonl").read_text(), cli.output
+    needles = [key.upper(), key.split("-", 1)[-1]]
+    captured = capfd.readouterr()
+    texts = [cli.output, captured.out, captured.err]
+    texts += [p.read_text() for p in (tmp_path / "o").iterdir()]
+    assert not [n for n in needles for t in texts if n.lower() in t.lower()]

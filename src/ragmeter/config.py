@@ -13,13 +13,23 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from ragmeter.errors import DataError, Problem
-from ragmeter.redact import public_url
+from ragmeter.redact import public_url, reject_credentials
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
+# What a URL setting is called where the user gave it (CLI option, else the settings key).
+_URL_OPTIONS = {"base_url": "--base-url (base_url)"}
 
 
 class PriceConfig(BaseModel):
@@ -100,6 +110,15 @@ class Settings(BaseModel):
             raise ValueError(
                 f"embedder must be local, st:PATH_OR_NAME, openai:MODEL or none, not {v!r}"
             )
+        return v
+
+    @field_validator("base_url", "embedder_base_url", "cache_url")
+    @classmethod
+    def _no_credentials(cls, v: str | None, info: ValidationInfo) -> str | None:
+        """Raises ConfigError itself, not ValueError: pydantic's ValidationError would repeat
+        the input, password included, in its text."""
+        option = _URL_OPTIONS.get(info.field_name or "", info.field_name or "url")
+        reject_credentials(v, option)
         return v
 
     @field_validator("cache")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -99,9 +99,9 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
                 ) from None
             return _load_dataframe(frame, src)
     except UnicodeDecodeError as exc:
-        raise DataError(
-            [Problem(None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")], src
-        ) from None
+        located = _first_bad_utf8(path)
+        problem = located or Problem(None, None, f"not UTF-8 text: {exc.reason}")
+        raise DataError([problem], src) from None
     except OSError as exc:
         raise DataError(
             [Problem(None, None, f"cannot read file: {exc.strerror or exc}")], src
@@ -117,6 +117,33 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
         ],
         src,
     )
+
+
+def _first_bad_utf8(path: Path) -> Problem | None:
+    """Where a file stops being UTF-8: its line, and the byte in the line and in the file.
+
+    Why a second pass: pandas (CSV) and ``read_text`` (JSON) report a byte offset within
+    whatever buffer they were decoding, no line, and for CSV often the wrong byte. Run only
+    once decoding has failed, so valid files never pay for it.
+    """
+    offset = 0
+    try:
+        with path.open("rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                try:
+                    raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    return Problem(
+                        None,
+                        None,
+                        f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line "
+                        f"(byte {offset + exc.start} of the file)",
+                        lineno,
+                    )
+                offset += len(raw)
+    except OSError:
+        return None
+    return None
 
 
 def _load_jsonl(path: Path) -> list[Sample]:
@@ -272,12 +299,32 @@ def _is_hf_dataset(obj: Any) -> bool:
     return type(obj).__module__.startswith("datasets") and hasattr(obj, "features")
 
 
+def _create_beside(path: Path) -> tuple[int, Path]:
+    """A new, empty temporary file in ``path``'s directory, created with mode 0o666 less
+    the umask, as ``open()`` creates files.
+
+    Why not ``tempfile.mkstemp``: it creates 0600 files, so every atomically written
+    output (run.json, summary.json, scores.jsonl) ended up private while the other outputs
+    followed the umask, and runs could not be shared. Nothing written through here is
+    secret: outputs hold no key (see ``redact``).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | Path) -> Iterator[Any]:
     """A text file written beside ``path`` and renamed over it on success (os.replace), so a
-    crash or a full disk never leaves half a file under the final name."""
+    crash or a full disk never leaves half a file under the final name. Its permissions
+    follow the umask (0644 under umask 022), as any other file the process writes."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             yield fh

@@ -8,8 +8,8 @@ file's sha256 and row count, timings, calls and tokens. No key ever: URLs pass t
 
 It also guards ``--out``: ``prepare_out`` runs before any work, refuses a path that is a
 file or cannot be written, and refuses to mix a run into a directory holding a run made
-with other settings (``overwrite=True`` replaces it). A matching run there is a resume: the
-call cache answers what was already asked.
+with other settings or of another input (``overwrite=True`` replaces it). A matching run
+there is a resume: the call cache answers what was already asked.
 """
 
 from __future__ import annotations
@@ -137,11 +137,45 @@ def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "
     return diffs
 
 
-def prepare_out(out: str | Path, fp: Mapping[str, Any], *, overwrite: bool = False) -> Path:
+def _input_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What tells two inputs apart: the file's name and the sha256 of its bytes (or of the
+    validated rows for in-memory data). Hashes are shortened to 12 hex digits."""
+    diffs = []
+    for key in ("file", "sha256", "rows_sha256"):
+        a, b = old.get(key), new.get(key)
+        if a != b:
+            if key != "file":
+                a, b = (x[:12] if isinstance(x, str) else x for x in (a, b))
+            diffs.append(f"input.{key}: {json.dumps(a)} there, {json.dumps(b)} now")
+    return diffs
+
+
+def _claimed(manifest: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The fingerprint and input of the run.json there; None when it cannot be read."""
+    try:
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+        old_fp, old_input = doc.get("fingerprint") or {}, doc.get("input") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(old_fp, dict) or not isinstance(old_input, dict):
+        return None
+    return old_fp, old_input
+
+
+def prepare_out(
+    out: str | Path,
+    fp: Mapping[str, Any],
+    *,
+    overwrite: bool = False,
+    input_: Mapping[str, Any] | None = None,
+) -> Path:
     """Check ``out`` before any work and claim it with a run.json marked ``running``.
 
     Raises OutputError when ``out`` is a file, cannot be created or written, or holds a run
-    whose settings differ (unless ``overwrite``).
+    whose settings or input (``input_``: file name and sha256, see ``input_facts``) differ,
+    unless ``overwrite``: a resume must score the same rows, or scores.jsonl would silently
+    hold another dataset's run. A run.json recording no input (older versions) is not
+    checked against it.
     """
     path = Path(out).expanduser()
     if path.exists() and not path.is_dir():
@@ -157,19 +191,25 @@ def prepare_out(out: str | Path, fp: Mapping[str, Any], *, overwrite: bool = Fal
         ) from None
     manifest = path / MANIFEST
     if manifest.is_file() and not overwrite:
-        try:
-            old = json.loads(manifest.read_text(encoding="utf-8")).get("fingerprint") or {}
-        except (OSError, ValueError, AttributeError):
-            old = None
-        diffs = ["run.json is unreadable"] if old is None else _differences(old, dict(fp))
+        claimed = _claimed(manifest)
+        if claimed is None:
+            diffs, what = ["run.json is unreadable"], "settings"
+        else:
+            diffs = _differences(claimed[0], dict(fp))
+            inputs = _input_differences(claimed[1], input_) if input_ and claimed[1] else []
+            what = " and ".join(w for w, d in (("input", inputs), ("settings", diffs)) if d)
+            diffs = inputs + diffs
         if diffs:
             raise OutputError(
-                f"--out {path} holds a run with other settings ({'; '.join(diffs[:3])}"
+                f"--out {path} holds a run with other {what} ({'; '.join(diffs[:3])}"
                 f"{'; ...' if len(diffs) > 3 else ''}): re-run with --overwrite to replace it "
                 "(API: overwrite=True), or choose another --out"
             )
+    marker: dict[str, Any] = {"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}
+    if input_ is not None:
+        marker["input"] = dict(input_)
     try:
-        write_json({"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}, manifest)
+        write_json(marker, manifest)
     except OSError as exc:
         raise OutputError(
             f"--out {path} is not writable ({exc.strerror or exc}): give a writable directory"

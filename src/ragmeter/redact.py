@@ -13,34 +13,58 @@ import re
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
+from ragmeter.errors import ConfigError
+
 _SECRETS: set[str] = set()
 _LOCK = threading.Lock()
 _MASK = "***"
+# Every form of the registered secrets, longest first, matched in any case (None: none yet).
+_SECRET_RE: re.Pattern[str] | None = None
+# A key's body without its prefix ('sk-', 'sk-proj-', 'sk-ant-api03-') is masked only when
+# at least this long: shorter tails could be ordinary words.
+_MIN_BODY = 12
 OPENAI_URL = "https://api.openai.com/v1"  # what an OpenAI-compatible client talks to by default
 _USERINFO = re.compile(r"(//)[^/@\s]+@")
 # Bearer tokens and sk-... style keys echoed back by servers, even ones we never registered.
 _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)\bsk-[A-Za-z0-9_\-]{8,}"),
 )
+
+
+def _forms(secret: str) -> set[str]:
+    """The secret, and its body after each '-' or '_' of a prefix (its first 16 characters)
+    when that body is long enough: servers echo keys without their 'sk-' prefix."""
+    forms = {secret}
+    for i, ch in enumerate(secret[:16]):
+        if ch in "-_" and len(secret) - i - 1 >= _MIN_BODY:
+            forms.add(secret[i + 1 :])
+    return forms
 
 
 def register_secret(value: str | None) -> None:
     """Remember a secret so that ``redact`` masks it wherever it appears."""
+    global _SECRET_RE
     if value and len(value) >= 4:
         with _LOCK:
+            if value in _SECRETS:
+                return
             _SECRETS.add(value)
+            forms = sorted({f for s in _SECRETS for f in _forms(s)}, key=len, reverse=True)
+            _SECRET_RE = re.compile("|".join(map(re.escape, forms)), re.IGNORECASE)
 
 
 def redact(text: str) -> str:
-    """``text`` with every registered secret and key-looking token replaced by ``***``."""
+    """``text`` with every registered secret and key-looking token replaced by ``***``.
+
+    A secret is matched in any case (a server may echo it upper-cased) and also without its
+    prefix (``_forms``)."""
     if not text:
         return text
     with _LOCK:
-        secrets = sorted(_SECRETS, key=len, reverse=True)
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, _MASK)
+        secrets = _SECRET_RE
+    if secrets is not None:
+        text = secrets.sub(_MASK, text)
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + _MASK, text)
     return text
@@ -67,3 +91,25 @@ def public_url(url: str | None) -> str:
 def safe_name(name: str) -> str:
     """A backend name fit for cache rows and reports: no credentials in URLs, no keys."""
     return redact(_USERINFO.sub(r"\1", name))
+
+
+def reject_credentials(url: str | None, option: str) -> None:
+    """ConfigError when a URL (or any URL of a comma list) carries ``user:password@``.
+
+    Why refuse rather than strip: the OpenAI client sends the key as an Authorization
+    header, and the HTTP client then fails every call ("Cannot combine AUTHORIZATION
+    header with credentials encoded in URL"), a run of failed scores instead of one clear
+    error. The message names the URL without its credentials, never the password.
+    """
+    for part in (url or "").split(","):
+        part = part.strip()
+        try:
+            has_userinfo = "@" in urlsplit(part).netloc
+        except ValueError:  # an unparseable URL is the client's to report
+            continue
+        if has_userinfo:
+            raise ConfigError(
+                f"{option}: credentials in the URL (user:password@) are not accepted: give "
+                f"{public_url(part)} and put the key in the environment variable named by "
+                "--api-key-env (api_key_env, default OPENAI_API_KEY)"
+            )

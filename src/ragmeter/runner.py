@@ -11,6 +11,7 @@ the run; every call already answered is in the cache, so running it again resume
 from __future__ import annotations
 
 import asyncio
+import numbers
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -82,6 +83,7 @@ def evaluate(
     actors, on ``ray_address`` or a local Ray; the ``ray`` extra; docs/ray.md). Both return
     a StreamedResult: the aggregates, the scores in ``out``/scores.jsonl.
     """
+    check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     if executor != "local":
         return _other_executor(
             executor,
@@ -124,6 +126,18 @@ def evaluate(
     return holder[0]
 
 
+def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
+    """ConfigError before any work for bootstrap settings the CIs cannot use: numpy refuses
+    a negative seed only when the first CI is drawn, after every score was computed.
+    ``n_resamples=0`` is allowed here (no CI: the interval is the mean); the CLI asks for 1+."""
+    if not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigError(f"seed must be an integer of 0 or more, not {seed!r}")
+    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 0:
+        raise ConfigError(f"n_resamples must be an integer of 0 or more, not {n_resamples!r}")
+    if not 0 < confidence < 1:
+        raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
+
+
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
@@ -157,6 +171,7 @@ async def aevaluate(
     format: str | None = None,
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
+    check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     s = as_settings(settings)
@@ -166,7 +181,8 @@ async def aevaluate(
     available = available_needs(s) if metrics is None else None
     chosen = plan_metrics(samples, metrics, notes, available, s.metric_options())
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    out_dir = prepare_out(out, fp, overwrite=overwrite) if out is not None else None
+    input_ = input_facts(data, samples)  # hashed once: checked against --out, then recorded
+    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_) if out is not None else None
     facts: dict[str, Any] = {}
 
     def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +191,7 @@ async def aevaluate(
             fp=fp,
             metrics=chosen,
             settings=s,
-            input_=input_facts(data, samples),
+            input_=input_,
             facts=facts,
             usage=usage,
             started_at=started_at,

@@ -20,7 +20,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError, PermanentError, TransientError
 from ragmeter.protocols import ChatCompletion, ChatRequest, Usage
-from ragmeter.redact import OPENAI_URL, public_url, register_secret
+from ragmeter.redact import OPENAI_URL, public_url, register_secret, reject_credentials
 
 try:  # openai>=3 ships its own httpx build
     import httpx2 as _HTTPX
@@ -94,6 +94,7 @@ def make_client(
 ) -> Any:
     import openai
 
+    reject_credentials(base_url, "base_url")  # also when a backend is built without Settings
     key = resolve_api_key(api_key_env, base_url, api_key)
     # A pool at least as large as the concurrency, or requests queue inside the client.
     limits = _HTTPX.Limits(

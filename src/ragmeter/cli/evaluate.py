@@ -34,8 +34,10 @@ def evaluate(
         Path | None,
         typer.Option("--out", "-o", help="Directory for scores.jsonl and summary.json."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap CIs.")] = 0,
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap CIs (0 or more).")] = 0,
+    n_resamples: Annotated[
+        int, typer.Option(min=1, help="Bootstrap resamples of the 95% CIs (1 or more).")
+    ] = 1000,
     judge: Annotated[
         str | None,
         typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none"),
@@ -54,7 +56,7 @@ def evaluate(
     ] = None,
     concurrency: Annotated[
         int | None,
-        typer.Option(help="Judge calls in flight (default 8)."),
+        typer.Option(min=1, max=1024, help="Judge calls in flight (default 8)."),
     ] = None,
     timeout: Annotated[
         float | None,
@@ -126,7 +128,8 @@ def evaluate(
         ),
     ] = "local",
     actors: Annotated[
-        int, typer.Option(help="--executor ray: judge actors (one client each; default 2).")
+        int,
+        typer.Option(min=1, help="--executor ray: judge actors (one client each; default 2)."),
     ] = 2,
     ray_address: Annotated[
         str | None,
@@ -134,7 +137,7 @@ def evaluate(
     ] = None,
     batch_size: Annotated[
         int | None,
-        typer.Option(help="--executor stream/ray: rows per batch (default 10000 / 256)."),
+        typer.Option(min=1, help="--executor stream/ray: rows per batch (default 10000 / 256)."),
     ] = None,
     mlflow: Annotated[
         bool,

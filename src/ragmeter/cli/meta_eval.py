@@ -144,7 +144,7 @@ def meta_eval_cmd(
     ] = "k_precision,question_overlap,context_overlap,embedding_cosine,gpt_score,gpt_ranking",
     limit: Annotated[
         int | None,
-        typer.Option(help="Only the first N rows (quick checks)."),
+        typer.Option(min=1, help="Only the first N rows (quick checks)."),
     ] = None,
     dimensions: Annotated[
         str | None,

@@ -11,7 +11,7 @@ from ragmeter.config import Settings
 from ragmeter.errors import ConfigError
 from ragmeter.executors.source import check_file, iter_batches
 from ragmeter.executors.streamed import ScoreWriter
-from ragmeter.manifest import fingerprint, prepare_out
+from ragmeter.manifest import file_facts, fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
 from ragmeter.plan import plan_metrics
 from ragmeter.resources import available_needs
@@ -57,13 +57,14 @@ def run_config(
 @dataclass
 class FilePlan:
     """A file run, planned before any scoring: rows counted and validated, metrics chosen,
-    the output directory claimed."""
+    the output directory claimed (refused when it holds a run of other settings or input)."""
 
     n_rows: int
     metrics: list[Metric]
     notes: list[str]
     fp: dict[str, Any]
     out_dir: Path
+    input_: dict[str, Any]  # the file's name, sha256 and rows, as run.json records them
 
 
 def plan_file_run(
@@ -90,7 +91,9 @@ def plan_file_run(
     first = next(iter_batches(path, 1000))
     chosen = plan_metrics(first, metrics, notes, available, s.metric_options())
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    return FilePlan(n_rows, chosen, notes, fp, prepare_out(out, fp, overwrite=overwrite))
+    input_ = file_facts(path, n_rows)
+    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_)
+    return FilePlan(n_rows, chosen, notes, fp, out_dir, input_)
 
 
 def skip_notes(metrics: Sequence[Metric], writer: ScoreWriter) -> list[str]:

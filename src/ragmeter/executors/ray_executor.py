@@ -32,7 +32,7 @@ from ragmeter.executors.common import base_urls, plan_file_run, run_config, skip
 from ragmeter.executors.ray_stages import Dealer, JudgeStage, compute_stage, decode_scores
 from ragmeter.executors.source import stream_kind
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
-from ragmeter.manifest import build_manifest, file_facts
+from ragmeter.manifest import build_manifest
 from ragmeter.redact import public_url
 from ragmeter.sample import Sample
 
@@ -107,7 +107,7 @@ def ray_evaluate(
         fp=plan.fp,
         metrics=plan.metrics,
         settings=s,
-        input_=file_facts(path, plan.n_rows),
+        input_=plan.input_,
         facts={},
         usage=usage,
         started_at=started_at,

@@ -23,7 +23,7 @@ from ragmeter.executors.common import check_single_url, plan_file_run, run_confi
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.source import iter_batches
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
-from ragmeter.manifest import build_manifest, file_facts, write_manifest
+from ragmeter.manifest import build_manifest, write_manifest
 from ragmeter.scheduler import compute_all
 
 
@@ -59,7 +59,7 @@ async def astream_evaluate(
     )
     chosen, notes, n_rows, out_dir = plan.metrics, plan.notes, plan.n_rows, plan.out_dir
     facts: dict[str, Any] = {}
-    input_ = file_facts(path, n_rows)
+    input_ = plan.input_
 
     def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
         return build_manifest(

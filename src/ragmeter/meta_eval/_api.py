@@ -98,6 +98,8 @@ def select_pairs(
                 )
             ]
         )
+    if limit is not None and limit < 1:
+        raise DataError([Problem(None, "limit", f"must be at least 1, not {limit}")])
     pairs = [p for p in DATASETS[dataset](data) if p.dimension in dims]
     if limit is not None:
         groups = set(list(dict.fromkeys(p.group for p in pairs))[:limit])

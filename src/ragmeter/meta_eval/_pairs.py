@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import Sample
@@ -38,26 +39,65 @@ def _strip(text: str, prefix: str) -> str:
     return text[len(prefix) :].strip() if text.startswith(prefix) else text
 
 
+def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict[str, Any]]]:
+    """(row, line, record) of each non-blank line, numbered from 1 as ``evaluate`` numbers
+    them (rows skip blank lines, lines do not); each unreadable line goes to ``problems``,
+    and a file without any row raises "no rows"."""
+    if not path.is_file():
+        raise DataError([Problem(None, "data", f"file not found: {path}")])
+    out: list[tuple[int, int, dict[str, Any]]] = []
+    row = 0
+    with path.open("rb") as fh:
+        for line, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if line == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                row += 1
+                problems.append(
+                    Problem(row, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}", line)
+                )
+                continue
+            if not text.strip():
+                continue
+            row += 1
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                problems.append(
+                    Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", line)
+                )
+                continue
+            if not isinstance(record, dict):
+                kind = type(record).__name__
+                problems.append(Problem(row, None, f"expected a JSON object, got {kind}", line))
+                continue
+            out.append((row, line, record))
+    if not out and not problems:
+        raise DataError([Problem(None, None, "no rows: the file is empty")], source=str(path))
+    return out
+
+
 def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
     """WikiEval (RAGAS paper section 4): 50 rows, three pairs each."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError([Problem(None, "data", f"file not found: {path}")])
     pairs: list[PreferencePair] = []
     problems: list[Problem] = []
     needed = ("question", "answer", "ungrounded_answer", "poor_answer", "context_v1", "context_v2")
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(i, None, f"not JSON: {exc}"))
-            continue
+    for n, line, row in _read_rows(path, problems):
         missing = [k for k in needed if not row.get(k)]
         if missing:
-            problems.extend(Problem(i, k, "missing or empty") for k in missing)
+            problems.extend(Problem(n, k, "missing or empty", line) for k in missing)
             continue
+        bad = [(k, "must be a string") for k in needed[:4] if not isinstance(row[k], str)]
+        bad += [
+            (k, "must be a list of strings")
+            for k in needed[4:]
+            if not isinstance(row[k], list) or not all(isinstance(c, str) for c in row[k])
+        ]
+        if bad:
+            problems.extend(Problem(n, k, why, line) for k, why in bad)
+            continue
+        i = line - 1  # ids as before: the 0-based line of the source row
         q = _strip(row["question"], "Question:")
         qid = f"wikieval-{i}"
 
@@ -96,6 +136,7 @@ def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
             ),
         ]
     if problems:
+        problems.sort(key=lambda p: p.line or 0)
         raise DataError(problems, source=str(path))
     return pairs
 

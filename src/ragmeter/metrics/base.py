@@ -92,6 +92,10 @@ class Metric:
     # Optional, beside ``compute``: the same scores for a whole batch, as a ScoreColumn whose
     # rows equal what ``compute`` returns (tests/test_score_columns.py checks each metric).
     compute_batch: BatchFn | None = None
+    # The values a score can take, inclusive: every built-in metric is a share or a
+    # probability. A gate (--fail-under) outside it could never fail or never pass, so it is
+    # refused; a metric on another scale declares its own, None when unbounded.
+    value_range: tuple[float, float] | None = (0.0, 1.0)
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.modes]
