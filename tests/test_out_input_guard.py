@@ -62,6 +62,17 @@ def test_same_input_resumes_and_overwrite_replaces(tmp_path: Path) -> None:
     assert json.loads((out / "run.json").read_text())["input"]["file"] == "b.jsonl"
 
 
+def test_the_same_bytes_under_another_name_resume(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = _write(tmp_path / "a.jsonl", 5)
+    assert _run(first, out)[0] == 0
+    moved = tmp_path / "moved" / "renamed.jsonl"
+    moved.parent.mkdir()
+    moved.write_bytes(first.read_bytes())
+    code, text = _run(moved, out)
+    assert code == 0, text
+
+
 def test_stream_executor_checks_the_input_too(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert _run(_write(tmp_path / "a.jsonl", 5), out, "--executor", "stream")[0] == 0

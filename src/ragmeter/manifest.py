@@ -138,15 +138,19 @@ def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "
 
 
 def _input_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """What tells two inputs apart: the file's name and the sha256 of its bytes (or of the
-    validated rows for in-memory data). Hashes are shortened to 12 hex digits."""
+    """What tells two inputs apart: the sha256 of the file's bytes (or of the validated rows
+    for in-memory data); the file names are shown beside it. The same bytes under another
+    name or path are the same input: a data file moved or renamed still resumes its run.
+    Hashes are shortened to 12 hex digits."""
     diffs = []
-    for key in ("file", "sha256", "rows_sha256"):
+    for key in ("sha256", "rows_sha256"):
         a, b = old.get(key), new.get(key)
         if a != b:
-            if key != "file":
-                a, b = (x[:12] if isinstance(x, str) else x for x in (a, b))
+            a, b = (x[:12] if isinstance(x, str) else x for x in (a, b))
             diffs.append(f"input.{key}: {json.dumps(a)} there, {json.dumps(b)} now")
+    if diffs and old.get("file") != new.get("file"):
+        names = (json.dumps(old.get("file")), json.dumps(new.get("file")))
+        diffs.insert(0, f"input.file: {names[0]} there, {names[1]} now")
     return diffs
 
 
