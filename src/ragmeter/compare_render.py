@@ -31,10 +31,20 @@ def fmt_ci(low: float | None, high: float | None) -> str:
     return f"[{low:+.3f}, {high:+.3f}]"
 
 
+NA = "n/a"  # a CI or p that cannot be computed (too few pairs); the row's note says why
+
+
+def _stat(text: str, note: str | None) -> str:
+    return NA if note else text
+
+
 def verdict(m: MetricDelta, alpha: float) -> str:
-    """'better' / 'worse' when significant after Holm at alpha, else 'no clear change'."""
+    """'better' / 'worse' when significant after Holm at alpha, else 'no clear change';
+    'n/a' when too few pairs for a test, 'no pairs' when none."""
     if m.delta is None:
         return "no pairs"
+    if m.note:
+        return NA
     if not m.significant(alpha):
         return "no clear change"
     return "better" if m.delta > 0 else "worse"
@@ -50,9 +60,9 @@ def metric_rows(cmp: Comparison, alpha: float) -> list[list[str]]:
                 fmt(m.mean_a),
                 fmt(m.mean_b),
                 fmt(m.delta, signed=True),
-                fmt_ci(m.ci_low, m.ci_high),
-                fmt_p(m.p_value),
-                fmt_p(m.p_holm),
+                _stat(fmt_ci(m.ci_low, m.ci_high), m.note),
+                _stat(fmt_p(m.p_value), m.note),
+                _stat(fmt_p(m.p_holm), m.note),
                 f"{m.wins}/{m.ties}/{m.losses}",
                 verdict(m, alpha),
             ]
@@ -64,7 +74,8 @@ HEADERS = ["metric", "n", "mean A", "mean B", "delta", "CI", "p", "Holm p", "W/T
 SLICE_HEADERS = ["metric", "slice", "n", "mean A", "mean B", "delta", "CI", "p", ""]
 
 
-def slice_rows(cmp: Comparison) -> list[list[str]]:
+def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
+    """One row per slice; ``short`` (the terminal) says "too few" where the note is long."""
     return [
         [
             s.metric,
@@ -73,9 +84,9 @@ def slice_rows(cmp: Comparison) -> list[list[str]]:
             fmt(s.mean_a),
             fmt(s.mean_b),
             fmt(s.delta, signed=True),
-            fmt_ci(s.ci_low, s.ci_high),
-            fmt_p(s.p_value),
-            "small" if s.small else "",
+            _stat(fmt_ci(s.ci_low, s.ci_high), s.note),
+            _stat(fmt_p(s.p_value), s.note),
+            (("too few" if short else s.note) if s.note else ("small" if s.small else "")),
         ]
         for s in cmp.slices
     ]
@@ -115,7 +126,8 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     lines += [
         "",
         "delta = mean(B − A) over pairs scored in both runs; CI: paired bootstrap; p: sign-flip "
-        "permutation test; W/T/L: samples where B is higher / equal / lower.",
+        "permutation test; W/T/L: samples where B is higher / equal / lower; "
+        f"{NA}: too few pairs for a CI or a test.",
     ]
     if cmp.warnings:
         lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
@@ -153,26 +165,28 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         )
     styles = {"better": "green", "worse": "bold red"}
     for row in metric_rows(cmp, alpha):
-        word = row[-1] if row[-1] in styles else "n.s."  # not significant
+        word = "n.s." if row[-1] == "no clear change" else row[-1]
         table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
     out: list[Any] = [table]
     out.append(
         Text(
             f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
-            f"Holm-adjusted across metrics; n.s. = not significant at {alpha}",
+            f"Holm-adjusted across metrics; n.s. = not significant at {alpha}; "
+            f"{NA} = too few pairs for a CI or a test",
             style="dim",
         )
     )
     if cmp.slices:
         st = Table(
-            title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged)",
+            title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged; "
+            "too few: one pair, no CI or p)",
             box=box.SIMPLE_HEAD,
             padding=(0, 0),
         )
         for h in SLICE_HEADERS:
-            left = h in ("metric", "slice")
+            left = h in ("metric", "slice", "")
             st.add_column(h, justify="left" if left else "right", no_wrap=not left)
-        for row in slice_rows(cmp):
+        for row in slice_rows(cmp, short=True):
             st.add_row(*row)
         out.append(st)
     return out

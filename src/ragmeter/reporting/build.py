@@ -117,7 +117,8 @@ def _failures(run: Run) -> list[dict[str, Any]]:
 def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
     from ragmeter.compare_render import metric_rows
 
-    with_ci = [m for m in cmp.metrics if m.delta is not None]
+    paired = [m for m in cmp.metrics if m.delta is not None]
+    with_ci = [m for m in paired if m.ci_low is not None and m.ci_high is not None]
     forest = (
         charts.delta_forest(
             [m.metric for m in with_ci],
@@ -131,7 +132,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         else None
     )
     scatters = []
-    for i, m in enumerate(with_ci):
+    for i, m in enumerate(paired):
         pairs = cmp.pairs(m.metric)
         scatters.append(
             {
@@ -148,7 +149,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "rows": metric_rows(cmp, alpha),
         "forest": forest,
         "scatters": scatters,
-        "movers": {m.metric: movers(cmp, m.metric, n) for m in with_ci},
+        "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
         "warnings": cmp.warnings,
         "slices": cmp.slices,
         "by": cmp.by,

@@ -1,0 +1,51 @@
+"""`ragmeter compare` / `ragmeter report` on awkward input: exit 0 with n/a, or exit 2 naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.conftest import make_row
+from tests.needs import require_module
+from typer.testing import CliRunner
+
+import ragmeter
+from ragmeter.cli import app
+
+runner = CliRunner()
+METRICS = "token_f1,mrr,refusal_rate"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """A, B (B refuses on q1-q4, so token_f1 drops and refusal_rate rises; q1 is alone in
+    its kind) and a B over q1-q6 only."""
+    root = tmp_path_factory.mktemp("runs")
+    kinds = ["lone"] + ["many"] * 9
+    rows = [make_row(i, kind=k) for i, k in enumerate(kinds, start=1)]
+    refusing = [dict(r, answer="I don't know.") if i < 4 else r for i, r in enumerate(rows)]
+    ragmeter.evaluate(rows, METRICS, n_resamples=100).write(root / "a")
+    ragmeter.evaluate(refusing, METRICS, n_resamples=100).write(root / "b")
+    ragmeter.evaluate(refusing[:6], METRICS, n_resamples=100).write(root / "part")
+    return root / "a", root / "b", root / "part"
+
+
+def test_compare_by_a_column_with_a_one_sample_slice_exits_0_with_na(runs):
+    a, b, _ = runs
+    res = runner.invoke(app, ["compare", str(a), str(b), "--by", "kind"])
+    assert res.exit_code == 0, res.output
+    lone = [line for line in res.output.splitlines() if " lone " in line]
+    assert lone and all("n/a" in line and "too few" in line for line in lone)
+    assert "[" in next(line for line in res.output.splitlines() if " many " in line)
+
+
+def test_report_by_a_column_with_a_one_sample_slice_writes_the_report(runs, tmp_path):
+    require_module("jinja2")
+    require_module("matplotlib")
+    a, b, _ = runs
+    out = tmp_path / "r.html"
+    res = runner.invoke(
+        app, ["report", str(a), "--compare", str(b), "--by", "kind", "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 pair: too few for a CI or a test" in out.read_text()
