@@ -18,12 +18,12 @@ METRICS = "token_f1,mrr,refusal_rate"
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> tuple[Path, Path, Path]:
-    """A, B (B refuses on q1-q4, so token_f1 drops and refusal_rate rises; q1 is alone in
-    its kind) and a B over q1-q6 only."""
+    """A, B (B refuses on q1-q8 of 12, so token_f1 drops and refusal_rate rises, both
+    significantly; q1 is alone in its kind) and a B over q1-q6 only."""
     root = tmp_path_factory.mktemp("runs")
-    kinds = ["lone"] + ["many"] * 9
+    kinds = ["lone"] + ["many"] * 11
     rows = [make_row(i, kind=k) for i, k in enumerate(kinds, start=1)]
-    refusing = [dict(r, answer="I don't know.") if i < 4 else r for i, r in enumerate(rows)]
+    refusing = [dict(r, answer="I don't know.") if i < 8 else r for i, r in enumerate(rows)]
     ragmeter.evaluate(rows, METRICS, n_resamples=100).write(root / "a")
     ragmeter.evaluate(refusing, METRICS, n_resamples=100).write(root / "b")
     ragmeter.evaluate(refusing[:6], METRICS, n_resamples=100).write(root / "part")
@@ -49,3 +49,28 @@ def test_report_by_a_column_with_a_one_sample_slice_writes_the_report(runs, tmp_
     )
     assert res.exit_code == 0, res.output
     assert "1 pair: too few for a CI or a test" in out.read_text()
+
+
+def test_refusal_rate_has_no_better_direction_and_never_fails_the_gate(runs, tmp_path):
+    a, b, _ = runs
+    args = ["compare", str(a), str(b), "-m", "refusal_rate,token_f1", "-f", "markdown"]
+    more = runner.invoke(app, args)
+    assert more.exit_code == 0, more.output
+    row = next(line for line in more.stdout.splitlines() if line.startswith("| refusal_rate"))
+    assert row.endswith("| higher |") and "better" not in row
+    assert "neither direction is better" in more.stdout
+    # fewer refusals in B: a significant drop, but no regression (it failed the gate before)
+    md = tmp_path / "c.md"
+    fewer = runner.invoke(
+        app, ["compare", str(b), str(a), "-m", "refusal_rate", "--fail-on-regression",
+              "--markdown", str(md)]
+    )  # fmt: skip
+    assert fewer.exit_code == 0, fewer.output
+    assert "gate failed" not in fewer.output
+    assert "**Changed**, neither direction better (Holm p < 0.05): refusal_rate (lower)" in (
+        md.read_text()
+    )
+    # a real drop still fails it
+    worse = runner.invoke(app, ["compare", str(a), str(b), "--fail-on-regression"])
+    assert worse.exit_code == 1 and "gate failed: token_f1: dropped" in worse.output
+    assert "gate failed: refusal_rate" not in worse.output

@@ -6,7 +6,10 @@ import pytest
 from tests.conftest import make_row
 
 import ragmeter
-from ragmeter.compare import compare
+from ragmeter.compare import MetricDelta, compare
+from ragmeter.compare_render import verdict
+from ragmeter.gates import fail_on_regression
+from ragmeter.metrics.registry import list_metrics
 
 
 def _runs(kinds: list[str], changed: set[int]):
@@ -57,3 +60,38 @@ def test_constant_differences_give_a_zero_width_ci_and_an_exact_p():
     )
     assert x.n == 2 and x.ci_low == x.ci_high == x.delta
     assert x.p_value == pytest.approx(0.5)  # 4 sign patterns, 2 reach |mean|
+
+
+def test_metric_directions_in_the_registry():
+    directions = {m.name: m.direction for m in list_metrics()}
+    assert directions["refusal_rate"] == "none"  # descriptive: no labels, no better side
+    assert directions["refusal_accuracy"] == "higher" and directions["ndcg@k"] == "higher"
+    assert set(directions.values()) <= {"higher", "lower", "none"}
+
+
+def _delta(delta: float, direction: str, p: float = 0.001) -> MetricDelta:
+    return MetricDelta(
+        "m", 20, 0, 0.5, 0.5 + delta, delta, delta - 0.1, delta + 0.1, p, p, 5, 10, 5,
+        direction=direction,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("delta", "direction", "word", "fails"),
+    [
+        (-0.2, "higher", "worse", True),
+        (+0.2, "higher", "better", False),
+        (+0.2, "lower", "worse", True),
+        (-0.2, "lower", "better", False),
+        (+0.2, "none", "higher", False),
+        (-0.2, "none", "lower", False),
+    ],
+)
+def test_verdict_and_gate_follow_the_direction(delta, direction, word, fails):
+    m = _delta(delta, direction)
+    assert verdict(m, 0.05) == word
+    failures = fail_on_regression(type("C", (), {"metrics": [m]})(), alpha=0.05)
+    assert bool(failures) is fails
+    if fails:
+        assert str(failures[0]).startswith(f"m: {'dropped' if delta < 0 else 'rose'}")
+    assert verdict(_delta(delta, direction, p=0.5), 0.05) == "no clear change"

@@ -2,9 +2,11 @@
 
 Samples pair by question_id. For each metric both runs share, over the pairs where both
 runs have a value: mean A, mean B, the paired delta mean(B - A) with a bootstrap CI, a
-sign-flip permutation p-value, win/tie/loss counts (a win is B > A: every ragmeter metric
-is higher-is-better), and Holm-adjusted p-values across the metrics. Optionally the same
-per slice of an input column. Statistics: ``ragmeter.stats``; output formats:
+sign-flip permutation p-value, win/tie/loss counts (B higher / equal / lower, whatever the
+metric's direction), and Holm-adjusted p-values across the metrics. A significant change is
+better or worse by the metric's ``direction`` (``Metric.direction``: most are higher-is-better;
+a descriptive one such as refusal_rate is neither, so it is shown but never a regression).
+Optionally the same per slice of an input column. Statistics: ``ragmeter.stats``; output formats:
 ``ragmeter.compare_render``.
 """
 
@@ -16,7 +18,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
-from ragmeter.errors import UnpairedRunsError
+from ragmeter.errors import MetricError, UnpairedRunsError
+from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run
 from ragmeter.slices import SMALL_SLICE, check_column, slice_value
 from ragmeter.stats import holm, paired_delta_ci, paired_p_value
@@ -34,6 +37,15 @@ def too_few(n: int) -> str | None:
     if n < MIN_PAIRS:
         return f"{n} pair: too few for a CI or a test"
     return None
+
+
+def direction_of(metric: str) -> str:
+    """ "higher", "lower" or "none" as the metric registry declares; "higher" for a name it
+    does not know (a metric registered in another process, read back from a run directory)."""
+    try:
+        return get_metric(metric).direction
+    except MetricError:
+        return "higher"
 
 
 @dataclass(frozen=True)
@@ -54,9 +66,27 @@ class MetricDelta:
     ties: int
     losses: int
     note: str | None = None  # why the CI and p are missing (too few pairs)
+    direction: str = "higher"  # which way is better: "higher", "lower" or "none"
 
     def significant(self, alpha: float) -> bool:
         return self.p_holm is not None and self.p_holm < alpha
+
+    def better(self, alpha: float) -> bool:
+        """Significant and in the metric's better direction (never for direction "none")."""
+        return self._moved(alpha, toward_better=True)
+
+    def worse(self, alpha: float) -> bool:
+        """Significant and against the metric's better direction: what a regression gate
+        fails on (never for direction "none")."""
+        return self._moved(alpha, toward_better=False)
+
+    def _moved(self, alpha: float, *, toward_better: bool) -> bool:
+        if self.delta is None or self.delta == 0 or not self.significant(alpha):
+            return False
+        if self.direction not in ("higher", "lower"):
+            return False
+        up_is_better = self.direction == "higher"
+        return (self.delta > 0) == (up_is_better == toward_better)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -254,6 +284,7 @@ def compare(
                 "wins": wins,
                 "ties": len(diffs) - wins - losses,
                 "losses": losses,
+                "direction": direction_of(name),
             }
         )
     adjusted = holm([r["p_value"] for r in rows])

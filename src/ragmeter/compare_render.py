@@ -1,7 +1,8 @@
 """A Comparison as text: a rich table for the terminal, Markdown for a pull-request comment.
 
 (JSON is ``Comparison.to_json()``.) Numbers are shown to 3 decimals, p-values to 3 significant
-digits; a metric whose Holm-adjusted p is below alpha is marked, with its direction.
+digits; a metric whose Holm-adjusted p is below alpha is marked better or worse by its
+direction, or higher / lower when neither direction is better (refusal_rate).
 """
 
 from __future__ import annotations
@@ -38,16 +39,40 @@ def _stat(text: str, note: str | None) -> str:
     return NA if note else text
 
 
+CHANGED = ("higher", "lower")  # verdicts of a significant change with no better direction
+
+
 def verdict(m: MetricDelta, alpha: float) -> str:
-    """'better' / 'worse' when significant after Holm at alpha, else 'no clear change';
-    'n/a' when too few pairs for a test, 'no pairs' when none."""
+    """'better' / 'worse' when significant after Holm at alpha (by the metric's direction),
+    'higher' / 'lower' when significant but neither direction is better, else 'no clear
+    change'; 'n/a' when too few pairs for a test, 'no pairs' when none."""
     if m.delta is None:
         return "no pairs"
     if m.note:
         return NA
-    if not m.significant(alpha):
-        return "no clear change"
-    return "better" if m.delta > 0 else "worse"
+    if m.better(alpha):
+        return "better"
+    if m.worse(alpha):
+        return "worse"
+    if m.significant(alpha) and m.delta != 0:
+        return "higher" if m.delta > 0 else "lower"
+    return "no clear change"
+
+
+def undirected(cmp: Comparison) -> list[str]:
+    """The compared metrics where neither direction is better (their changes are not judged)."""
+    return [m.metric for m in cmp.metrics if m.direction == "none"]
+
+
+def direction_legend(cmp: Comparison) -> str:
+    """One sentence for the legend when some metric has no better direction, else ''."""
+    names = undirected(cmp)
+    if not names:
+        return ""
+    return (
+        f"higher / lower: a significant change of {', '.join(names)}, where neither direction "
+        "is better: never better, worse or a regression."
+    )
 
 
 def metric_rows(cmp: Comparison, alpha: float) -> list[list[str]]:
@@ -108,6 +133,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     pct = round(cmp.confidence * 100)
     better = [m.metric for m in cmp.metrics if verdict(m, alpha) == "better"]
     worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
+    changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
     head = (
         f"### ragmeter compare: `{cmp.b.name}` (B) vs `{cmp.a.name}` (A), "
         f"{len(cmp.ids)} paired samples"
@@ -117,7 +143,11 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         summary.append(f"**Worse** (Holm p < {alpha}): {', '.join(worse)}")
     if better:
         summary.append(f"**Better** (Holm p < {alpha}): {', '.join(better)}")
-    if not worse and not better:
+    if changed:
+        summary.append(
+            f"**Changed**, neither direction better (Holm p < {alpha}): {', '.join(changed)}"
+        )
+    if not worse and not better and not changed:
         summary.append(f"No metric changed significantly (Holm p < {alpha}).")
     lines = [head, "", *summary, ""]
     lines += _md_table(
@@ -129,6 +159,8 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         "permutation test; W/T/L: samples where B is higher / equal / lower; "
         f"{NA}: too few pairs for a CI or a test.",
     ]
+    if direction_legend(cmp):
+        lines[-1] += " " + direction_legend(cmp)
     if cmp.warnings:
         lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
     if cmp.slices:
@@ -163,7 +195,7 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
             no_wrap=h != "metric",
             min_width=min(longest, 14) if h == "metric" else None,
         )
-    styles = {"better": "green", "worse": "bold red"}
+    styles = {"better": "green", "worse": "bold red", "higher": "yellow", "lower": "yellow"}
     for row in metric_rows(cmp, alpha):
         word = "n.s." if row[-1] == "no clear change" else row[-1]
         table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
@@ -172,7 +204,8 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         Text(
             f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
             f"Holm-adjusted across metrics; n.s. = not significant at {alpha}; "
-            f"{NA} = too few pairs for a CI or a test",
+            f"{NA} = too few pairs for a CI or a test"
+            + (f"; {direction_legend(cmp)}" if direction_legend(cmp) else ""),
             style="dim",
         )
     )

@@ -1,6 +1,7 @@
 """`ragmeter compare RUN_A RUN_B`: paired deltas, CIs, p-values; a regression gate.
 
-Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric dropped significantly, 2 runs that
+Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric got significantly worse (by its
+direction; never one with no better direction, such as refusal_rate), 2 runs that
 do not pair (the ids are named) or other bad input.
 """
 
@@ -42,7 +43,10 @@ def compare_cmd(
     alpha: Annotated[float, typer.Option(help="Significance level (Holm-adjusted).")] = 0.05,
     fail_on_regression: Annotated[
         bool,
-        typer.Option("--fail-on-regression", help="Exit 1 when a metric drops significantly."),
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when a metric gets significantly worse (refusal_rate never does).",
+        ),
     ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,

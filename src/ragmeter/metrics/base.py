@@ -13,6 +13,10 @@ from typing import Any, Literal
 from ragmeter.sample import Sample
 
 Status = Literal["ok", "undefined", "skipped", "failed"]
+# Which way a metric is better: compare calls a significant change better or worse by it, and
+# the regression gate fails only on worse. "none": a descriptive metric (refusal_rate: without
+# labels, more refusals are neither better nor worse), whose changes are shown, never judged.
+Direction = Literal["higher", "lower", "none"]
 
 
 @dataclass
@@ -92,6 +96,7 @@ class Metric:
     # Optional, beside ``compute``: the same scores for a whole batch, as a ScoreColumn whose
     # rows equal what ``compute`` returns (tests/test_score_columns.py checks each metric).
     compute_batch: BatchFn | None = None
+    direction: Direction = "higher"
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.modes]
