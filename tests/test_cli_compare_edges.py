@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_row
+from tests.conftest import EXAMPLES, make_row
 from tests.needs import require_module
 from typer.testing import CliRunner
 
@@ -74,3 +74,12 @@ def test_refusal_rate_has_no_better_direction_and_never_fails_the_gate(runs, tmp
     worse = runner.invoke(app, ["compare", str(a), str(b), "--fail-on-regression"])
     assert worse.exit_code == 1 and "gate failed: token_f1: dropped" in worse.output
     assert "gate failed: refusal_rate" not in worse.output
+
+
+def test_compare_with_a_data_file_exits_2_naming_it(runs):
+    a, _, _ = runs
+    data = EXAMPLES / "rag_turns.jsonl"
+    res = runner.invoke(app, ["compare", str(a), str(data)])
+    assert res.exit_code == 2
+    assert f"not a run directory: {data} is a file" in res.output
+    assert "internal error" not in res.output

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import make_row
+from tests.conftest import EXAMPLES, make_row
 
 import ragmeter
 from ragmeter.compare import MetricDelta, compare
 from ragmeter.compare_render import verdict
+from ragmeter.errors import DataError
 from ragmeter.gates import fail_on_regression
 from ragmeter.metrics.registry import list_metrics
+from ragmeter.runs import load_run
 
 
 def _runs(kinds: list[str], changed: set[int]):
@@ -95,3 +97,21 @@ def test_verdict_and_gate_follow_the_direction(delta, direction, word, fails):
     if fails:
         assert str(failures[0]).startswith(f"m: {'dropped' if delta < 0 else 'rose'}")
     assert verdict(_delta(delta, direction, p=0.5), 0.05) == "no clear change"
+
+
+def test_a_data_file_or_a_non_numeric_score_is_a_clear_error_not_a_crash(tmp_path):
+    with pytest.raises(DataError, match=r"not a run directory: .*rag_turns.jsonl is a file"):
+        load_run(EXAMPLES / "rag_turns.jsonl")
+    with pytest.raises(DataError, match=r"not a run directory: .* does not exist"):
+        load_run(tmp_path / "nowhere")
+    a, _ = _runs(["x", "x"], changed=set())
+    a.write(tmp_path / "run")
+    scores = tmp_path / "run" / "scores.jsonl"
+    lines = scores.read_text().splitlines()
+    lines[1] = lines[1].replace('"token_f1":', '"token_f1": "high", "was":', 1)
+    lines[0] = lines[0][:-1] + ', "status": "ok"}'
+    scores.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as err:
+        load_run(tmp_path / "run")
+    assert "row 2, field 'token_f1'" in str(err.value) and '"high"' in str(err.value)
+    assert "row 1, field 'status'" in str(err.value)
