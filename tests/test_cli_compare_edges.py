@@ -83,3 +83,22 @@ def test_compare_with_a_data_file_exits_2_naming_it(runs):
     assert res.exit_code == 2
     assert f"not a run directory: {data} is a file" in res.output
     assert "internal error" not in res.output
+
+
+def test_report_checks_its_output_path_before_any_work(runs, tmp_path, monkeypatch):
+    import ragmeter.reporting
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("rendered before the output path was checked")
+
+    monkeypatch.setattr(ragmeter.reporting, "render_report", no_rendering)
+    a, b, _ = runs
+    base = ["report", str(a), "--compare", str(b), "-o"]
+    res = runner.invoke(app, [*base, str(tmp_path)])
+    assert res.exit_code == 2 and f"--out {tmp_path} is a directory" in res.output
+    under_file = a / "scores.jsonl" / "r.html"
+    res = runner.invoke(app, [*base, str(under_file)])
+    assert res.exit_code == 2 and "is a file, not a directory" in res.output
+    if Path("/proc/self").is_dir():  # Linux: nothing can be created in /proc, not even by root
+        res = runner.invoke(app, [*base, "/proc/x.html"])
+        assert res.exit_code == 2 and "--out /proc/x.html cannot be written" in res.output
