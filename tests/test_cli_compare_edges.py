@@ -102,3 +102,21 @@ def test_report_checks_its_output_path_before_any_work(runs, tmp_path, monkeypat
     if Path("/proc/self").is_dir():  # Linux: nothing can be created in /proc, not even by root
         res = runner.invoke(app, [*base, "/proc/x.html"])
         assert res.exit_code == 2 and "--out /proc/x.html cannot be written" in res.output
+
+
+def test_report_intersect_compares_the_shared_ids_and_says_how_many_were_left_out(runs, tmp_path):
+    require_module("jinja2")
+    require_module("matplotlib")
+    a, _, part = runs
+    out = tmp_path / "r.html"
+    unpaired = runner.invoke(app, ["report", str(a), "--compare", str(part), "-o", str(out)])
+    assert unpaired.exit_code == 2 and "6 id(s) only in" in unpaired.output
+    assert "--intersect" in unpaired.output and not out.exists()
+    res = runner.invoke(
+        app, ["report", str(a), "--compare", str(part), "--intersect", "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    said = "compared on the 6 shared ids; 6 only in A, 0 only in B left out"
+    assert said in res.output and said in out.read_text()
+    alone = runner.invoke(app, ["report", str(a), "--intersect", "-o", str(out)])
+    assert alone.exit_code == 2 and "--intersect needs --compare" in alone.output

@@ -71,12 +71,14 @@ def render_report(
     alpha: float = 0.05,
     title: str | None = None,
     seed: int = 0,
+    intersect: bool = False,
 ) -> str:
     """The report's HTML as a string.
 
     ``run``: an EvaluationResult or run directory. ``compare``: a second run (B; ``run`` is
     A) or a ready ``Comparison``. ``by``: a column to slice by. ``worst``: samples shown per
-    metric in the worst / biggest-change lists.
+    metric in the worst / biggest-change lists. ``intersect``: as compare's, compare only the
+    ids both runs hold (the comparison's warnings say how many were left out).
     """
     _require()
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -94,7 +96,7 @@ def render_report(
     else:
         base = as_run(run)
         if compare is not None:
-            comparison = run_compare(base, compare, by=by, seed=seed)
+            comparison = run_compare(base, compare, by=by, seed=seed, intersect=intersect)
     slices = slice_summary(base.result, by, seed=seed) if by else None
     context = report_context(
         base, comparison=comparison, slices=slices, by=by, worst=worst, alpha=alpha, title=title
