@@ -120,3 +120,16 @@ def test_report_intersect_compares_the_shared_ids_and_says_how_many_were_left_ou
     assert said in res.output and said in out.read_text()
     alone = runner.invoke(app, ["report", str(a), "--intersect", "-o", str(out)])
     assert alone.exit_code == 2 and "--intersect needs --compare" in alone.output
+
+
+def test_the_table_never_cuts_the_verdict_when_stdout_is_not_a_terminal(runs):
+    # CliRunner's stdout is no terminal, as in a CI log: rich would fit 80 columns and cut
+    # "B vs A" to "wor" / "hig" with these metric names
+    a, b, _ = runs
+    res = runner.invoke(app, ["compare", str(a), str(b), "--by", "kind"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    f1 = next(line for line in lines if line.startswith(" token_f1 "))
+    refusals = next(line for line in lines if line.startswith(" refusal_rate "))
+    assert f1.rstrip().endswith(" worse") and refusals.rstrip().endswith(" higher")
+    assert "B vs A" in res.output and "…" not in res.output

@@ -64,6 +64,13 @@ def undirected(cmp: Comparison) -> list[str]:
     return [m.metric for m in cmp.metrics if m.direction == "none"]
 
 
+def na_legend(cmp: Comparison) -> str:
+    """What n/a means, when some metric or slice has too few pairs for a CI, else ''."""
+    if any(x.note for x in [*cmp.metrics, *cmp.slices]):
+        return f"{NA}: too few pairs for a CI or a test."
+    return ""
+
+
 def direction_legend(cmp: Comparison) -> str:
     """One sentence for the legend when some metric has no better direction, else ''."""
     names = undirected(cmp)
@@ -156,11 +163,9 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     lines += [
         "",
         "delta = mean(B − A) over pairs scored in both runs; CI: paired bootstrap; p: sign-flip "
-        "permutation test; W/T/L: samples where B is higher / equal / lower; "
-        f"{NA}: too few pairs for a CI or a test.",
+        "permutation test; W/T/L: samples where B is higher / equal / lower.",
     ]
-    if direction_legend(cmp):
-        lines[-1] += " " + direction_legend(cmp)
+    lines[-1] = " ".join(filter(None, [lines[-1], na_legend(cmp), direction_legend(cmp)]))
     if cmp.warnings:
         lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
     if cmp.slices:
@@ -185,34 +190,32 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         box=box.SIMPLE_HEAD,
         padding=(0, 0),  # one space between columns: ten columns fit 80 characters
     )
-    longest = max((len(m.metric) for m in cmp.metrics), default=6)
+    rows = metric_rows(cmp, alpha)
+    words = ["n.s." if row[-1] == "no clear change" else row[-1] for row in rows]
     for h in HEADERS:
         label = f"{pct}% CI" if h == "CI" else h
         left = h in ("metric", "B vs A")
         table.add_column(
             label,
             justify="left" if left else "right",
+            # Too narrow a console wraps metric names; the verdict is never cut ("wor").
             no_wrap=h != "metric",
-            min_width=min(longest, 14) if h == "metric" else None,
+            overflow="fold" if h == "metric" else "ellipsis",
+            min_width=max(map(len, [h, *words])) if h == "B vs A" else None,
         )
     styles = {"better": "green", "worse": "bold red", "higher": "yellow", "lower": "yellow"}
-    for row in metric_rows(cmp, alpha):
-        word = "n.s." if row[-1] == "no clear change" else row[-1]
+    for row, word in zip(rows, words, strict=True):
         table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
-    out: list[Any] = [table]
-    out.append(
-        Text(
-            f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
-            f"Holm-adjusted across metrics; n.s. = not significant at {alpha}; "
-            f"{NA} = too few pairs for a CI or a test"
-            + (f"; {direction_legend(cmp)}" if direction_legend(cmp) else ""),
-            style="dim",
-        )
-    )
+    legend = [
+        f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
+        f"Holm-adjusted across metrics; n.s. = not significant at {alpha}.",
+        na_legend(cmp),
+        direction_legend(cmp),
+    ]
+    out: list[Any] = [table, Text(" ".join(filter(None, legend)), style="dim")]
     if cmp.slices:
         st = Table(
-            title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged; "
-            "too few: one pair, no CI or p)",
+            title=f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)",
             box=box.SIMPLE_HEAD,
             padding=(0, 0),
         )

@@ -8,9 +8,11 @@ do not pair (the ids are named) or other bad input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
 from ragmeter.cli._gates import report_gate
@@ -19,6 +21,19 @@ from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
 
 FORMATS = ("table", "markdown", "json")
+WIDEST = 10_000  # measuring a table at this width gives the width it needs
+
+
+def print_table(renderable: Any) -> None:
+    """On a terminal, rich fits a table to the window (metric names wrap first). Elsewhere
+    (a CI log, a pipe) there is no window: rich's 80-column default would cut cells (the
+    verdict to 'wor'), so a table is printed as wide as it needs."""
+    if console.is_terminal or not isinstance(renderable, Table):
+        console.print(renderable)
+        return
+    needed = console.measure(renderable, options=console.options.update_width(WIDEST)).maximum
+    # a console of its own: Console.print(width=...) never goes beyond the console's width
+    Console(file=console.file, width=max(console.width, needed)).print(renderable)
 
 
 def compare_cmd(
@@ -82,7 +97,7 @@ def compare_cmd(
         typer.echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:
         for renderable in to_rich(cmp, alpha=alpha):
-            console.print(renderable)
+            print_table(renderable)
     if markdown is not None:
         markdown.write_text(to_markdown(cmp, alpha=alpha), encoding="utf-8")
     if json_out is not None:
