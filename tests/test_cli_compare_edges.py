@@ -133,3 +133,30 @@ def test_the_table_never_cuts_the_verdict_when_stdout_is_not_a_terminal(runs):
     refusals = next(line for line in lines if line.startswith(" refusal_rate "))
     assert f1.rstrip().endswith(" worse") and refusals.rstrip().endswith(" higher")
     assert "B vs A" in res.output and "…" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--n-resamples", "0"], "--n-resamples"),
+        (["--n-resamples", "-5"], "--n-resamples"),
+        (["--permutations", "-3"], "--permutations"),
+        (["--permutations", "0"], "--permutations"),
+        (["--seed", "-1"], "--seed"),
+    ],
+)
+def test_compare_rejects_bad_numeric_options_with_exit_2(runs, args, option):
+    a, b, _ = runs
+    res = runner.invoke(app, ["compare", str(a), str(b), *args])
+    assert res.exit_code == 2
+    assert f"Invalid value for '{option}'" in res.output and "internal error" not in res.output
+
+
+@pytest.mark.parametrize("args", [["--alpha", "0"], ["--alpha", "1.5"], ["--worst", "-1"]])
+def test_report_rejects_bad_numeric_options_with_exit_2(runs, tmp_path, args):
+    a, b, _ = runs
+    res = runner.invoke(
+        app, ["report", str(a), "--compare", str(b), "-o", str(tmp_path / "r.html"), *args]
+    )
+    assert res.exit_code == 2 and ("--alpha" in res.output or "--worst" in res.output)
+    assert not (tmp_path / "r.html").exists()

@@ -115,3 +115,12 @@ def test_a_data_file_or_a_non_numeric_score_is_a_clear_error_not_a_crash(tmp_pat
         load_run(tmp_path / "run")
     assert "row 2, field 'token_f1'" in str(err.value) and '"high"' in str(err.value)
     assert "row 1, field 'status'" in str(err.value)
+
+
+def test_bad_statistics_options_are_named_before_any_run_is_read():
+    with pytest.raises(DataError) as err:
+        compare("no/such/run", "no/such/run", n_resamples=0, permutations=-3, confidence=1.5)
+    text = str(err.value)
+    assert "field 'n_resamples': must be at least 2, not 0" in text
+    assert "field 'permutations': must be at least 1, not -3" in text
+    assert "field 'confidence'" in text and "no/such/run" not in text

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
-from ragmeter.errors import MetricError, UnpairedRunsError
+from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run
 from ragmeter.slices import SMALL_SLICE, check_column, slice_value
@@ -28,6 +28,8 @@ TIE = 1e-9  # |b - a| at or below this is a tie
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
 # resample and two sign patterns): the cell shows n/a with the reason instead of a number.
 MIN_PAIRS = 2
+# scipy's bootstrap takes the standard error over the resamples: one resample has none.
+MIN_RESAMPLES = 2
 
 
 def too_few(n: int) -> str | None:
@@ -224,6 +226,30 @@ def _collect(
     return xs, ys
 
 
+def _check_options(
+    confidence: float, n_resamples: int, permutations: int | None, seed: int, min_slice: int
+) -> None:
+    """DataError naming each bad statistics option, before any run is read (scipy's own
+    errors name neither the option nor the value)."""
+    problems = []
+    if not 0 < confidence < 1:
+        problems.append(Problem(None, "confidence", f"must be between 0 and 1, not {confidence}"))
+    for name, value, least in (
+        ("n_resamples", n_resamples, MIN_RESAMPLES),
+        ("permutations", permutations, 1),
+    ):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            problems.append(Problem(None, name, f"must be a whole number, not {value!r}"))
+        elif value is not None and value < least:
+            problems.append(Problem(None, name, f"must be at least {least}, not {value}"))
+    if not isinstance(seed, int) or seed < 0:
+        problems.append(Problem(None, "seed", f"must be a whole number >= 0, not {seed!r}"))
+    if not isinstance(min_slice, int) or min_slice < 1:
+        problems.append(Problem(None, "min_slice", f"must be at least 1, not {min_slice!r}"))
+    if problems:
+        raise DataError(problems, "compare's options")
+
+
 def compare(
     a: Any,
     b: Any,
@@ -244,6 +270,7 @@ def compare(
     result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
     patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
     """
+    _check_options(confidence, n_resamples, permutations, seed, min_slice)
     run_a, run_b = as_run(a), as_run(b)
     ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]

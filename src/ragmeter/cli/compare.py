@@ -16,7 +16,7 @@ from rich.table import Table
 
 from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
 from ragmeter.cli._gates import report_gate
-from ragmeter.compare import compare
+from ragmeter.compare import MIN_RESAMPLES, compare
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
 
@@ -63,11 +63,15 @@ def compare_cmd(
             help="Exit 1 when a metric gets significantly worse (refusal_rate never does).",
         ),
     ] = False,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations.")] = 0,
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
+    n_resamples: Annotated[
+        int, typer.Option(min=MIN_RESAMPLES, help="Bootstrap resamples.")
+    ] = 2000,
     permutations: Annotated[
         int | None,
-        typer.Option(help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."),
+        typer.Option(
+            min=1, help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."
+        ),
     ] = None,
 ) -> None:
     """Compare run B with run A sample by sample: deltas, CIs, p-values, win/tie/loss."""
