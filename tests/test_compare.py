@@ -187,7 +187,7 @@ def test_old_records_without_sample_keys_still_load(tmp_path):
 
 
 def test_bad_run_directories_are_clear_errors(tmp_path):
-    with pytest.raises(DataError, match="no run here"):
+    with pytest.raises(DataError, match=r"not a run directory: .* \(no scores.jsonl / run.json\)"):
         load_run(tmp_path)
     (tmp_path / "scores.jsonl").write_text('{"question_id": "a"}\n{"question_id": "a"}\nnope\n')
     with pytest.raises(DataError) as err:

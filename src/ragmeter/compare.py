@@ -2,9 +2,11 @@
 
 Samples pair by question_id. For each metric both runs share, over the pairs where both
 runs have a value: mean A, mean B, the paired delta mean(B - A) with a bootstrap CI, a
-sign-flip permutation p-value, win/tie/loss counts (a win is B > A: every ragmeter metric
-is higher-is-better), and Holm-adjusted p-values across the metrics. Optionally the same
-per slice of an input column. Statistics: ``ragmeter.stats``; output formats:
+sign-flip permutation p-value, win/tie/loss counts (B higher / equal / lower, whatever the
+metric's direction), and Holm-adjusted p-values across the metrics. A significant change is
+better or worse by the metric's ``direction`` (``Metric.direction``: most are higher-is-better;
+a descriptive one such as refusal_rate is neither, so it is shown but never a regression).
+Optionally the same per slice of an input column. Statistics: ``ragmeter.stats``; output formats:
 ``ragmeter.compare_render``.
 """
 
@@ -16,12 +18,36 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
-from ragmeter.errors import UnpairedRunsError
+from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
+from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run
 from ragmeter.slices import SMALL_SLICE, check_column, slice_value
 from ragmeter.stats import holm, paired_delta_ci, paired_p_value
 
 TIE = 1e-9  # |b - a| at or below this is a tie
+# Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
+# resample and two sign patterns): the cell shows n/a with the reason instead of a number.
+MIN_PAIRS = 2
+# scipy's bootstrap takes the standard error over the resamples: one resample has none.
+MIN_RESAMPLES = 2
+
+
+def too_few(n: int) -> str | None:
+    """Why a CI and a p-value cannot be given over n pairs, or None when they can."""
+    if n == 0:
+        return "no pair scored in both runs"
+    if n < MIN_PAIRS:
+        return f"{n} pair: too few for a CI or a test"
+    return None
+
+
+def direction_of(metric: str) -> str:
+    """ "higher", "lower" or "none" as the metric registry declares; "higher" for a name it
+    does not know (a metric registered in another process, read back from a run directory)."""
+    try:
+        return get_metric(metric).direction
+    except MetricError:
+        return "higher"
 
 
 @dataclass(frozen=True)
@@ -41,9 +67,28 @@ class MetricDelta:
     wins: int
     ties: int
     losses: int
+    note: str | None = None  # why the CI and p are missing (too few pairs)
+    direction: str = "higher"  # which way is better: "higher", "lower" or "none"
 
     def significant(self, alpha: float) -> bool:
         return self.p_holm is not None and self.p_holm < alpha
+
+    def better(self, alpha: float) -> bool:
+        """Significant and in the metric's better direction (never for direction "none")."""
+        return self._moved(alpha, toward_better=True)
+
+    def worse(self, alpha: float) -> bool:
+        """Significant and against the metric's better direction: what a regression gate
+        fails on (never for direction "none")."""
+        return self._moved(alpha, toward_better=False)
+
+    def _moved(self, alpha: float, *, toward_better: bool) -> bool:
+        if self.delta is None or self.delta == 0 or not self.significant(alpha):
+            return False
+        if self.direction not in ("higher", "lower"):
+            return False
+        up_is_better = self.direction == "higher"
+        return (self.delta > 0) == (up_is_better == toward_better)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +109,7 @@ class SliceDelta:
     ci_high: float | None
     p_value: float | None
     small: bool
+    note: str | None = None  # why the CI and p are missing (too few pairs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,18 +190,28 @@ def _pair_ids(a: Run, b: Run, intersect: bool) -> tuple[list[str], list[str], li
 
 def _paired_stats(
     name: str, xs: list[float], ys: list[float], opts: dict[str, Any]
-) -> tuple[float | None, ...]:
-    """mean A, mean B, delta, CI low, CI high, p-value (Nones when there is no pair)."""
+) -> dict[str, Any]:
+    """mean A, mean B, delta, CI, p-value and, when some are missing, why.
+
+    No pair: all None. Fewer than MIN_PAIRS: the means and the delta, no CI or p (scipy
+    cannot resample one observation, and a CI from one pair would claim a certainty it lacks).
+    """
+    out: dict[str, Any] = dict.fromkeys(
+        ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value")
+    )
+    out["note"] = too_few(len(xs))
     if not xs:
-        return None, None, None, None, None, None
+        return out
+    out["mean_a"], out["mean_b"] = sum(xs) / len(xs), sum(ys) / len(ys)
+    out["delta"] = sum(y - x for x, y in zip(xs, ys, strict=True)) / len(xs)
+    if out["note"] is not None:
+        return out
     seed = opts["seed"] ^ zlib.crc32(name.encode())
-    low, high = paired_delta_ci(
+    out["ci_low"], out["ci_high"] = paired_delta_ci(
         xs, ys, confidence=opts["confidence"], n_resamples=opts["n_resamples"], seed=seed
     )
-    p = paired_p_value(xs, ys, n_resamples=opts["permutations"], seed=seed)
-    mean_a, mean_b = sum(xs) / len(xs), sum(ys) / len(ys)
-    delta = sum(y - x for x, y in zip(xs, ys, strict=True)) / len(xs)
-    return mean_a, mean_b, delta, low, high, p
+    out["p_value"] = paired_p_value(xs, ys, n_resamples=opts["permutations"], seed=seed)
+    return out
 
 
 def _collect(
@@ -168,6 +224,30 @@ def _collect(
             xs.append(x)
             ys.append(y)
     return xs, ys
+
+
+def _check_options(
+    confidence: float, n_resamples: int, permutations: int | None, seed: int, min_slice: int
+) -> None:
+    """DataError naming each bad statistics option, before any run is read (scipy's own
+    errors name neither the option nor the value)."""
+    problems = []
+    if not 0 < confidence < 1:
+        problems.append(Problem(None, "confidence", f"must be between 0 and 1, not {confidence}"))
+    for name, value, least in (
+        ("n_resamples", n_resamples, MIN_RESAMPLES),
+        ("permutations", permutations, 1),
+    ):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            problems.append(Problem(None, name, f"must be a whole number, not {value!r}"))
+        elif value is not None and value < least:
+            problems.append(Problem(None, name, f"must be at least {least}, not {value}"))
+    if not isinstance(seed, int) or seed < 0:
+        problems.append(Problem(None, "seed", f"must be a whole number >= 0, not {seed!r}"))
+    if not isinstance(min_slice, int) or min_slice < 1:
+        problems.append(Problem(None, "min_slice", f"must be at least 1, not {min_slice!r}"))
+    if problems:
+        raise DataError(problems, "compare's options")
 
 
 def compare(
@@ -190,6 +270,7 @@ def compare(
     result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
     patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
     """
+    _check_options(confidence, n_resamples, permutations, seed, min_slice)
     run_a, run_b = as_run(a), as_run(b)
     ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]
@@ -214,19 +295,27 @@ def compare(
         "n_resamples": n_resamples,
         "permutations": permutations,
     }
-    rows: list[tuple[Any, ...]] = []
+    rows: list[dict[str, Any]] = []
     for name in shared:
         va, vb = _values(run_a, name), _values(run_b, name)
         xs, ys = _collect(ids, va, vb)
         diffs = [y - x for x, y in zip(xs, ys, strict=True)]
         wins = sum(d > TIE for d in diffs)
         losses = sum(d < -TIE for d in diffs)
-        stats = _paired_stats(name, xs, ys, opts)
         rows.append(
-            (name, len(xs), len(ids) - len(xs), *stats, wins, len(diffs) - wins - losses, losses)
+            {
+                "metric": name,
+                "n": len(xs),
+                "n_excluded": len(ids) - len(xs),
+                **_paired_stats(name, xs, ys, opts),
+                "wins": wins,
+                "ties": len(diffs) - wins - losses,
+                "losses": losses,
+                "direction": direction_of(name),
+            }
         )
-    adjusted = holm([r[8] for r in rows])
-    deltas = [MetricDelta(*r[:9], adjusted[i], *r[9:]) for i, r in enumerate(rows)]
+    adjusted = holm([r["p_value"] for r in rows])
+    deltas = [MetricDelta(**r, p_holm=p) for r, p in zip(rows, adjusted, strict=True)]
     out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
     if by is not None:
         check_column(run_a.result.samples, by, run_a.source)
@@ -237,7 +326,8 @@ def compare(
 def _slice_deltas(cmp: Comparison, by: str, opts: dict[str, Any], min_n: int) -> list[SliceDelta]:
     """Per metric and slice (the column's value in run A): paired delta, CI, p-value.
 
-    Within a metric, slices are sorted by |delta|, largest first; small ones are flagged.
+    Within a metric, slices are sorted by |delta|, largest first; small ones are flagged,
+    and one of a single pair keeps its delta but has no CI or p (``note`` says why).
     """
     label_of = {s.question_id: slice_value(s, by) for s in cmp.a.result.samples}
     out: list[SliceDelta] = []
@@ -250,7 +340,7 @@ def _slice_deltas(cmp: Comparison, by: str, opts: dict[str, Any], min_n: int) ->
         for label, ids in groups.items():
             xs, ys = _collect(ids, va, vb)
             stats = _paired_stats(f"{m.metric}/{label}", xs, ys, opts)
-            cells.append(SliceDelta(m.metric, by, label, len(xs), *stats, len(xs) < min_n))
+            cells.append(SliceDelta(m.metric, by, label, len(xs), small=len(xs) < min_n, **stats))
         cells.sort(key=lambda c: (c.delta is None, -abs(c.delta or 0.0), c.value))
         out.extend(cells)
     return out

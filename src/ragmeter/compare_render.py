@@ -1,7 +1,8 @@
 """A Comparison as text: a rich table for the terminal, Markdown for a pull-request comment.
 
 (JSON is ``Comparison.to_json()``.) Numbers are shown to 3 decimals, p-values to 3 significant
-digits; a metric whose Holm-adjusted p is below alpha is marked, with its direction.
+digits; a metric whose Holm-adjusted p is below alpha is marked better or worse by its
+direction, or higher / lower when neither direction is better (refusal_rate).
 """
 
 from __future__ import annotations
@@ -31,13 +32,54 @@ def fmt_ci(low: float | None, high: float | None) -> str:
     return f"[{low:+.3f}, {high:+.3f}]"
 
 
+NA = "n/a"  # a CI or p that cannot be computed (too few pairs); the row's note says why
+
+
+def _stat(text: str, note: str | None) -> str:
+    return NA if note else text
+
+
+CHANGED = ("higher", "lower")  # verdicts of a significant change with no better direction
+
+
 def verdict(m: MetricDelta, alpha: float) -> str:
-    """'better' / 'worse' when significant after Holm at alpha, else 'no clear change'."""
+    """'better' / 'worse' when significant after Holm at alpha (by the metric's direction),
+    'higher' / 'lower' when significant but neither direction is better, else 'no clear
+    change'; 'n/a' when too few pairs for a test, 'no pairs' when none."""
     if m.delta is None:
         return "no pairs"
-    if not m.significant(alpha):
-        return "no clear change"
-    return "better" if m.delta > 0 else "worse"
+    if m.note:
+        return NA
+    if m.better(alpha):
+        return "better"
+    if m.worse(alpha):
+        return "worse"
+    if m.significant(alpha) and m.delta != 0:
+        return "higher" if m.delta > 0 else "lower"
+    return "no clear change"
+
+
+def undirected(cmp: Comparison) -> list[str]:
+    """The compared metrics where neither direction is better (their changes are not judged)."""
+    return [m.metric for m in cmp.metrics if m.direction == "none"]
+
+
+def na_legend(cmp: Comparison) -> str:
+    """What n/a means, when some metric or slice has too few pairs for a CI, else ''."""
+    if any(x.note for x in [*cmp.metrics, *cmp.slices]):
+        return f"{NA}: too few pairs for a CI or a test."
+    return ""
+
+
+def direction_legend(cmp: Comparison) -> str:
+    """One sentence for the legend when some metric has no better direction, else ''."""
+    names = undirected(cmp)
+    if not names:
+        return ""
+    return (
+        f"higher / lower: a significant change of {', '.join(names)}, where neither direction "
+        "is better: never better, worse or a regression."
+    )
 
 
 def metric_rows(cmp: Comparison, alpha: float) -> list[list[str]]:
@@ -50,9 +92,9 @@ def metric_rows(cmp: Comparison, alpha: float) -> list[list[str]]:
                 fmt(m.mean_a),
                 fmt(m.mean_b),
                 fmt(m.delta, signed=True),
-                fmt_ci(m.ci_low, m.ci_high),
-                fmt_p(m.p_value),
-                fmt_p(m.p_holm),
+                _stat(fmt_ci(m.ci_low, m.ci_high), m.note),
+                _stat(fmt_p(m.p_value), m.note),
+                _stat(fmt_p(m.p_holm), m.note),
                 f"{m.wins}/{m.ties}/{m.losses}",
                 verdict(m, alpha),
             ]
@@ -64,7 +106,8 @@ HEADERS = ["metric", "n", "mean A", "mean B", "delta", "CI", "p", "Holm p", "W/T
 SLICE_HEADERS = ["metric", "slice", "n", "mean A", "mean B", "delta", "CI", "p", ""]
 
 
-def slice_rows(cmp: Comparison) -> list[list[str]]:
+def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
+    """One row per slice; ``short`` (the terminal) says "too few" where the note is long."""
     return [
         [
             s.metric,
@@ -73,9 +116,9 @@ def slice_rows(cmp: Comparison) -> list[list[str]]:
             fmt(s.mean_a),
             fmt(s.mean_b),
             fmt(s.delta, signed=True),
-            fmt_ci(s.ci_low, s.ci_high),
-            fmt_p(s.p_value),
-            "small" if s.small else "",
+            _stat(fmt_ci(s.ci_low, s.ci_high), s.note),
+            _stat(fmt_p(s.p_value), s.note),
+            (("too few" if short else s.note) if s.note else ("small" if s.small else "")),
         ]
         for s in cmp.slices
     ]
@@ -97,6 +140,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     pct = round(cmp.confidence * 100)
     better = [m.metric for m in cmp.metrics if verdict(m, alpha) == "better"]
     worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
+    changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
     head = (
         f"### ragmeter compare: `{cmp.b.name}` (B) vs `{cmp.a.name}` (A), "
         f"{len(cmp.ids)} paired samples"
@@ -106,7 +150,11 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         summary.append(f"**Worse** (Holm p < {alpha}): {', '.join(worse)}")
     if better:
         summary.append(f"**Better** (Holm p < {alpha}): {', '.join(better)}")
-    if not worse and not better:
+    if changed:
+        summary.append(
+            f"**Changed**, neither direction better (Holm p < {alpha}): {', '.join(changed)}"
+        )
+    if not worse and not better and not changed:
         summary.append(f"No metric changed significantly (Holm p < {alpha}).")
     lines = [head, "", *summary, ""]
     lines += _md_table(
@@ -117,6 +165,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         "delta = mean(B − A) over pairs scored in both runs; CI: paired bootstrap; p: sign-flip "
         "permutation test; W/T/L: samples where B is higher / equal / lower.",
     ]
+    lines[-1] = " ".join(filter(None, [lines[-1], na_legend(cmp), direction_legend(cmp)]))
     if cmp.warnings:
         lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
     if cmp.slices:
@@ -141,38 +190,39 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         box=box.SIMPLE_HEAD,
         padding=(0, 0),  # one space between columns: ten columns fit 80 characters
     )
-    longest = max((len(m.metric) for m in cmp.metrics), default=6)
+    rows = metric_rows(cmp, alpha)
+    words = ["n.s." if row[-1] == "no clear change" else row[-1] for row in rows]
     for h in HEADERS:
         label = f"{pct}% CI" if h == "CI" else h
         left = h in ("metric", "B vs A")
         table.add_column(
             label,
             justify="left" if left else "right",
+            # Too narrow a console wraps metric names; the verdict is never cut ("wor").
             no_wrap=h != "metric",
-            min_width=min(longest, 14) if h == "metric" else None,
+            overflow="fold" if h == "metric" else "ellipsis",
+            min_width=max(map(len, [h, *words])) if h == "B vs A" else None,
         )
-    styles = {"better": "green", "worse": "bold red"}
-    for row in metric_rows(cmp, alpha):
-        word = row[-1] if row[-1] in styles else "n.s."  # not significant
+    styles = {"better": "green", "worse": "bold red", "higher": "yellow", "lower": "yellow"}
+    for row, word in zip(rows, words, strict=True):
         table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
-    out: list[Any] = [table]
-    out.append(
-        Text(
-            f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
-            f"Holm-adjusted across metrics; n.s. = not significant at {alpha}",
-            style="dim",
-        )
-    )
+    legend = [
+        f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
+        f"Holm-adjusted across metrics; n.s. = not significant at {alpha}.",
+        na_legend(cmp),
+        direction_legend(cmp),
+    ]
+    out: list[Any] = [table, Text(" ".join(filter(None, legend)), style="dim")]
     if cmp.slices:
         st = Table(
-            title=f"slices by {cmp.by} (sorted by |delta|; small slices flagged)",
+            title=f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)",
             box=box.SIMPLE_HEAD,
             padding=(0, 0),
         )
         for h in SLICE_HEADERS:
-            left = h in ("metric", "slice")
+            left = h in ("metric", "slice", "")
             st.add_column(h, justify="left" if left else "right", no_wrap=not left)
-        for row in slice_rows(cmp):
+        for row in slice_rows(cmp, short=True):
             st.add_row(*row)
         out.append(st)
     return out

@@ -1,9 +1,10 @@
 """CI gates: turn a run or a comparison into pass / fail with one line per failed gate.
 
 ``fail_under``: a metric's mean (or its CI lower bound, ``on="ci_low"``) must reach a
-threshold. ``fail_on_regression``: no metric may drop significantly (Holm-adjusted p below
-alpha and a negative delta). The CLI's ``--fail-under`` / ``--fail-on-regression`` and the
-pytest helper ``assert_scores`` call these.
+threshold. ``fail_on_regression``: no metric may get significantly worse (Holm-adjusted p
+below alpha, against the metric's direction: a drop for higher-is-better metrics; a metric
+with no better direction, such as refusal_rate, never fails it). The CLI's ``--fail-under`` /
+``--fail-on-regression`` and the pytest helper ``assert_scores`` call these.
 """
 
 from __future__ import annotations
@@ -100,16 +101,18 @@ def fail_under(
 
 
 def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
-    """The metrics that got significantly worse in B: delta < 0 and Holm p < alpha."""
+    """The metrics that got significantly worse in B: Holm p < alpha and the delta against
+    the metric's direction (``MetricDelta.worse``)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), not {alpha}")
     failures = []
     for m in comparison.metrics:
-        if m.delta is not None and m.delta < 0 and m.significant(alpha):
+        if m.worse(alpha):
+            moved = "dropped" if m.delta < 0 else "rose"
             failures.append(
                 GateFailure(
                     m.metric,
-                    f"dropped {m.delta:+.3f} (CI [{m.ci_low:+.3f}, {m.ci_high:+.3f}]), "
+                    f"{moved} {m.delta:+.3f} (CI [{m.ci_low:+.3f}, {m.ci_high:+.3f}]), "
                     f"Holm p={m.p_holm:.3g} < {alpha} over {m.n} pairs",
                 )
             )

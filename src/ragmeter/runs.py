@@ -82,6 +82,7 @@ def _read_json(path: Path, problems: list[Problem]) -> dict[str, Any]:
 
 
 def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
+    """The records of scores.jsonl, each with its line number under ``_line``."""
     rows: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
@@ -95,8 +96,38 @@ def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
             if not isinstance(row, dict) or "question_id" not in row:
                 problems.append(Problem(lineno, "question_id", "a record needs a question_id"))
                 continue
-            rows.append(row)
+            rows.append({**row, "_line": lineno})
     return rows
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list[Problem]) -> None:
+    """Every metric value must be a number or null, and status / reasons / details objects:
+    a data file read as a run (its ``reference_answers`` taken for a metric) or a hand-edited
+    record is named, not a crash."""
+    for row in rows:
+        for key in ("status", "reasons", "details"):
+            if row.get(key) is not None and not isinstance(row[key], dict):
+                problems.append(
+                    Problem(row["_line"], key, "scores.jsonl: expected an object {metric: ...}")
+                )
+        for metric in metrics:
+            value = row.get(metric)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                problems.append(
+                    Problem(
+                        row["_line"],
+                        metric,
+                        "scores.jsonl: a score must be a number or null, not "
+                        f"{_short(value)} (is this a scores.jsonl ragmeter wrote?)",
+                    )
+                )
 
 
 def _metric_names(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -106,7 +137,7 @@ def _metric_names(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[s
     names: list[str] = []
     for row in rows:
         for key in row:
-            if key not in RECORD_KEYS and key not in names:
+            if key not in RECORD_KEYS and key != "_line" and key not in names:
                 names.append(key)
     return names
 
@@ -148,8 +179,24 @@ def load_run(path: str | Path) -> Run:
     directory = path.parent if path.is_file() else path
     scores_path = path if path.is_file() else path / "scores.jsonl"
     source = str(directory)
+    if not path.exists():
+        raise DataError([Problem(None, None, f"not a run directory: {path} does not exist")])
+    if path.is_file() and path.name != "scores.jsonl":
+        raise DataError(
+            [
+                Problem(
+                    None,
+                    None,
+                    f"not a run directory: {path} is a file (give the directory ragmeter "
+                    "evaluate -o wrote, holding scores.jsonl / run.json; for input data, run "
+                    "ragmeter evaluate on it first)",
+                )
+            ]
+        )
     if not scores_path.exists():
-        raise DataError([Problem(None, None, f"no run here: {scores_path} does not exist")], source)
+        raise DataError(
+            [Problem(None, None, f"not a run directory: {path} (no scores.jsonl / run.json)")]
+        )
     problems: list[Problem] = []
     summary = _read_json(directory / "summary.json", problems)
     manifest = _read_json(directory / "run.json", problems)
@@ -162,9 +209,10 @@ def load_run(path: str | Path) -> Run:
         seen.add(qid)
     if not rows and not problems:
         problems.append(Problem(None, None, "scores.jsonl holds no records"))
+    metrics = _metric_names(summary, rows)
+    _check_values(rows, metrics, problems)
     if problems:
         raise DataError(problems, source)
-    metrics = _metric_names(summary, rows)
     scores = {m: [_score(row, m) for row in rows] for m in metrics}
     listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
     result = EvaluationResult(

@@ -1,23 +1,39 @@
 """`ragmeter compare RUN_A RUN_B`: paired deltas, CIs, p-values; a regression gate.
 
-Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric dropped significantly, 2 runs that
+Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric got significantly worse (by its
+direction; never one with no better direction, such as refusal_rate), 2 runs that
 do not pair (the ids are named) or other bad input.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
 from ragmeter.cli._gates import report_gate
-from ragmeter.compare import compare
+from ragmeter.compare import MIN_RESAMPLES, compare
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
 
 FORMATS = ("table", "markdown", "json")
+WIDEST = 10_000  # measuring a table at this width gives the width it needs
+
+
+def print_table(renderable: Any) -> None:
+    """On a terminal, rich fits a table to the window (metric names wrap first). Elsewhere
+    (a CI log, a pipe) there is no window: rich's 80-column default would cut cells (the
+    verdict to 'wor'), so a table is printed as wide as it needs."""
+    if console.is_terminal or not isinstance(renderable, Table):
+        console.print(renderable)
+        return
+    needed = console.measure(renderable, options=console.options.update_width(WIDEST)).maximum
+    # a console of its own: Console.print(width=...) never goes beyond the console's width
+    Console(file=console.file, width=max(console.width, needed)).print(renderable)
 
 
 def compare_cmd(
@@ -42,13 +58,20 @@ def compare_cmd(
     alpha: Annotated[float, typer.Option(help="Significance level (Holm-adjusted).")] = 0.05,
     fail_on_regression: Annotated[
         bool,
-        typer.Option("--fail-on-regression", help="Exit 1 when a metric drops significantly."),
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when a metric gets significantly worse (refusal_rate never does).",
+        ),
     ] = False,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutations.")] = 0,
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
+    n_resamples: Annotated[
+        int, typer.Option(min=MIN_RESAMPLES, help="Bootstrap resamples.")
+    ] = 2000,
     permutations: Annotated[
         int | None,
-        typer.Option(help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."),
+        typer.Option(
+            min=1, help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."
+        ),
     ] = None,
 ) -> None:
     """Compare run B with run A sample by sample: deltas, CIs, p-values, win/tie/loss."""
@@ -78,7 +101,7 @@ def compare_cmd(
         typer.echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:
         for renderable in to_rich(cmp, alpha=alpha):
-            console.print(renderable)
+            print_table(renderable)
     if markdown is not None:
         markdown.write_text(to_markdown(cmp, alpha=alpha), encoding="utf-8")
     if json_out is not None:

@@ -1,4 +1,8 @@
-"""`ragmeter report RUN [--compare RUN_B] -o report.html`: one self-contained HTML file."""
+"""`ragmeter report RUN [--compare RUN_B] -o report.html`: one self-contained HTML file.
+
+Exit codes: 0 written; 2 bad input (an -o that is a directory or cannot be written, checked
+before any work; runs that are no run directories or do not pair without --intersect).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from typing import Annotated
 
 import typer
 
-from ragmeter.cli._common import console, run_guarded
-from ragmeter.reporting import report
+from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
+from ragmeter.compare import compare
+from ragmeter.reporting import check_out, report
 
 
 def report_cmd(
@@ -20,12 +25,28 @@ def report_cmd(
         "report.html"
     ),
     by: Annotated[str | None, typer.Option(help="Slice by this input column.")] = None,
-    worst: Annotated[int, typer.Option(help="Samples shown per metric in the lists.")] = 5,
+    intersect: Annotated[
+        bool,
+        typer.Option("--intersect", help="With --compare: compare on the shared ids only."),
+    ] = False,
+    worst: Annotated[int, typer.Option(min=0, help="Samples shown per metric in the lists.")] = 5,
     alpha: Annotated[float, typer.Option(help="Significance level for the comparison.")] = 0.05,
     title: Annotated[str | None, typer.Option(help="Page title.")] = None,
 ) -> None:
     """Write one self-contained HTML report (opens offline) of a run, or of two compared."""
+    if not 0 < alpha < 1:
+        err_console.print("[bold red]error:[/bold red] --alpha must be between 0 and 1")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if intersect and compare_run is None:
+        err_console.print("[bold red]error:[/bold red] --intersect needs --compare RUN_B")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    run_guarded(check_out, out)
+    comparison = None
+    if compare_run is not None:
+        comparison = run_guarded(compare, run, compare_run, by=by, intersect=intersect)
+        for warning in comparison.warnings:
+            err_console.print(f"warning: {warning}", style="bold yellow", markup=False)
     path = run_guarded(
-        report, run, compare_run, out=out, by=by, worst=worst, alpha=alpha, title=title
+        report, run, comparison, out=out, by=by, worst=worst, alpha=alpha, title=title
     )
     console.print(f"wrote {path}")

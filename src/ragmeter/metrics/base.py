@@ -13,6 +13,10 @@ from typing import Any, Literal
 from ragmeter.sample import Sample
 
 Status = Literal["ok", "undefined", "skipped", "failed"]
+# Which way a metric is better: compare calls a significant change better or worse by it, and
+# the regression gate fails only on worse. "none": a descriptive metric (refusal_rate: without
+# labels, more refusals are neither better nor worse), whose changes are shown, never judged.
+Direction = Literal["higher", "lower", "none"]
 
 
 @dataclass
@@ -96,6 +100,7 @@ class Metric:
     # probability. A gate (--fail-under) outside it could never fail or never pass, so it is
     # refused; a metric on another scale declares its own, None when unbounded.
     value_range: tuple[float, float] | None = (0.0, 1.0)
+    direction: Direction = "higher"
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.modes]

@@ -132,6 +132,7 @@ RATE_METRIC = Metric(
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
     version="6",
     formula="1 if the answer declines else 0; mean = refusal rate",
+    direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
 ACCURACY_METRIC = Metric(
     name="refusal_accuracy",

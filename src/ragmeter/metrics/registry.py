@@ -125,6 +125,7 @@ def list_metrics() -> list[Metric]:
                 needs=template.needs,
                 reference_based=template.reference_based,
                 formula=template.formula.replace("@1", "@k"),
+                direction=template.direction,
             )
         )
     return out

@@ -7,12 +7,46 @@ extra (jinja2, matplotlib).
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from ragmeter.errors import ReportUnavailable
+from ragmeter.errors import OutputError, ReportUnavailable
 
-__all__ = ["render_report", "report"]
+__all__ = ["check_out", "render_report", "report"]
+
+
+def check_out(out: str | Path) -> Path:
+    """The report's path, checked before any work: rendering takes seconds, and finding then
+    that ``out`` is a directory or cannot be written wastes them. OutputError says why.
+
+    Writability is probed with a temporary file in the nearest existing directory (a
+    permission check alone is wrong for root and for /proc-like file systems).
+    """
+    path = Path(out).expanduser()
+    if path.is_dir():
+        raise OutputError(
+            f"--out {path} is a directory: give the HTML file to write, e.g. {path / 'report.html'}"
+        )
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OutputError(f"--out {path} cannot be created: {existing} is a file, not a directory")
+    try:
+        if path.exists():
+            with path.open("a", encoding="utf-8"):
+                pass
+        else:
+            fd, probe = tempfile.mkstemp(prefix=".ragmeter-report-", dir=existing)
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(
+            f"--out {path} cannot be written ({exc.strerror or exc}): give a writable file path"
+        ) from None
+    return path
 
 
 def _require() -> None:
@@ -37,12 +71,14 @@ def render_report(
     alpha: float = 0.05,
     title: str | None = None,
     seed: int = 0,
+    intersect: bool = False,
 ) -> str:
     """The report's HTML as a string.
 
     ``run``: an EvaluationResult or run directory. ``compare``: a second run (B; ``run`` is
     A) or a ready ``Comparison``. ``by``: a column to slice by. ``worst``: samples shown per
-    metric in the worst / biggest-change lists.
+    metric in the worst / biggest-change lists. ``intersect``: as compare's, compare only the
+    ids both runs hold (the comparison's warnings say how many were left out).
     """
     _require()
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -60,7 +96,7 @@ def render_report(
     else:
         base = as_run(run)
         if compare is not None:
-            comparison = run_compare(base, compare, by=by, seed=seed)
+            comparison = run_compare(base, compare, by=by, seed=seed, intersect=intersect)
     slices = slice_summary(base.result, by, seed=seed) if by else None
     context = report_context(
         base, comparison=comparison, slices=slices, by=by, worst=worst, alpha=alpha, title=title
@@ -82,9 +118,15 @@ def report(
     out: str | Path = "report.html",
     **options: Any,
 ) -> Path:
-    """Write the report (see render_report for the options) to ``out``; returns its path."""
+    """Write the report (see render_report for the options) to ``out``; returns its path.
+
+    ``out`` is checked first (``check_out``): OutputError before any rendering.
+    """
+    path = check_out(out)
     html = render_report(run, compare, **options)
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"--out {path} cannot be written ({exc.strerror or exc})") from None
     return path

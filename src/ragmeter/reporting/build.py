@@ -62,7 +62,11 @@ def worst_samples(run: Run, metric: str, n: int) -> list[SampleView]:
 
 
 def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
-    """The n biggest regressions and improvements of a metric, both runs' answers side by side."""
+    """The n biggest regressions and improvements of a metric, both runs' answers side by side.
+
+    Which is which follows the metric's direction; a metric where neither direction is
+    better (refusal_rate) has its biggest decreases and increases instead.
+    """
     by_a, by_b = _samples(cmp.a), _samples(cmp.b)
     pairs = sorted(cmp.pairs(metric), key=lambda t: (t[2] - t[1], t[0]))
 
@@ -83,9 +87,14 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
             list(sb.contexts or []) if sb.contexts != sa.contexts else None,
         )
 
-    worse = [view(*p) for p in pairs if p[2] < p[1]][:n]
-    better = [view(*p) for p in reversed(pairs) if p[2] > p[1]][:n]
-    return {"regressions": worse, "improvements": better}
+    down = [view(*p) for p in pairs if p[2] < p[1]][:n]
+    up = [view(*p) for p in reversed(pairs) if p[2] > p[1]][:n]
+    direction = cmp.metric(metric).direction
+    if direction == "lower":
+        return {"regressions": up, "improvements": down}
+    if direction == "none":
+        return {"decreases": down, "increases": up}
+    return {"regressions": down, "improvements": up}
 
 
 def _summary_rows(run: Run) -> list[dict[str, Any]]:
@@ -115,29 +124,30 @@ def _failures(run: Run) -> list[dict[str, Any]]:
 
 
 def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
-    from ragmeter.compare_render import metric_rows
+    from ragmeter.compare_render import direction_legend, metric_rows, verdict
 
-    with_ci = [m for m in cmp.metrics if m.delta is not None]
+    paired = [m for m in cmp.metrics if m.delta is not None]
+    with_ci = [m for m in paired if m.ci_low is not None and m.ci_high is not None]
     forest = (
         charts.delta_forest(
             [m.metric for m in with_ci],
             [m.delta for m in with_ci],  # type: ignore[misc]
             [m.ci_low for m in with_ci],  # type: ignore[misc]
             [m.ci_high for m in with_ci],  # type: ignore[misc]
-            [m.significant(alpha) for m in with_ci],
+            [verdict(m, alpha) for m in with_ci],
             "cf",
         )
         if with_ci
         else None
     )
     scatters = []
-    for i, m in enumerate(with_ci):
+    for i, m in enumerate(paired):
         pairs = cmp.pairs(m.metric)
         scatters.append(
             {
                 "metric": m.metric,
                 "svg": charts.scatter(
-                    [p[1] for p in pairs], [p[2] for p in pairs], m.metric, f"cs{i}"
+                    [p[1] for p in pairs], [p[2] for p in pairs], m.metric, f"cs{i}", m.direction
                 ),
             }
         )
@@ -148,12 +158,13 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "rows": metric_rows(cmp, alpha),
         "forest": forest,
         "scatters": scatters,
-        "movers": {m.metric: movers(cmp, m.metric, n) for m in with_ci},
+        "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
         "warnings": cmp.warnings,
         "slices": cmp.slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
         "alpha": alpha,
+        "direction_legend": direction_legend(cmp),
     }
 
 

@@ -84,16 +84,19 @@ def delta_forest(
     deltas: Sequence[float],
     lows: Sequence[float],
     highs: Sequence[float],
-    significant: Sequence[bool],
+    verdicts: Sequence[str],
     prefix: str,
 ) -> str:
-    """Each metric's paired delta with its CI as a horizontal bar; zero marked."""
+    """Each metric's paired delta with its CI as a horizontal bar; zero marked. Coloured by
+    its verdict (compare_render.verdict): better green, worse red, a significant change
+    with no better direction orange, else grey."""
+    colors = {"better": GREEN, "worse": RED, "higher": ORANGE, "lower": ORANGE}
     with _rc():
         fig = _figure(5.5, 0.45 * len(names) + 1.0)
         ax = fig.add_subplot()
         ys = np.arange(len(names))[::-1]
-        for y, d, lo, hi, sig in zip(ys, deltas, lows, highs, significant, strict=True):
-            color = (GREEN if d > 0 else RED) if sig else GREY
+        for y, d, lo, hi, word in zip(ys, deltas, lows, highs, verdicts, strict=True):
+            color = colors.get(word, GREY)
             ax.errorbar(d, y, xerr=[[d - lo], [hi - d]], fmt="o", color=color, capsize=3)
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_yticks(ys, list(names))
@@ -101,15 +104,19 @@ def delta_forest(
         return to_svg(fig, prefix)
 
 
-def scatter(a: Sequence[float], b: Sequence[float], metric: str, prefix: str) -> str:
-    """Per-sample A vs B; above the diagonal improved in B. Coinciding samples are one point
-    whose area grows with their number (metric values repeat: 0/1 hits, ratios)."""
+def scatter(
+    a: Sequence[float], b: Sequence[float], metric: str, prefix: str, direction: str = "higher"
+) -> str:
+    """Per-sample A vs B; above the diagonal higher in B (green when higher is better, red
+    when lower is, blue either way when neither is). Coinciding samples are one point whose
+    area grows with their number (metric values repeat: 0/1 hits, ratios)."""
     with _rc():
         fig = _figure(3.0, 3.0)
         ax = fig.add_subplot()
         pts, counts = np.unique(np.column_stack([a, b]).astype(float), axis=0, return_counts=True)
         x, y = pts[:, 0], pts[:, 1]
-        colors = np.where(y > x, GREEN, np.where(y < x, RED, GREY))
+        up, down = {"higher": (GREEN, RED), "lower": (RED, GREEN)}.get(direction, (BLUE, BLUE))
+        colors = np.where(y > x, up, np.where(y < x, down, GREY))
         ax.scatter(x, y, s=12 * counts, c=colors, alpha=0.7, linewidths=0)
         lo = float(min(x.min(initial=0.0), y.min(initial=0.0)))
         hi = float(max(x.max(initial=1.0), y.max(initial=1.0)))

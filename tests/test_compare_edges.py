@@ -1,0 +1,126 @@
+"""compare at its edges: one-pair slices and metrics, constant differences, bad parameters."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import EXAMPLES, make_row
+
+import ragmeter
+from ragmeter.compare import MetricDelta, compare
+from ragmeter.compare_render import verdict
+from ragmeter.errors import DataError
+from ragmeter.gates import fail_on_regression
+from ragmeter.metrics.registry import list_metrics
+from ragmeter.runs import load_run
+
+
+def _runs(kinds: list[str], changed: set[int]):
+    """Run A and run B over the same rows; B's answer is wrong on the ``changed`` rows."""
+    rows = [make_row(i, kind=k) for i, k in enumerate(kinds, start=1)]
+    other = [dict(row) for row in rows]
+    for i in changed:
+        other[i - 1]["answer"] = "Nothing useful here."
+    a = ragmeter.evaluate(rows, "token_f1,mrr", n_resamples=100)
+    b = ragmeter.evaluate(other, "token_f1,mrr", n_resamples=100)
+    return a, b
+
+
+def test_a_one_pair_slice_has_its_delta_but_no_ci_or_p_and_the_rest_is_unaffected():
+    # "lone" holds one sample whose score changed: scipy cannot resample one observation
+    a, b = _runs(["lone", "many", "many", "many", "many"], changed={1, 2, 3})
+    cmp = compare(a, b, by="kind")
+    lone = next(s for s in cmp.slices if s.metric == "token_f1" and s.value == "lone")
+    assert lone.n == 1 and lone.delta is not None and lone.delta < 0
+    assert lone.ci_low is None and lone.ci_high is None and lone.p_value is None
+    assert lone.note is not None and "too few" in lone.note
+    many = next(s for s in cmp.slices if s.metric == "token_f1" and s.value == "many")
+    assert many.n == 4 and many.ci_low is not None and many.p_value is not None
+    assert many.note is None
+    md = cmp.to_markdown()
+    assert "| token_f1 | lone | 1 |" in md and "n/a | n/a | 1 pair: too few" in md
+    assert cmp.to_dict()["slices"][0]["note"] is not None  # lone sorts first: largest |delta|
+
+
+def test_a_metric_with_one_pair_is_na_not_significant_and_not_in_holm():
+    a, b = _runs(["x", "x", "x"], changed={1})
+    b.scores["token_f1"][1] = ragmeter.Score.failed("boom")
+    b.scores["token_f1"][2] = ragmeter.Score.failed("boom")
+    cmp = compare(a, b)
+    f1 = cmp.metric("token_f1")
+    assert f1.n == 1 and f1.delta is not None and f1.delta < 0
+    assert f1.p_value is None and f1.p_holm is None and not f1.significant(0.05)
+    assert f1.ci_low is None and "too few" in (f1.note or "")
+    row = next(line for line in cmp.to_markdown().splitlines() if line.startswith("| token_f1"))
+    assert row.endswith("| n/a | n/a | n/a | 0/0/1 | n/a |")
+    assert cmp.metric("mrr").p_holm == 1.0  # Holm counts only the metrics with a p-value
+
+
+def test_constant_differences_give_a_zero_width_ci_and_an_exact_p():
+    a, b = _runs(["x", "x", "y"], changed={1, 2})
+    x = next(
+        s for s in compare(a, b, by="kind").slices if s.metric == "token_f1" and s.value == "x"
+    )
+    assert x.n == 2 and x.ci_low == x.ci_high == x.delta
+    assert x.p_value == pytest.approx(0.5)  # 4 sign patterns, 2 reach |mean|
+
+
+def test_metric_directions_in_the_registry():
+    directions = {m.name: m.direction for m in list_metrics()}
+    assert directions["refusal_rate"] == "none"  # descriptive: no labels, no better side
+    assert directions["refusal_accuracy"] == "higher" and directions["ndcg@k"] == "higher"
+    assert set(directions.values()) <= {"higher", "lower", "none"}
+
+
+def _delta(delta: float, direction: str, p: float = 0.001) -> MetricDelta:
+    return MetricDelta(
+        "m", 20, 0, 0.5, 0.5 + delta, delta, delta - 0.1, delta + 0.1, p, p, 5, 10, 5,
+        direction=direction,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("delta", "direction", "word", "fails"),
+    [
+        (-0.2, "higher", "worse", True),
+        (+0.2, "higher", "better", False),
+        (+0.2, "lower", "worse", True),
+        (-0.2, "lower", "better", False),
+        (+0.2, "none", "higher", False),
+        (-0.2, "none", "lower", False),
+    ],
+)
+def test_verdict_and_gate_follow_the_direction(delta, direction, word, fails):
+    m = _delta(delta, direction)
+    assert verdict(m, 0.05) == word
+    failures = fail_on_regression(type("C", (), {"metrics": [m]})(), alpha=0.05)
+    assert bool(failures) is fails
+    if fails:
+        assert str(failures[0]).startswith(f"m: {'dropped' if delta < 0 else 'rose'}")
+    assert verdict(_delta(delta, direction, p=0.5), 0.05) == "no clear change"
+
+
+def test_a_data_file_or_a_non_numeric_score_is_a_clear_error_not_a_crash(tmp_path):
+    with pytest.raises(DataError, match=r"not a run directory: .*rag_turns.jsonl is a file"):
+        load_run(EXAMPLES / "rag_turns.jsonl")
+    with pytest.raises(DataError, match=r"not a run directory: .* does not exist"):
+        load_run(tmp_path / "nowhere")
+    a, _ = _runs(["x", "x"], changed=set())
+    a.write(tmp_path / "run")
+    scores = tmp_path / "run" / "scores.jsonl"
+    lines = scores.read_text().splitlines()
+    lines[1] = lines[1].replace('"token_f1":', '"token_f1": "high", "was":', 1)
+    lines[0] = lines[0][:-1] + ', "status": "ok"}'
+    scores.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as err:
+        load_run(tmp_path / "run")
+    assert "row 2, field 'token_f1'" in str(err.value) and '"high"' in str(err.value)
+    assert "row 1, field 'status'" in str(err.value)
+
+
+def test_bad_statistics_options_are_named_before_any_run_is_read():
+    with pytest.raises(DataError) as err:
+        compare("no/such/run", "no/such/run", n_resamples=0, permutations=-3, confidence=1.5)
+    text = str(err.value)
+    assert "field 'n_resamples': must be at least 2, not 0" in text
+    assert "field 'permutations': must be at least 1, not -3" in text
+    assert "field 'confidence'" in text and "no/such/run" not in text
