@@ -97,6 +97,10 @@ def test_metrics_lists_names_fields_and_definitions():
     )
     relevance = next(x for x in result.output.splitlines() if x.startswith("answer_relevance "))
     assert "fast (default): judge; generate: embedder, judge" in relevance
+    # what compare calls better, per metric: a refusal rate is descriptive
+    blocks = result.output.split("\nrefusal_rate ")
+    assert "better: neither" in blocks[1].split("\nrefusal_accuracy ")[0]
+    assert "better: higher" in blocks[0].split("\nk_precision ")[-1]
 
 
 def test_installed_entry_point_exit_codes(tmp_path, example_jsonl):

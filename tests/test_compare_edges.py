@@ -124,3 +124,17 @@ def test_bad_statistics_options_are_named_before_any_run_is_read():
     assert "field 'n_resamples': must be at least 2, not 0" in text
     assert "field 'permutations': must be at least 1, not -3" in text
     assert "field 'confidence'" in text and "no/such/run" not in text
+
+
+def test_a_slice_of_one_sample_has_no_ci_rather_than_a_zero_width_one():
+    """evaluate --by: one value has no spread to resample; [v, v] looked like certainty."""
+    from conftest import make_row
+    from ragmeter import evaluate
+    from ragmeter.slices import slice_summary
+
+    rows = [make_row(i, metadata={"kind": "a" if i < 4 else "b"}) for i in range(1, 5)]
+    result = evaluate(rows, ["token_f1"], n_resamples=50)
+    by = {r.value: r for r in slice_summary(result, "kind")}
+    assert by["b"].n == 1 and by["b"].mean is not None
+    assert by["b"].ci_low is None and by["b"].ci_high is None and by["b"].small
+    assert by["a"].n == 3 and by["a"].ci_low is not None

@@ -76,3 +76,20 @@ def test_built_in_scores_lie_in_the_declared_range(example_jsonl, example_csv) -
             low, high = get_metric(name).value_range or (-math.inf, math.inf)
             values = [s.value for s in result.scores[name] if s.value is not None]
             assert all(low <= v <= high for v in values), name
+
+
+def test_the_python_gates_refuse_a_threshold_that_is_not_finite():
+    """assert_scores and parse_thresholds, not only the CLI: 'nan' reads as a float and no
+    mean is below it, so a NaN gate passed every run."""
+    import math
+
+    from ragmeter.errors import DataError
+    from ragmeter.gates import parse_thresholds
+    from ragmeter.testing import assert_scores
+
+    with pytest.raises(DataError, match="not a finite number"):
+        parse_thresholds("k_precision=nan")
+    with pytest.raises(DataError, match="not a finite number"):
+        parse_thresholds({"k_precision": math.inf})
+    with pytest.raises(DataError, match="not a finite number"):
+        assert_scores(object(), k_precision=math.nan)

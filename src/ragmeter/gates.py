@@ -9,6 +9,7 @@ with no better direction, such as refusal_rate, never fails it). The CLI's ``--f
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -50,6 +51,9 @@ def parse_thresholds(spec: str | dict[str, float] | None) -> dict[str, float]:
             out[name] = float(value)
         except (TypeError, ValueError):
             problems.append(Problem(None, "--fail-under", f"{name}: '{value}' is not a number"))
+            continue
+        if not math.isfinite(out[name]):  # 'nan' reads as a number, and no mean is below it
+            problems.append(Problem(None, "--fail-under", f"{name}={value}: not a finite number"))
     if problems:
         raise DataError(problems)
     return out

@@ -93,12 +93,14 @@ def slice_summary(
                 cells.append(SliceRow(metric, by, label, 0, None, None, None, None, True))
                 continue
             arr = np.asarray(values, dtype=float)
-            low, high = bootstrap_ci(
-                arr,
-                n_resamples=n_resamples,
-                confidence=confidence,
-                seed=seed ^ zlib.crc32(f"{metric}/{label}".encode()),
-            )
+            low = high = None  # one value has no spread to resample: no CI, not [v, v]
+            if len(arr) > 1:
+                low, high = bootstrap_ci(
+                    arr,
+                    n_resamples=n_resamples,
+                    confidence=confidence,
+                    seed=seed ^ zlib.crc32(f"{metric}/{label}".encode()),
+                )
             mean = float(arr.mean())
             effect = None if overall is None else mean - overall
             cells.append(

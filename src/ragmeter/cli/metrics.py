@@ -41,3 +41,12 @@ def list_metrics_cmd() -> None:
         console.print(f"    {escape(m.description)}", highlight=False, soft_wrap=True)
         if m.formula:
             console.print(f"    [dim]{escape(m.formula)}[/dim]", highlight=False, soft_wrap=True)
+        console.print(f"    [dim]better: {_BETTER[m.direction]}[/dim]", highlight=False)
+
+
+# What compare calls better (Metric.direction): a rise of a descriptive metric is no verdict
+_BETTER = {
+    "higher": "higher",
+    "lower": "lower",
+    "none": "neither (descriptive: compare shows the change, never a regression)",
+}

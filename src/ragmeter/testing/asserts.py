@@ -47,7 +47,7 @@ def assert_scores(
     every scored sample. Thresholds come as a dict, a "metric=value,..." string, or keywords
     (``assert_scores(result, token_f1=0.5)``; names with '@' need the dict form).
     """
-    limits = {**parse_thresholds(thresholds), **by_name}
+    limits = parse_thresholds({**parse_thresholds(thresholds), **by_name})
     if not limits:
         raise ValueError("assert_scores needs at least one metric threshold")
     if on == "each":
