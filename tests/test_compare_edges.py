@@ -138,3 +138,26 @@ def test_a_slice_of_one_sample_has_no_ci_rather_than_a_zero_width_one():
     assert by["b"].n == 1 and by["b"].mean is not None
     assert by["b"].ci_low is None and by["b"].ci_high is None and by["b"].small
     assert by["a"].n == 3 and by["a"].ci_low is not None
+
+
+def test_runs_whose_generated_ids_do_not_pair_say_why():
+    """Rows without question_id get ids from their row number; reordered rows pair with
+    nothing, and the error says so instead of only listing ids."""
+    from conftest import make_row
+    from ragmeter import evaluate
+    from ragmeter.compare import compare
+    from ragmeter.errors import UnpairedRunsError
+
+    rows = [make_row(i, question_id=None) for i in range(1, 5)]
+    a = evaluate(rows, ["token_f1"], n_resamples=10)
+    b = evaluate(rows[::-1], ["token_f1"], n_resamples=10)
+    with pytest.raises(UnpairedRunsError, match="generated from row numbers"):
+        compare(a, b)
+    named = [make_row(i) for i in range(1, 3)]
+    other = [make_row(i) for i in range(3, 5)]
+    with pytest.raises(UnpairedRunsError) as info:
+        compare(
+            evaluate(named, ["token_f1"], n_resamples=10),
+            evaluate(other, ["token_f1"], n_resamples=10),
+        )
+    assert "generated" not in str(info.value)

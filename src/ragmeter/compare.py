@@ -13,9 +13,10 @@ Optionally the same per slice of an input column. Statistics: ``ragmeter.stats``
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from ragmeter.comparability import manifest_differences
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
@@ -181,11 +182,29 @@ def _pair_ids(a: Run, b: Run, intersect: bool) -> tuple[list[str], list[str], li
     only_a = [q for q in ids_a if q not in ids_b]
     only_b = sorted(ids_b - set_a)
     if (only_a or only_b) and not intersect:
-        raise UnpairedRunsError(only_a, only_b, a.source, b.source)
+        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source), only_a + only_b)
     paired = [q for q in ids_a if q in ids_b]
     if not paired:
-        raise UnpairedRunsError(only_a, only_b, a.source, b.source, none_paired=True)
+        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source, none_paired=True), ids_a)
     return paired, only_a, only_b
+
+
+_GENERATED_ID = re.compile(r"q\d{5,}-[0-9a-f]{8}")  # sample.py: row number + question hash
+
+
+def _hint(error: UnpairedRunsError, ids: list[str]) -> NoReturn:
+    """Raise ``error``, saying why when the ids that did not pair were generated: the data had
+    no question_id, so each id holds its row number and rows in another order (or one row
+    more or less) pair with nothing."""
+    if ids and all(_GENERATED_ID.fullmatch(q) for q in ids):
+        raise UnpairedRunsError(
+            error.only_in_a,
+            error.only_in_b,
+            message=f"{error}. These ids were generated from row numbers (the data has no "
+            "question_id): give every row a question_id, or keep both files' rows in the same "
+            "order",
+        )
+    raise error
 
 
 def _paired_stats(
