@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.conftest import EXAMPLES, judged_rows, make_row
 
+from ragmeter.errors import DataError
 from ragmeter.testing import Evaluator, ScriptedJudge, assert_scores, overlap_verdict
 
 pytest_plugins = ("pytester",)
@@ -143,3 +144,19 @@ async def test_evaluator_works_inside_a_running_event_loop():
     # a spec judge goes through Settings and the normal runner (here: no judge needed)
     plain = Evaluator(judge="none", options={"cache": "off"}).evaluate([make_row(1)], "token_f1")
     assert plain.aggregates["token_f1"].n_ok == 1 and plain.config["settings"]["judge"] == "none"
+
+
+def test_evaluator_repr_never_shows_a_key():
+    """pytest prints the objects of a failed assert (and fixture locals with -l): the key in
+    options must not reach CI logs, and must still reach the settings."""
+    key = "sk-LEAK-0123456789abcdef"
+    ev = Evaluator(judge="openai:gpt-4o-mini", options={"api_key": key, "cache": "off"})
+    assert key not in repr(ev) + str(ev)
+    assert "**********" in repr(ev)
+    assert ev.settings().api_key is not None
+    assert ev.settings().api_key.get_secret_value() == key
+
+
+def test_evaluator_checks_spec_settings_when_made():
+    with pytest.raises(DataError, match="concurrency"):
+        Evaluator(judge="none", options={"concurrency": 0})

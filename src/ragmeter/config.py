@@ -209,6 +209,24 @@ class Settings(BaseModel):
             raise DataError(problems, source=source or "settings") from None
 
 
+def secret_fields() -> frozenset[str]:
+    """The Settings fields that hold a secret: those hidden from its repr (``api_key``)."""
+    return frozenset(name for name, f in Settings.model_fields.items() if f.repr is False)
+
+
+def hide_secrets(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` (Settings fields as a dict) with every secret held as a SecretStr.
+
+    Why: a dict of options often lives in an object whose repr is printed (pytest shows the
+    objects of a failed assert, and fixture locals with ``-l``): a plain string key would
+    land in CI logs. A SecretStr prints as '**********' and Settings accepts it as it is.
+    """
+    hidden = secret_fields()
+    return {
+        k: SecretStr(v) if k in hidden and isinstance(v, str) else v for k, v in options.items()
+    }
+
+
 def _public_url(url: str | None) -> str | None:
     """Each URL of a comma list without credentials, query or fragment."""
     if url is None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter.config import Settings, hide_secrets
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
@@ -34,18 +35,24 @@ class Evaluator:
     metrics: Sequence[str] | str | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Keys in ``options`` are held as SecretStr, so this object's repr (which pytest
+        prints for a failed assert or a fixture's locals) never shows one, as Settings'.
+        A spec judge's settings are checked now (bad spec, option, URL), not at first use."""
+        self.options = hide_secrets(self.options)
+        if not self.scripted:
+            self.settings()
+
     @property
     def scripted(self) -> bool:
         return not isinstance(self.judge, str) or self.judge in SCRIPTED
 
-    def settings(self) -> Any:
-        from ragmeter.config import Settings
-
+    def settings(self) -> Settings:
         data = dict(self.options)
         data["judge"] = self.judge
         if isinstance(self.embedder, str):
             data["embedder"] = self.embedder
-        return Settings(**data)
+        return Settings.parse_dict(data, source="Evaluator options")
 
     def evaluate(
         self, data: Any, metrics: Sequence[str] | str | None = None, **kw: Any
