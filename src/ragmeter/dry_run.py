@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.executors.common import run_sync
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric
 from ragmeter.plan import needs_of, plan_metrics
@@ -72,7 +72,7 @@ def dry_run(
         if m.is_async
     ]
     out = (
-        asyncio.run(estimate(chosen, samples, s))
+        run_sync(estimate(chosen, samples, s))
         if chosen
         else {
             "calls": 0,

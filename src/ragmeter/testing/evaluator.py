@@ -8,12 +8,12 @@ is called directly, sample by sample: that path exists for unit tests, where the
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.config import Settings, hide_secrets
+from ragmeter.executors.common import run_sync
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
@@ -60,8 +60,8 @@ class Evaluator:
         """Score ``data`` (anything ``ragmeter.load`` takes) with this evaluator's models."""
         chosen = metrics if metrics is not None else self.metrics
         if not self.scripted:
-            return _run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
-        return _run_sync(self._evaluate_direct(data, chosen, **kw))
+            return run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
+        return run_sync(self._evaluate_direct(data, chosen, **kw))
 
     def _resources(self) -> Resources:
         from ragmeter.testing.judge import HashEmbedder, ScriptedJudge
@@ -112,19 +112,6 @@ class Evaluator:
                 "settings": {"judge": getattr(resources.judge, "name", None)},
             },
         )
-
-
-def _run_sync(coro: Any) -> Any:
-    """asyncio.run, or in a worker thread when this thread already runs an event loop
-    (a notebook, an async test, a Playwright session)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 async def _score(metric: Metric, sample: Any, resources: Resources) -> Score:
