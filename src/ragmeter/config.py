@@ -23,7 +23,7 @@ from pydantic import (
     field_validator,
 )
 
-from ragmeter.errors import DataError, Problem
+from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.redact import public_url, reject_credentials
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
@@ -119,6 +119,7 @@ class Settings(BaseModel):
         the input, password included, in its text."""
         option = _URL_OPTIONS.get(info.field_name or "", info.field_name or "url")
         reject_credentials(v, option)
+        _reject_query(v, option)
         return v
 
     @field_validator("cache")
@@ -207,6 +208,29 @@ class Settings(BaseModel):
                 Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"]) for e in exc.errors()
             ]
             raise DataError(problems, source=source or "settings") from None
+
+
+def _reject_query(url: str | None, option: str) -> None:
+    """ConfigError when a URL (or any URL of a comma list) has a query string or fragment.
+
+    Why refuse: the client appends the API path to the base URL, so ``/v1?api-key=K``
+    becomes ``/v1/?api-key=Kchat/completions`` (every call fails), and such a query usually
+    holds a key, which would then be in error messages and reprs. As for ``user:password@``
+    (``reject_credentials``), the message names the URL without its query, never the query.
+    """
+    for part in (url or "").split(","):
+        part = part.strip()
+        if "?" not in part and "#" not in part:
+            continue
+        try:
+            public = public_url(part)
+        except ValueError:  # an unparseable URL is the client's to report
+            public = "the URL without it"
+        raise ConfigError(
+            f"{option}: a query string or fragment in the URL (?... or #...) is not accepted: "
+            f"give {public} and put the key in the environment variable named by "
+            "--api-key-env (api_key_env, default OPENAI_API_KEY)"
+        )
 
 
 def secret_fields() -> frozenset[str]:
