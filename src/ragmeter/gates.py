@@ -93,7 +93,9 @@ def fail_under(
             continue
         value = agg.mean if on == "mean" else agg.ci_low
         label = "mean" if on == "mean" else "CI lower bound"
-        if value is None:
+        if value is None and agg.mean is not None:  # on ci_low, one scored sample: unknown
+            failures.append(GateFailure(name, f"{agg.ci_note} (threshold {threshold})"))
+        elif value is None:
             failures.append(
                 GateFailure(
                     name, f"no value: {agg.n_ok} of {agg.n} samples scored (threshold {threshold})"

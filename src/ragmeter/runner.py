@@ -230,7 +230,10 @@ async def aevaluate(
         s.context_ids is None or s.reference_context_ids is None for s in samples
     )
     for metric in chosen:
-        skipped = aggregates[metric.name].n_skipped
+        agg = aggregates[metric.name]
+        if agg.mean is not None and agg.ci_note:
+            notes.append(f"{metric.name}: {agg.ci_note}")
+        skipped = agg.n_skipped
         if skipped:
             notes.append(
                 f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
