@@ -161,3 +161,21 @@ def test_runs_whose_generated_ids_do_not_pair_say_why():
             evaluate(other, ["token_f1"], n_resamples=10),
         )
     assert "generated" not in str(info.value)
+
+
+def test_two_in_memory_runs_are_told_apart_as_a_and_b(tmp_path):
+    """Both were "in-memory result", so "ids only in in-memory result" could not say which."""
+    from ragmeter.errors import UnpairedRunsError
+
+    a = ragmeter.evaluate([make_row(1), make_row(2)], ["token_f1"], n_resamples=10)
+    b = ragmeter.evaluate([make_row(2), make_row(3)], ["token_f1"], n_resamples=10)
+    with pytest.raises(UnpairedRunsError) as info:
+        compare(a, b)
+    text = str(info.value)
+    assert "1 id(s) only in run A (in-memory): q1" in text
+    assert "1 id(s) only in run B (in-memory): q3" in text
+    cmp = compare(a, b, intersect=True)
+    assert (cmp.a.name, cmp.b.name) == ("run A (in-memory)", "run B (in-memory)")
+    assert "`run B (in-memory)` (B) vs `run A (in-memory)` (A)" in cmp.to_markdown()
+    a.write(tmp_path / "base")  # a run directory keeps its own name
+    assert compare(tmp_path / "base", b, intersect=True).a.name == "base"

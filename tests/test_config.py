@@ -96,11 +96,45 @@ def test_cli_options_override_file(tmp_path: Path) -> None:
         settings_from_options(None, concurrency=0)
 
 
-def test_public_dict_hides_url_query() -> None:
-    s = Settings(judge="openai:m", base_url="https://host.example:8443/v1?token=zz")
-    public = json.dumps(s.public_dict())
-    assert "token=zz" not in public
-    assert "https://host.example:8443/v1" in public
+@pytest.mark.parametrize("field", ["base_url", "embedder_base_url", "cache_url"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/v1/?api-key=SECRETQ",
+        "https://host.example:8443/v1?token=SECRETQ",
+        "http://127.0.0.1:9/v1#SECRETQ",
+        "http://a:1/v1,http://b:2/v1?api-key=SECRETQ",
+    ],
+)
+def test_a_query_or_fragment_in_a_url_is_refused_without_echoing_it(field: str, url: str) -> None:
+    """The client would append its path after the query (/v1/?api-key=Kchat/completions) and
+    a query usually holds a key: refused when the settings are built, never echoed."""
+    with pytest.raises(ConfigError) as info:
+        Settings(judge="openai:m", **{field: url})
+    text = str(info.value)
+    assert "SECRETQ" not in text and field in text and "query string" in text
+    assert "127.0.0.1:9/v1" in text or "host.example:8443/v1" in text or "b:2/v1" in text
+    with pytest.raises(ConfigError):  # the CLI's path: options over a file
+        settings_from_options(None, judge="openai:m", **{field: url})
+    ok = Settings(judge="openai:m")
+    with pytest.raises(ConfigError):  # assignment is validated too
+        setattr(ok, field, url)
+    assert "SECRETQ" not in repr(ok)
+
+
+def test_cli_refuses_a_query_in_base_url_before_any_work(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"question": "q", "answer": "a", "contexts": ["c"]}\n')
+    args = ["evaluate", str(data), "--judge", "openai:gpt-4o-mini", "-m", "faithfulness"]
+    args += ["--base-url", "http://127.0.0.1:9/v1/?api-key=SECRETQ", "--embedder", "none"]
+    result = CliRunner().invoke(app, args)
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, flat
+    assert "query string" in flat and "SECRETQ" not in flat and "Traceback" not in flat
 
 
 @pytest.mark.parametrize("field", ["base_url", "embedder_base_url", "cache_url"])

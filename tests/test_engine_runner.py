@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import make_row
 from typer.testing import CliRunner
 
 from engine_helpers import Support, ensure_registered, rows
@@ -88,6 +90,45 @@ def test_dry_run_counts_calls_without_sending_any(tmp_path: Path) -> None:
         runner.evaluate(rows(4), [name], settings=settings)  # 4 of the 10 now cached
         est = dry_run(rows(10), [name], settings)
         assert srv.calls == 4 and est["calls"] == 6 and est["cache_hits"] == 4
+
+
+def test_dry_run_without_a_key_estimates_and_says_the_key_is_missing(tmp_path: Path) -> None:
+    """Counting tokens needs no key: the estimate is the one a keyed run gets, and the key's
+    absence is said (it was: 0 calls, $0, the judged metrics dropped). The real run without
+    the key still fails every judged score, before any request."""
+    from ragmeter.cli import app
+    from ragmeter.dry_run import dry_run
+
+    name = ensure_registered()
+    keyless = Settings(judge="openai:m", api_key_env="RAGMETER_TEST_UNSET", cache="off")
+    est = dry_run(rows(3), [name], keyless)
+    keyed = dry_run(rows(3), [name], keyless.merged(api_key_env="PATH"))  # PATH is set
+    assert est["calls"] == keyed["calls"] == 3 and est["prompt_tokens"] == keyed["prompt_tokens"]
+    assert "RAGMETER_TEST_UNSET is not set" in est["key_missing"]
+    assert est["notes"][0] == est["key_missing"] and keyed["key_missing"] is None
+    assert name in est["per_metric"] and "judge" not in est["unavailable"]
+    # the default metrics are planned as with a key, not dropped as "no judge available"
+    default = dry_run([make_row(1)], None, keyless.merged(embedder="none"))
+    assert "faithfulness" in default["per_metric"] and default["key_missing"]
+    assert not [n for n in default["notes"] if "no judge available" in n]
+    # a server of one's own needs no key: nothing said
+    assert (
+        dry_run(rows(1), [name], keyless.merged(base_url="http://127.0.0.1:9/v1"))["key_missing"]
+        is None
+    )
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows(3)) + "\n")
+    args = ["evaluate", str(data), "-m", name, "--judge", "openai:m", "--cache", "off"]
+    args += ["--api-key-env", "RAGMETER_TEST_UNSET"]
+    out = CliRunner().invoke(app, [*args, "--dry-run"])
+    flat = " ".join(out.output.split())
+    assert out.exit_code == 0, flat
+    assert "warning: no API key" in flat and "RAGMETER_TEST_UNSET is not set" in flat
+    assert re.search(r"total\s*│\s*3\s*│", out.output), out.output  # 3 new calls, not 0
+    real = runner.evaluate(rows(2), [name], settings=keyless)
+    assert [s.status for s in real.scores[name]] == ["failed", "failed"]
+    assert "no API key" in (real.scores[name][0].reason or "")
 
 
 def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:

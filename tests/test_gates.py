@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, make_row
 
 from ragmeter.compare import compare
 from ragmeter.errors import DataError
@@ -62,3 +62,41 @@ def test_fail_on_regression_only_for_a_significant_drop():
     assert fail_on_regression(worse, alpha=1e-6) == []
     with pytest.raises(ValueError):
         fail_on_regression(worse, alpha=0)
+
+
+def test_one_scored_sample_has_no_ci_and_fails_a_ci_gate(tmp_path):
+    """One value has no spread: the aggregate's CI is None (was [v, v], which logged a
+    zero-width "95% CI" and let on="ci_low" pass as if certain)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    import ragmeter
+    from ragmeter.cli import app
+    from ragmeter.testing import assert_scores
+
+    rows = [make_row(1), make_row(2, answer=None)]  # token_f1: one ok, one skipped
+    result = ragmeter.evaluate(rows, ["token_f1"])
+    agg = result.aggregates["token_f1"]
+    assert agg.n_ok == 1 and agg.mean is not None
+    assert agg.ci_low is None and agg.ci_high is None
+    assert agg.ci_note == "no CI from 1 scored sample"
+    assert "token_f1: no CI from 1 scored sample" in result.notes
+    assert result.summary()["metrics"]["token_f1"]["ci_low"] is None
+    assert fail_under(result, {"token_f1": 0.1}) == []  # the mean is known
+    (g,) = fail_under(result, {"token_f1": 0.1}, on="ci_low")
+    assert str(g) == "token_f1: no CI from 1 scored sample (threshold 0.1)"
+    with pytest.raises(AssertionError, match="no CI from 1 scored sample"):
+        assert_scores(result, token_f1=0.1, on="ci_low")
+    two = ragmeter.evaluate([make_row(1), make_row(2)], ["token_f1"]).aggregates["token_f1"]
+    assert two.ci_low is not None and two.ci_note is None
+
+    data = tmp_path / "one.jsonl"
+    data.write_text(json.dumps(make_row(1)) + "\n")
+    args = ["evaluate", str(data), "-m", "token_f1", "--quiet", "--fail-under", "token_f1=0.1"]
+    passed = CliRunner().invoke(app, args)
+    assert passed.exit_code == 0, passed.output
+    failed = CliRunner().invoke(app, [*args, "--gate-on", "ci-low"])
+    flat = " ".join(failed.output.split())
+    assert failed.exit_code == 1, flat
+    assert "gate failed: token_f1: no CI from 1 scored sample" in flat

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from conftest import LEXICAL
 from ragmeter import evaluate
 from ragmeter.cli import app
-from ragmeter.cli._gates import check_threshold_values
 from ragmeter.errors import DataError
+from ragmeter.gates import check_threshold_values
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.registry import get_metric
 

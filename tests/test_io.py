@@ -223,3 +223,37 @@ def test_non_utf8_text_names_line_and_byte(tmp_path, name, content, where) -> No
         ragmeter.load(path)
     assert info.value.source == str(path)
     assert [str(p) for p in info.value.problems] == [where]
+
+
+YES_NO = [True, "true", "TRUE", " Yes ", "1", 1, False, "false", "No", "0", 0]
+TRUE_SPELLINGS = ("true", "yes", "1")
+
+
+def test_is_answerable_spellings_are_the_same_in_every_input(tmp_path):
+    """CSV read 'true'/'1'/'yes' (any case) as booleans; lists of dicts, DataFrames and JSONL
+    refused them ("expected true or false, got 'true'"), so pd.read_csv(dtype=str) then
+    evaluate(df) failed where the path worked."""
+    want = [str(v).strip().lower() in TRUE_SPELLINGS for v in YES_NO]
+    rows = [make_row(i, is_answerable=v) for i, v in enumerate(YES_NO, 1)]
+    path = tmp_path / "flags.jsonl"
+    write_jsonl(rows, path)
+    csv = tmp_path / "flags.csv"
+    _csv_frame(rows).to_csv(csv, index=False)
+    as_text = pd.DataFrame({"question": ["q"] * len(YES_NO), "is_answerable": YES_NO})
+    as_text.to_csv(tmp_path / "plain.csv", index=False)
+    inputs = {
+        "dicts": rows,
+        "jsonl": path,
+        "dataframe": pd.DataFrame(rows),
+        "csv": csv,
+        "read_csv(dtype=str)": pd.read_csv(tmp_path / "plain.csv", dtype=str),
+    }
+    for name, data in inputs.items():
+        got = [s.is_answerable for s in ragmeter.load(data)]
+        assert got == want, name
+    # a 0/1 column with a gap comes out of pandas as floats
+    gappy = pd.DataFrame({"question": ["a", "b", "c"], "is_answerable": [1, None, 0]})
+    assert [s.is_answerable for s in ragmeter.load(gappy)] == [True, None, False]
+    for bad in ("maybe", 2, 0.5, "", [True]):
+        with pytest.raises(ragmeter.DataError, match=r"is_answerable.*expected true or false"):
+            ragmeter.load([make_row(1, is_answerable=bad)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.conftest import EXAMPLES, judged_rows, make_row
 
+from ragmeter.errors import DataError
 from ragmeter.testing import Evaluator, ScriptedJudge, assert_scores, overlap_verdict
 
 pytest_plugins = ("pytester",)
@@ -143,3 +144,56 @@ async def test_evaluator_works_inside_a_running_event_loop():
     # a spec judge goes through Settings and the normal runner (here: no judge needed)
     plain = Evaluator(judge="none", options={"cache": "off"}).evaluate([make_row(1)], "token_f1")
     assert plain.aggregates["token_f1"].n_ok == 1 and plain.config["settings"]["judge"] == "none"
+
+
+def test_evaluator_repr_never_shows_a_key():
+    """pytest prints the objects of a failed assert (and fixture locals with -l): the key in
+    options must not reach CI logs, and must still reach the settings."""
+    key = "sk-LEAK-0123456789abcdef"
+    ev = Evaluator(judge="openai:gpt-4o-mini", options={"api_key": key, "cache": "off"})
+    assert key not in repr(ev) + str(ev)
+    assert "**********" in repr(ev)
+    assert ev.settings().api_key is not None
+    assert ev.settings().api_key.get_secret_value() == key
+
+
+def test_evaluator_checks_spec_settings_when_made():
+    with pytest.raises(DataError, match="concurrency"):
+        Evaluator(judge="none", options={"concurrency": 0})
+
+
+def test_assert_scores_refuses_what_cannot_gate_before_looking_at_scores():
+    result = Evaluator(judge="scripted").evaluate([make_row(1), make_row(2)], ["token_f1"])
+    with pytest.raises(
+        ValueError, match=r"on must be one of 'mean', 'ci_low', 'each', not 'median'"
+    ):
+        assert_scores(result, token_f1=0.5, on="median")
+    # out of range: would pass or fail for nothing (the CLI's --fail-under refuses it too)
+    with pytest.raises(DataError, match=r"token_f1=1.5 is outside token_f1's range \[0, 1\]"):
+        assert_scores(result, token_f1=1.5)
+    with pytest.raises(DataError, match=r"mrr=-0.1 is outside"):
+        assert_scores(result, {"mrr": -0.1})
+    assert_scores(result, token_f1=0.0)  # the bounds themselves are fine
+    with pytest.raises(AssertionError, match="not computed"):  # unknown names: not a usage error
+        assert_scores(result, {"my_custom_metric": 0.5})
+
+
+def test_assert_scores_failure_shows_the_callers_line_not_its_source(pytester, monkeypatch):
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(
+        test_gate="""
+from ragmeter.testing import Evaluator, assert_scores
+
+def test_gate():
+    rows = [{"question": "q", "answer": "blue sky", "reference_answers": ["red sea"]}]
+    result = Evaluator(judge="scripted").evaluate(rows, ["token_f1"])
+    assert_scores(result, token_f1=0.9)  # the caller's line
+"""
+    )
+    out = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    out.assert_outcomes(failed=1)
+    text = out.stdout.str()
+    assert "assert_scores(result, token_f1=0.9)  # the caller's line" in text
+    assert "token_f1: mean 0.000 < 0.9" in text
+    assert 'raise AssertionError("\\n".join(lines))' not in text  # assert_scores' own source
+    assert "asserts.py" not in text

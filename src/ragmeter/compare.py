@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, NoReturn
 
 from ragmeter.comparability import manifest_differences
@@ -269,6 +269,17 @@ def _check_options(
         raise DataError(problems, "compare's options")
 
 
+_IN_MEMORY = next(f.default for f in fields(Run) if f.name == "source")  # "in-memory result"
+
+
+def _side(run: Run, side: str) -> Run:
+    """An in-memory run (no directory) named after its side, "run A (in-memory)": both were
+    "in-memory result", so a message naming the ids only in one could not say which."""
+    if run.source != _IN_MEMORY:  # a directory's name says it already
+        return run
+    return replace(run, source=f"run {side} (in-memory)")
+
+
 def compare(
     a: Any,
     b: Any,
@@ -290,7 +301,7 @@ def compare(
     patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
     """
     _check_options(confidence, n_resamples, permutations, seed, min_slice)
-    run_a, run_b = as_run(a), as_run(b)
+    run_a, run_b = _side(as_run(a), "A"), _side(as_run(b), "B")
     ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]
     warnings = manifest_differences(run_a, run_b)

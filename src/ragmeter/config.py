@@ -23,7 +23,7 @@ from pydantic import (
     field_validator,
 )
 
-from ragmeter.errors import DataError, Problem
+from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.redact import public_url, reject_credentials
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
@@ -119,6 +119,7 @@ class Settings(BaseModel):
         the input, password included, in its text."""
         option = _URL_OPTIONS.get(info.field_name or "", info.field_name or "url")
         reject_credentials(v, option)
+        _reject_query(v, option)
         return v
 
     @field_validator("cache")
@@ -207,6 +208,47 @@ class Settings(BaseModel):
                 Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"]) for e in exc.errors()
             ]
             raise DataError(problems, source=source or "settings") from None
+
+
+def _reject_query(url: str | None, option: str) -> None:
+    """ConfigError when a URL (or any URL of a comma list) has a query string or fragment.
+
+    Why refuse: the client appends the API path to the base URL, so ``/v1?api-key=K``
+    becomes ``/v1/?api-key=Kchat/completions`` (every call fails), and such a query usually
+    holds a key, which would then be in error messages and reprs. As for ``user:password@``
+    (``reject_credentials``), the message names the URL without its query, never the query.
+    """
+    for part in (url or "").split(","):
+        part = part.strip()
+        if "?" not in part and "#" not in part:
+            continue
+        try:
+            public = public_url(part)
+        except ValueError:  # an unparseable URL is the client's to report
+            public = "the URL without it"
+        raise ConfigError(
+            f"{option}: a query string or fragment in the URL (?... or #...) is not accepted: "
+            f"give {public} and put the key in the environment variable named by "
+            "--api-key-env (api_key_env, default OPENAI_API_KEY)"
+        )
+
+
+def secret_fields() -> frozenset[str]:
+    """The Settings fields that hold a secret: those hidden from its repr (``api_key``)."""
+    return frozenset(name for name, f in Settings.model_fields.items() if f.repr is False)
+
+
+def hide_secrets(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` (Settings fields as a dict) with every secret held as a SecretStr.
+
+    Why: a dict of options often lives in an object whose repr is printed (pytest shows the
+    objects of a failed assert, and fixture locals with ``-l``): a plain string key would
+    land in CI logs. A SecretStr prints as '**********' and Settings accepts it as it is.
+    """
+    hidden = secret_fields()
+    return {
+        k: SecretStr(v) if k in hidden and isinstance(v, str) else v for k, v in options.items()
+    }
 
 
 def _public_url(url: str | None) -> str | None:

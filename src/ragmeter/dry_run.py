@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
 from collections.abc import Sequence
 from typing import Any
+
+from pydantic import SecretStr
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.executors.common import run_sync
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric
 from ragmeter.plan import needs_of, plan_metrics
 from ragmeter.protocols import Resources
+from ragmeter.redact import OPENAI_URL, public_url
 from ragmeter.resources import Built, available_needs, build_resources
 from ragmeter.sample import Sample
 from ragmeter.scheduler import score_all
@@ -55,15 +59,45 @@ async def estimate(
     return out
 
 
+# Stands in for a missing key so the judge can be built; a dry run sends nothing.
+DRY_RUN_KEY = "ragmeter-dry-run-no-key-sent"
+
+
+def missing_key(s: Settings) -> str | None:
+    """The environment variable an OpenAI-compatible judge reads its key from, when neither
+    it nor a Python-given key is set and the endpoint is OpenAI's (which needs one): the
+    same rule as the backend's ``resolve_api_key``, checked without building anything."""
+    if s.judge_kind != "openai" or s.api_key is not None or os.environ.get(s.api_key_env):
+        return None
+    if s.base_url and public_url(s.base_url) != OPENAI_URL:
+        return None  # a server of one's own may need no key
+    return s.api_key_env
+
+
 def dry_run(
     data: Any,
     metrics: Sequence[str] | str | None,
     settings: Settings | dict[str, Any] | None = None,
     format: str | None = None,
 ) -> dict[str, Any]:
-    """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work."""
+    """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work.
+
+    Without the judge's API key the estimate is made as if it were set (counting tokens
+    needs no key: the point of a dry run is to know the cost before getting one), and
+    ``key_missing`` says that the real run would not reach the judge. A real run without
+    the key still fails every judged score (or, with default metrics, leaves them out).
+    """
     s = as_settings(settings)
     samples = load(data, format=format)
+    key_missing = None
+    if (variable := missing_key(s)) is not None:
+        key_missing = (
+            f"no API key: the environment variable {variable} is not set. Estimated as if it "
+            "were; the real run would not reach the judge (named judged metrics fail, default "
+            f"ones are left out): set {variable}, or name another variable with --api-key-env"
+        )
+        s = s.merged()
+        s.api_key = SecretStr(DRY_RUN_KEY)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
     chosen = [
@@ -72,7 +106,7 @@ def dry_run(
         if m.is_async
     ]
     out = (
-        asyncio.run(estimate(chosen, samples, s))
+        run_sync(estimate(chosen, samples, s))
         if chosen
         else {
             "calls": 0,
@@ -85,6 +119,7 @@ def dry_run(
             "unavailable": {},
         }
     )
-    out["notes"] = notes
+    out["key_missing"] = key_missing
+    out["notes"] = ([key_missing] if key_missing else []) + notes
     out["samples"] = len(samples)
     return out

@@ -79,6 +79,41 @@ def check_metric_names(thresholds: dict[str, float], metrics: list[str] | None) 
         raise DataError(problems)
 
 
+def check_threshold_values(
+    thresholds: dict[str, float], *, option: str = "--fail-under", source: str = "command line"
+) -> None:
+    """Before any work: each threshold is a finite number within its metric's range.
+
+    Why: ``float()`` reads 'nan' and 'inf', and ``mean < nan`` is never true, so a NaN gate
+    silently passed every run; a threshold outside the metric's range (1.5, -1 for a share)
+    gates nothing. DataError naming each bad threshold (CLI exit 2). The CLI and
+    ``assert_scores`` both call it; a name no metric has is left to ``check_metric_names``
+    (a run read back may hold metrics this process never registered).
+    """
+    from ragmeter.errors import MetricError
+    from ragmeter.metrics.registry import get_metric
+
+    problems = []
+    for name, value in thresholds.items():
+        if not math.isfinite(value):
+            problems.append(Problem(None, option, f"{name}={value}: not a finite number"))
+            continue
+        try:
+            bounds = get_metric(name).value_range
+        except (MetricError, KeyError):
+            continue
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            problems.append(
+                Problem(
+                    None,
+                    option,
+                    f"{name}={value:g} is outside {name}'s range [{bounds[0]:g}, {bounds[1]:g}]",
+                )
+            )
+    if problems:
+        raise DataError(problems, source=source)
+
+
 def fail_under(
     result: Any, thresholds: dict[str, float], *, on: GateOn = "mean"
 ) -> list[GateFailure]:
@@ -93,7 +128,9 @@ def fail_under(
             continue
         value = agg.mean if on == "mean" else agg.ci_low
         label = "mean" if on == "mean" else "CI lower bound"
-        if value is None:
+        if value is None and agg.mean is not None:  # on ci_low, one scored sample: unknown
+            failures.append(GateFailure(name, f"{agg.ci_note} (threshold {threshold})"))
+        elif value is None:
             failures.append(
                 GateFailure(
                     name, f"no value: {agg.n_ok} of {agg.n} samples scored (threshold {threshold})"

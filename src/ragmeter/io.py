@@ -276,12 +276,6 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                             i + 2,
                         )
                     )
-            elif key in ("is_answerable", "is_answerable_label"):
-                low = value.strip().lower()
-                if low in ("true", "1", "yes"):
-                    record[key] = True
-                elif low in ("false", "0", "no"):
-                    record[key] = False
     if problems:
         raise DataError(problems, str(path))
     return validate_records(records, str(path), [i + 2 for i in range(len(records))])

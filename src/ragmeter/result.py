@@ -32,6 +32,15 @@ class Aggregate:
     def n(self) -> int:
         return self.n_ok + self.n_undefined + self.n_skipped + self.n_failed
 
+    @property
+    def ci_note(self) -> str | None:
+        """Why there is no CI (None when there is one): with fewer than 2 scored values there
+        is no spread to resample, and [v, v] would read as certainty."""
+        if self.ci_low is not None and self.ci_high is not None:
+            return None
+        plural = "" if self.n_ok == 1 else "s"
+        return f"no CI from {self.n_ok} scored sample{plural}"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
@@ -123,6 +132,8 @@ def aggregate_values(
     n = (counts["ok"], counts["undefined"], counts["skipped"], counts["failed"])
     if not arr.size:
         return Aggregate(name, None, None, None, *n)
+    if arr.size < 2:  # one value has no spread to resample: no CI, not a zero-width [v, v]
+        return Aggregate(name, float(arr.mean()), None, None, *n)
     # One seed per metric so adding a metric never changes another metric's interval.
     low, high = bootstrap_ci(
         arr, n_resamples=n_resamples, confidence=confidence, seed=seed ^ zlib.crc32(name.encode())

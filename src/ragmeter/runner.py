@@ -10,7 +10,6 @@ the run; every call already answered is in the cache, so running it again resume
 
 from __future__ import annotations
 
-import asyncio
 import numbers
 import time
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from typing import Any
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import ConfigError, RunAborted
-from ragmeter.executors.common import EXECUTORS, check_single_url
+from ragmeter.executors.common import EXECUTORS, check_single_url, run_sync
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
@@ -122,7 +121,7 @@ def evaluate(
             )
         )
 
-    asyncio.run(run())
+    run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
     return holder[0]
 
 
@@ -150,7 +149,7 @@ def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> Stream
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
 
-        return asyncio.run(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+        return run_sync(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
     from ragmeter.executors.ray_executor import ray_evaluate
 
     kw.pop("progress")
@@ -231,7 +230,10 @@ async def aevaluate(
         s.context_ids is None or s.reference_context_ids is None for s in samples
     )
     for metric in chosen:
-        skipped = aggregates[metric.name].n_skipped
+        agg = aggregates[metric.name]
+        if agg.mean is not None and agg.ci_note:
+            notes.append(f"{metric.name}: {agg.ci_note}")
+        skipped = agg.n_skipped
         if skipped:
             notes.append(
                 f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"

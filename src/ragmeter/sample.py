@@ -126,6 +126,28 @@ def _check_str(
     return value
 
 
+_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
+
+
+def as_flag(value: Any) -> bool | None:
+    """A yes/no field as a bool, None when it is not one.
+
+    Why so lenient: the same data arrives as CSV (every cell a string), as
+    ``pd.read_csv(..., dtype=str)``, as 0/1 integer columns (1.0/0.0 once pandas has seen a
+    gap), or as JSON booleans; each input path must accept what the others do. Accepted:
+    bools, 0 and 1, and true/false/yes/no/1/0 in any case.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE
+    return None
+
+
 def _short(value: Any, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -277,10 +299,15 @@ def validate_record(
             clean["metadata"] = meta
 
     if "is_answerable" in data:
-        flag = data["is_answerable"]
-        if not isinstance(flag, bool):
+        flag = as_flag(data["is_answerable"])
+        if flag is None:
             problems.append(
-                Problem(row, "is_answerable", f"expected true or false, got {_short(flag)}", line)
+                Problem(
+                    row,
+                    "is_answerable",
+                    f"expected true or false, got {_short(data['is_answerable'])}",
+                    line,
+                )
             )
         else:
             clean["is_answerable"] = flag

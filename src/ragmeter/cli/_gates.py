@@ -6,7 +6,6 @@ after every output was written), 2 for a bad gate or slice column (before any sc
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragmeter.cli._common import EXIT_BAD_INPUT, EXIT_INTERNAL, console, err_console, run_guarded
-from ragmeter.errors import DataError, Problem
-from ragmeter.gates import check_metric_names, fail_under, parse_thresholds
+from ragmeter.gates import (
+    check_metric_names,
+    check_threshold_values,
+    fail_under,
+    parse_thresholds,
+)
 from ragmeter.io import load
 from ragmeter.slices import check_column, slice_summary
 
@@ -88,33 +91,6 @@ def prepare_evaluate(
     if by:
         run_guarded(check_column, run_guarded(load, data, format=data_format), by, str(data))
     return thresholds
-
-
-def check_threshold_values(thresholds: dict[str, float]) -> None:
-    """Before any work: each threshold is a finite number within its metric's range.
-
-    Why: ``float()`` reads 'nan' and 'inf', and ``mean < nan`` is never true, so a NaN gate
-    silently passed every run; a threshold outside the metric's range (1.5, -1 for a share)
-    gates nothing. DataError naming each bad threshold (exit 2).
-    """
-    from ragmeter.metrics.registry import get_metric
-
-    problems = []
-    for name, value in thresholds.items():
-        if not math.isfinite(value):
-            problems.append(Problem(None, "--fail-under", f"{name}={value}: not a finite number"))
-            continue
-        bounds = get_metric(name).value_range
-        if bounds is not None and not bounds[0] <= value <= bounds[1]:
-            problems.append(
-                Problem(
-                    None,
-                    "--fail-under",
-                    f"{name}={value:g} is outside {name}'s range [{bounds[0]:g}, {bounds[1]:g}]",
-                )
-            )
-    if problems:
-        raise DataError(problems, source="command line")
 
 
 def finish_evaluate(result: Any, by: str | None, thresholds: dict[str, float], on: str) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import console, fmt, run_guarded
+from ragmeter.cli._common import console, err_console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
@@ -340,3 +340,10 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
     )
     for need, why in est.get("unavailable", {}).items():
         console.print(f"note: no {need}: {why}", style="dim", markup=False, highlight=False)
+    for note in est.get("notes", []):
+        if note != est.get("key_missing"):
+            console.print(f"note: {note}", style="dim", markup=False, highlight=False)
+    if est.get("key_missing"):  # last, on stderr: the one line a reader must not miss
+        err_console.print(
+            f"warning: {est['key_missing']}", style="yellow", markup=False, highlight=False
+        )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ragmeter.config import Settings
 from ragmeter.errors import ConfigError
@@ -17,6 +18,25 @@ from ragmeter.plan import plan_metrics
 from ragmeter.resources import available_needs
 
 EXECUTORS = ("local", "stream", "ray")
+T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)``, or the same in a worker thread with its own event loop when
+    this thread already runs one (Jupyter, an async test, a web handler).
+
+    Why: ``asyncio.run`` refuses to start inside a running loop, leaving the coroutine never
+    awaited; the synchronous API (evaluate, dry_run, testing.Evaluator) must work there too.
+    Async callers should rather ``await ragmeter.aevaluate(...)``.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="ragmeter-run") as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def base_urls(s: Settings) -> list[str]:

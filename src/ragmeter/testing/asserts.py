@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from ragmeter.gates import GateFailure, fail_under, parse_thresholds
+from ragmeter.gates import GateFailure, check_threshold_values, fail_under, parse_thresholds
 
 On = Literal["mean", "ci_low", "each"]
+ON_CHOICES: tuple[str, ...] = get_args(On)
 
 
 def _short(text: str | None, limit: int = 70) -> str:
@@ -45,11 +46,17 @@ def assert_scores(
 
     ``on="mean"`` (default) gates the mean, ``"ci_low"`` the CI's lower bound, ``"each"``
     every scored sample. Thresholds come as a dict, a "metric=value,..." string, or keywords
-    (``assert_scores(result, token_f1=0.5)``; names with '@' need the dict form).
+    (``assert_scores(result, token_f1=0.5)``; names with '@' need the dict form), each a
+    finite number in its metric's range (as the CLI's --fail-under).
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this function's source
+    if on not in ON_CHOICES:
+        choices = ", ".join(repr(c) for c in ON_CHOICES)
+        raise ValueError(f"on must be one of {choices}, not {on!r}")
     limits = parse_thresholds({**parse_thresholds(thresholds), **by_name})
     if not limits:
         raise ValueError("assert_scores needs at least one metric threshold")
+    check_threshold_values(limits, option="thresholds", source="assert_scores")
     if on == "each":
         failures = []
         for name, threshold in limits.items():

@@ -8,11 +8,12 @@ is called directly, sample by sample: that path exists for unit tests, where the
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter.config import Settings, hide_secrets
+from ragmeter.executors.common import run_sync
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
@@ -34,18 +35,24 @@ class Evaluator:
     metrics: Sequence[str] | str | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Keys in ``options`` are held as SecretStr, so this object's repr (which pytest
+        prints for a failed assert or a fixture's locals) never shows one, as Settings'.
+        A spec judge's settings are checked now (bad spec, option, URL), not at first use."""
+        self.options = hide_secrets(self.options)
+        if not self.scripted:
+            self.settings()
+
     @property
     def scripted(self) -> bool:
         return not isinstance(self.judge, str) or self.judge in SCRIPTED
 
-    def settings(self) -> Any:
-        from ragmeter.config import Settings
-
+    def settings(self) -> Settings:
         data = dict(self.options)
         data["judge"] = self.judge
         if isinstance(self.embedder, str):
             data["embedder"] = self.embedder
-        return Settings(**data)
+        return Settings.parse_dict(data, source="Evaluator options")
 
     def evaluate(
         self, data: Any, metrics: Sequence[str] | str | None = None, **kw: Any
@@ -53,8 +60,8 @@ class Evaluator:
         """Score ``data`` (anything ``ragmeter.load`` takes) with this evaluator's models."""
         chosen = metrics if metrics is not None else self.metrics
         if not self.scripted:
-            return _run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
-        return _run_sync(self._evaluate_direct(data, chosen, **kw))
+            return run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
+        return run_sync(self._evaluate_direct(data, chosen, **kw))
 
     def _resources(self) -> Resources:
         from ragmeter.testing.judge import HashEmbedder, ScriptedJudge
@@ -105,19 +112,6 @@ class Evaluator:
                 "settings": {"judge": getattr(resources.judge, "name", None)},
             },
         )
-
-
-def _run_sync(coro: Any) -> Any:
-    """asyncio.run, or in a worker thread when this thread already runs an event loop
-    (a notebook, an async test, a Playwright session)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 async def _score(metric: Metric, sample: Any, resources: Resources) -> Score:

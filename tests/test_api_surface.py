@@ -1,0 +1,67 @@
+"""The top-level Python API as the README shows it: sync calls inside a running event loop,
+and the names it promises to export."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+
+from tests.conftest import ROOT, make_row
+
+import ragmeter
+
+
+async def test_evaluate_and_dry_run_work_inside_a_running_event_loop() -> None:
+    """In Jupyter a loop is already running: asyncio.run would refuse ("cannot be called from
+    a running event loop") and leave the coroutine never awaited."""
+    assert asyncio.get_running_loop() is not None
+    result = ragmeter.evaluate([make_row(1), make_row(2)], ["token_f1", "mrr"])
+    assert result.aggregates["token_f1"].n_ok == 2
+    est = ragmeter.dry_run([make_row(1)], ["token_f1"], {"cache": "off"})
+    assert est["samples"] == 1
+    # the async form, for callers that can await
+    same = await ragmeter.aevaluate([make_row(1), make_row(2)], ["token_f1", "mrr"])
+    assert same.aggregates["mrr"] == result.aggregates["mrr"]
+
+
+def test_evaluate_outside_a_loop_runs_in_the_calling_thread(monkeypatch) -> None:
+    from ragmeter import runner
+
+    seen: list[str] = []
+    real = runner.aevaluate
+
+    async def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(threading.current_thread().name)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "aevaluate", spy)
+    runner.evaluate([make_row(1)], ["token_f1"])
+    assert seen == [threading.current_thread().name]
+
+
+def _readme_error_names() -> list[str]:
+    """The class names the README's error paragraph promises are exported from ragmeter."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("Errors form one hierarchy")
+    paragraph = text[start : text.index("\n\n", start)]
+    return re.findall(r"`([A-Z][A-Za-z]+)`", paragraph)
+
+
+def test_every_error_the_readme_names_is_exported() -> None:
+    names = _readme_error_names()
+    assert {"OutputError", "RunAborted", "JudgeUnreachable", "UsageError"} <= set(names)
+    missing = [n for n in names if not hasattr(ragmeter, n) or n not in ragmeter.__all__]
+    assert missing == []
+
+
+def test_the_whole_error_hierarchy_is_exported() -> None:
+    from ragmeter import errors
+
+    classes = [
+        name
+        for name, obj in vars(errors).items()
+        if isinstance(obj, type) and issubclass(obj, errors.RagmeterError)
+    ]
+    assert len(classes) > 20
+    assert [n for n in classes if getattr(ragmeter, n, None) is not getattr(errors, n)] == []
