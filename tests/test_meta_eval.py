@@ -312,3 +312,21 @@ def test_python_api_refuses_bad_requests_before_any_work(data):
         meta_eval.run("wikieval", data, dimensions=["bogus"])
     with pytest.raises(ResourceUnavailable, match="no judge configured"):
         meta_eval.run("wikieval", data, settings=Settings(judge="none", cache="off"))
+
+
+async def test_python_api_runs_inside_a_running_event_loop(data, monkeypatch):
+    """meta_eval.run from a notebook or an async test: asyncio.run would refuse to start."""
+    import fake_server
+    from ragmeter import Settings, meta_eval
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    with fake_server.FakeOpenAIServer() as server:
+        settings = Settings(judge="openai:fake", base_url=server.url, embedder="none", cache="off")
+        report = meta_eval.run(
+            "wikieval",
+            data,
+            settings=settings,
+            baselines=["k_precision"],
+            dimensions=["faithfulness"],
+        )
+    assert report.agreement["faithfulness"] is not None

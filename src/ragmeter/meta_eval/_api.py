@@ -7,7 +7,6 @@ results and the JSON payload that ``ragmeter meta-eval --out`` writes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
@@ -18,6 +17,7 @@ from typing import Any
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import DataError, Problem, ResourceUnavailable
+from ragmeter.executors.common import run_sync
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE
 from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
 from ragmeter.meta_eval._run import ScorerResult, run_meta_eval
@@ -148,7 +148,7 @@ def run(
     build_s = time.perf_counter() - t_build
     missing = [why for need, why in built.unavailable.items() if need in needs]
     if missing:
-        asyncio.run(built.aclose())
+        run_sync(built.aclose())
         raise ResourceUnavailable("; ".join(missing))
     modes = {**default_modes(), **s.modes}
     modes = {k: v for k, v in modes.items() if k in RAGAS_METRICS}
@@ -157,9 +157,9 @@ def run(
     load0 = os.getloadavg()
     started = time.perf_counter()
     try:
-        results = asyncio.run(run_meta_eval(pairs, scorers, built.resources, progress=progress))
+        results = run_sync(run_meta_eval(pairs, scorers, built.resources, progress=progress))
     finally:
-        asyncio.run(built.aclose())
+        run_sync(built.aclose())
     judge_name = getattr(built.resources.judge, "name", str(s.judge))
     payload = _payload(dataset, data, dims, pairs, judge_name, modes, s, results)
     payload["total_wall_s"] = round(time.perf_counter() - started, 1)
