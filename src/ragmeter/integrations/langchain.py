@@ -1,8 +1,12 @@
 """LangChain: run questions through a user's chain and capture what ragmeter scores.
 
-A callback handler sees the chain from inside, whatever its shape: every retriever that
-runs under a top-level run adds its documents (``page_content``; ``Document.id``, else
+A callback handler sees the chain from inside, whatever its shape: every top-level retriever
+that runs under a top-level run adds its documents (``page_content``; ``Document.id``, else
 ``metadata[id_key]``) to that run's contexts, and the top-level run's output is the answer.
+A retriever running inside another retriever (the base retriever of a reranking, contextual
+compression, multi-query or ensemble retriever) is inner: the outer one's output is what the
+pipeline passed on, in its order, so only that is kept. Several top-level retrievers in one
+call (two retrieval steps) are all kept, in the order they started.
 So a plain LCEL chain (``{"context": retriever | fmt, "question": ...} | prompt | llm``), a
 ``create_retrieval_chain`` dict chain or an agent all give the same samples, with no change
 to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
@@ -30,34 +34,44 @@ QUESTION_KEYS = ("question", "input", "query")
 
 @dataclass
 class _Turn:
-    """What one top-level run showed: its input, retrieved documents, output."""
+    """What one top-level run showed: its input, top-level retrievals, output."""
 
     inputs: Any = None
     outputs: Any = None
-    documents: list[Any] = field(default_factory=list)
+    # top-level retriever run id -> its documents (None until it ends), in start order
+    retrievals: dict[uuid.UUID, list[Any] | None] = field(default_factory=dict)
     error: str | None = None
+
+    @property
+    def documents(self) -> list[Any]:
+        return [d for docs in self.retrievals.values() if docs for d in docs]
 
 
 class Recorder:
     """The handler's state, kept apart from LangChain so it can be read without it.
 
-    ``turns`` maps a top-level run id to its turn; ``parents`` maps every run seen to its
-    top-level run, so a retriever nested at any depth lands in the right turn.
+    ``turns`` maps a top-level run id to its turn; ``roots`` maps every run seen to its
+    top-level run, so a retriever nested at any depth lands in the right turn;
+    ``in_retriever`` holds the retriever runs and every run below one, so a retriever inside
+    another retriever is known to be inner (its documents are the outer one's input).
     """
 
     def __init__(self, id_key: str = "id") -> None:
         self.id_key = id_key
         self.turns: dict[uuid.UUID, _Turn] = {}
         self.roots: dict[uuid.UUID, uuid.UUID] = {}
+        self.in_retriever: set[uuid.UUID] = set()
 
-    def root_of(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
+    def link(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
+        """Remember a run's top-level run (returned) and whether it runs inside a retriever."""
         root = run_id if parent_run_id is None else self.roots.get(parent_run_id, parent_run_id)
         self.roots[run_id] = root
+        if parent_run_id in self.in_retriever:
+            self.in_retriever.add(run_id)
         return root
 
     def start(self, inputs: Any, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> None:
-        root = self.root_of(run_id, parent_run_id)
-        if root == run_id:
+        if self.link(run_id, parent_run_id) == run_id:
             self.turns[run_id] = _Turn(inputs=inputs)
 
     def end(self, outputs: Any, run_id: uuid.UUID) -> None:
@@ -65,9 +79,20 @@ class Recorder:
         if turn is not None:
             turn.outputs = outputs
 
-    def documents(self, documents: Sequence[Any], run_id: uuid.UUID, parent: Any) -> None:
-        root = self.root_of(run_id, parent)
-        self.turns.setdefault(root, _Turn()).documents.extend(documents)
+    def retriever_start(self, query: Any, run_id: uuid.UUID, parent: uuid.UUID | None) -> None:
+        root = self.link(run_id, parent)
+        inner = run_id in self.in_retriever
+        self.in_retriever.add(run_id)
+        if root == run_id:  # a bare retriever called on its own is a turn too
+            self.turns[run_id] = _Turn(inputs=query)
+        if not inner:
+            self.turns.setdefault(root, _Turn()).retrievals[run_id] = None
+
+    def documents(self, documents: Sequence[Any], run_id: uuid.UUID) -> None:
+        """A retriever's result: kept when it is a top-level retriever of its turn."""
+        turn = self.turns.get(self.roots.get(run_id, run_id))
+        if turn is not None and run_id in turn.retrievals:
+            turn.retrievals[run_id] = list(documents)
 
     def record(self, run_id: uuid.UUID, question: str | None = None, **extra: Any) -> dict:
         """The sample record of one top-level run (``extra``: references, question_id...)."""
@@ -144,12 +169,20 @@ def _handler_class() -> type:
             self.recorder.end(outputs, run_id)
 
         def on_retriever_start(self, serialized, query, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            root = self.recorder.root_of(run_id, parent_run_id)
-            if root == run_id:  # a bare retriever called on its own is a turn too
-                self.recorder.turns[run_id] = _Turn(inputs=query)
+            self.recorder.retriever_start(query, run_id, parent_run_id)
 
         def on_retriever_end(self, documents, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            self.recorder.documents(documents, run_id, parent_run_id)
+            self.recorder.documents(documents, run_id)
+
+        # Tools and models are linked too, so a retriever below them finds its turn.
+        def on_tool_start(self, serialized, input_str, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.link(run_id, parent_run_id)
+
+        def on_llm_start(self, serialized, prompts, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.link(run_id, parent_run_id)
+
+        def on_chat_model_start(self, serialized, messages, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.link(run_id, parent_run_id)
 
         def samples(self) -> list[Sample]:
             return self.recorder.samples()
