@@ -4,9 +4,12 @@ bare retrievers and question records that carry captured fields."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from needs import require_module
 from ragmeter.integrations import langchain as rl
@@ -95,3 +98,57 @@ def test_a_retriever_called_by_a_tool_lands_in_the_call_that_ran_the_tool():
     chain = L.Lambda(lambda q: search.invoke(q)) | L.Lambda(_answer)
     [sample] = rl.collect(chain, ["q?"])
     assert sample.context_ids == ["d0"]
+
+
+def _chat_chain(*replies: Any) -> Any:
+    """retriever | prompt | a chat model replying ``replies`` (AIMessages), one per call."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.prompts import ChatPromptTemplate
+
+    L = lc()
+    prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
+    fmt = L.Lambda(lambda docs: {"context": " ".join(d.page_content for d in docs)})
+    return L.Fixed(docs=L.DOCS[:1]) | fmt | prompt | GenericFakeChatModel(messages=iter(replies))
+
+
+def test_an_answer_in_content_blocks_is_its_text_blocks_joined():
+    """Anthropic and OpenAI's Responses API reply with a list of content blocks."""
+    from langchain_core.messages import AIMessage
+
+    blocks = [
+        {"type": "text", "text": "Paris is "},
+        {"type": "tool_use", "id": "t1", "name": "lookup", "input": {}},
+        {"type": "text", "text": "the capital."},
+    ]
+    [sample] = rl.collect(_chat_chain(AIMessage(content=blocks)), ["Capital of France?"])
+    assert sample.answer == "Paris is the capital."
+    assert sample.context_ids == ["d0"]
+
+
+def test_an_answer_that_cannot_be_captured_is_a_warning_naming_the_question():
+    from langchain_core.messages import AIMessage
+
+    only_tools = AIMessage(content=[{"type": "tool_use", "id": "t1", "name": "f", "input": {}}])
+    with pytest.warns(RuntimeWarning, match=r"question 'Capital\?'.*no text.*tool_use"):
+        [sample] = rl.collect(_chat_chain(only_tools), ["Capital?"])
+    assert sample.answer is None
+    with pytest.warns(RuntimeWarning, match=r"question 'Other\?'.*no answer among keys \['n'\]"):
+        rl.collect(lc().Lambda(lambda q: {"n": 1}), ["Other?"])
+
+
+def test_a_run_that_raised_is_left_out_of_the_handlers_samples_with_a_warning():
+    def pipeline(question: str) -> str:
+        if "bad" in question:
+            raise RuntimeError("pipeline broke")
+        return "fine"
+
+    chain = lc().Lambda(pipeline)
+    handler = rl.RagmeterCallbackHandler()
+    for question in ("good?", "bad?"):
+        with contextlib.suppress(RuntimeError):
+            chain.invoke(question, config={"callbacks": [handler]})
+    with pytest.warns(RuntimeWarning, match=r"question 'bad\?'\) raised RuntimeError: pipeline"):
+        samples = handler.samples()
+    assert [(s.question, s.answer) for s in samples] == [("good?", "fine")]
+    [failed] = handler.failures()
+    assert failed["question"] == "bad?" and failed["error"] == "RuntimeError: pipeline broke"

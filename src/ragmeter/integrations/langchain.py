@@ -19,6 +19,7 @@ to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +41,8 @@ class _Turn:
     outputs: Any = None
     # top-level retriever run id -> its documents (None until it ends), in start order
     retrievals: dict[uuid.UUID, list[Any] | None] = field(default_factory=dict)
-    error: str | None = None
+    error: str | None = None  # the exception the top-level run raised
+    retriever: bool = False  # a bare retriever's run: documents, no answer to capture
 
     @property
     def documents(self) -> list[Any]:
@@ -84,9 +86,15 @@ class Recorder:
         inner = run_id in self.in_retriever
         self.in_retriever.add(run_id)
         if root == run_id:  # a bare retriever called on its own is a turn too
-            self.turns[run_id] = _Turn(inputs=query)
+            self.turns[run_id] = _Turn(inputs=query, retriever=True)
         if not inner:
             self.turns.setdefault(root, _Turn()).retrievals[run_id] = None
+
+    def error(self, error: BaseException, run_id: uuid.UUID) -> None:
+        """A top-level run raised: its turn has no output to read (see ``samples``)."""
+        turn = self.turns.get(run_id)
+        if turn is not None:
+            turn.error = f"{type(error).__name__}: {error}"
 
     def documents(self, documents: Sequence[Any], run_id: uuid.UUID) -> None:
         """A retriever's result: kept when it is a top-level retriever of its turn."""
@@ -99,11 +107,21 @@ class Recorder:
         turn = self.turns.get(run_id, _Turn())
         texts = [str(getattr(d, "page_content", d)) for d in turn.documents]
         ids = [_doc_id(d, self.id_key) for d in turn.documents]
+        if question is None:
+            question = _pick(turn.inputs, QUESTION_KEYS)
+        answer = _answer(turn.outputs)
+        if answer is None and not turn.retriever:
+            warnings.warn(
+                f"LangChain run {run_id} (question {question!r}): {_no_answer(turn.outputs)}; "
+                "the sample has no answer, so answer-based metrics will skip it",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         rec: dict[str, Any] = {
-            "question": question if question is not None else _pick(turn.inputs, QUESTION_KEYS),
-            "answer": _answer(turn.outputs),
-            "contexts": texts,
             **extra,
+            "question": question,
+            "answer": answer,
+            "contexts": texts,
         }
         if texts and all(i is not None for i in ids):
             rec["context_ids"] = ids
@@ -112,10 +130,34 @@ class Recorder:
         rec["metadata"] = meta
         return rec
 
+    def failures(self) -> list[dict[str, str]]:
+        """The top-level runs that raised: run id, question, error (``samples`` leaves them out)."""
+        return [
+            {"run_id": str(rid), "question": str(_pick(t.inputs, QUESTION_KEYS)), "error": t.error}
+            for rid, t in self.turns.items()
+            if t.error is not None
+        ]
+
     def samples(self) -> list[Sample]:
-        """Every top-level run seen so far, as validated samples (in the order they started)."""
+        """Every top-level run seen so far, as validated samples (in the order they started).
+
+        A run that raised has no answer to score: it is left out with a warning naming its
+        question and error (and listed by ``failures``), not kept as a sample without an
+        answer that retrieval metrics would score as if the pipeline had worked.
+        """
+        for failed in self.failures():
+            warnings.warn(
+                f"LangChain run {failed['run_id']} (question {failed['question']!r}) raised "
+                f"{failed['error']}; left out of the samples",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return validate_records(
-            [self.record(rid) for rid, t in self.turns.items() if t.inputs is not None],
+            [
+                self.record(rid)
+                for rid, t in self.turns.items()
+                if t.inputs is not None and t.error is None
+            ],
             "LangChain callback handler",
         )
 
@@ -137,16 +179,44 @@ def _pick(value: Any, keys: Sequence[str]) -> Any:
     return value if isinstance(value, str) else None
 
 
-def _answer(outputs: Any) -> str | None:
-    """The answer in a chain's output: a string, a message's content, or a dict's answer."""
-    content = getattr(outputs, "content", None)
+def _text(content: Any) -> str | None:
+    """A message's text: its content string, or its text blocks joined, as LangChain's own
+    ``BaseMessage.text`` does (Anthropic and OpenAI Responses reply in content blocks:
+    ``[{"type": "text", "text": ...}, {"type": "tool_use", ...}]``). None: no text block."""
     if isinstance(content, str):
         return content
+    if not isinstance(content, list):
+        return None
+    parts = [
+        b if isinstance(b, str) else b["text"]
+        for b in content
+        if isinstance(b, str)
+        or (isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    ]
+    return "".join(parts) if parts else None
+
+
+def _answer(outputs: Any) -> str | None:
+    """The answer in a chain's output: a string, a message's text, or a dict's answer."""
+    if hasattr(outputs, "content") and not isinstance(outputs, Mapping):
+        return _text(outputs.content)
     if isinstance(outputs, Mapping):
         for key in ANSWER_KEYS:
             if key in outputs:
                 return _answer(outputs[key])
     return _pick(outputs, ANSWER_KEYS)
+
+
+def _no_answer(outputs: Any) -> str:
+    """Why ``_answer`` found nothing in ``outputs``, for the warning."""
+    if outputs is None:
+        return "the run recorded no output"
+    if hasattr(outputs, "content") and not isinstance(outputs, Mapping):
+        kinds = [b.get("type") for b in outputs.content if isinstance(b, Mapping)]
+        return f"its message holds no text (content blocks: {kinds})"
+    if isinstance(outputs, Mapping):
+        return f"its output dict has no answer among keys {sorted(map(str, outputs))}"
+    return f"its output is a {type(outputs).__name__}, not text"
 
 
 def _handler_class() -> type:
@@ -168,6 +238,12 @@ def _handler_class() -> type:
         def on_chain_end(self, outputs, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
             self.recorder.end(outputs, run_id)
 
+        def on_chain_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.error(error, run_id)
+
+        def on_retriever_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.error(error, run_id)
+
         def on_retriever_start(self, serialized, query, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
             self.recorder.retriever_start(query, run_id, parent_run_id)
 
@@ -186,6 +262,9 @@ def _handler_class() -> type:
 
         def samples(self) -> list[Sample]:
             return self.recorder.samples()
+
+        def failures(self) -> list[dict[str, str]]:
+            return self.recorder.failures()
 
     return RagmeterCallbackHandler
 
