@@ -152,3 +152,24 @@ def test_a_run_that_raised_is_left_out_of_the_handlers_samples_with_a_warning():
     assert [(s.question, s.answer) for s in samples] == [("good?", "fine")]
     [failed] = handler.failures()
     assert failed["question"] == "bad?" and failed["error"] == "RuntimeError: pipeline broke"
+
+
+def test_a_question_record_giving_what_the_chain_produces_is_a_data_error_before_any_call():
+    """A record's 'answer' would have replaced the captured one: neither may win silently."""
+    from ragmeter.errors import DataError
+
+    calls: list[str] = []
+    chain = lc().Lambda(lambda q: calls.append(q) or "captured")
+    records = [
+        {"question": "ok?", "reference_answers": ["REF"]},
+        {"question": "q?", "answer": "REF"},
+        {"question": "r?", "response": "REF", "retrieved_contexts": ["c"]},
+    ]
+    with pytest.raises(DataError) as err:
+        rl.collect(chain, records)
+    message = str(err.value)
+    assert "row 2, field 'answer'" in message and "'reference_answers'" in message
+    assert "row 3, field 'response'" in message and "row 3, field 'retrieved_contexts'" in message
+    assert "row 1" not in message and calls == []
+    [sample] = rl.collect(chain, records[:1])
+    assert (sample.answer, sample.reference_answers) == ("captured", ["REF"])

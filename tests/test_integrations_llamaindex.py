@@ -75,3 +75,16 @@ def test_an_answer_that_cannot_be_read_is_a_warning_naming_the_question():
         assert rli.response_record(not_awaited, question="Async?")["answer"] is None
     with pytest.warns(RuntimeWarning, match=r"question 'Empty\?'.*holds no text"):
         assert rli.response_record(Response(response=None), question="Empty?")["answer"] is None
+
+
+def test_a_question_record_giving_an_answer_is_a_data_error_before_any_query():
+    from ragmeter.errors import DataError
+
+    class Engine:
+        def query(self, question: str) -> None:
+            raise AssertionError("no query may run")
+
+    with pytest.raises(DataError, match=r"row 1, field 'answer'.*'reference_answers'"):
+        rli.collect(Engine(), [{"question": "q?", "answer": "REF"}, "fine?"])
+    with pytest.raises(DataError, match=r"row 2, field 'question'"):
+        rli.collect(Engine(), ["fine?", {"query": "no question key"}])

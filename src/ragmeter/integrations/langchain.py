@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.errors import DataError, Problem
 from ragmeter.integrations._extras import require
+from ragmeter.integrations._questions import question_records
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "langchain"
@@ -292,18 +292,13 @@ def collect(
 
     ``questions`` are strings, or records holding ``question`` and whatever else the
     sample should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
-    ``metadata``...). The chain is called with the question string, or with
+    ``metadata``...); not what the chain produces (``answer``, ``contexts``, ``context_ids``:
+    a DataError, see ``_questions``). The chain is called with the question string, or with
     ``{input_key: question}`` when ``input_key`` is given. Runs go through ``chain.batch``
     with ``max_concurrency`` (1 by default: one after another, in order).
     """
     handler = callback_handler(id_key)
-    records = [{"question": q} if isinstance(q, str) else dict(q) for q in questions]
-    missing = [i + 1 for i, r in enumerate(records) if not isinstance(r.get("question"), str)]
-    if missing:
-        raise DataError(
-            [Problem(i, "question", "needs a 'question' string") for i in missing],
-            "questions",
-        )
+    records = question_records(questions, "the chain")
     inputs = [r["question"] if input_key is None else {input_key: r["question"]} for r in records]
     run_ids = [uuid.uuid4() for _ in records]
     configs = [

@@ -23,6 +23,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
+from ragmeter.integrations._questions import question_records
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "llamaindex"
@@ -95,15 +96,15 @@ def collect(
 
     ``questions`` are strings, or records holding ``question`` and whatever else the sample
     should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
-    ``metadata``...). Questions run one after another, in order. ``id_source``: see
-    ``response_record``.
+    ``metadata``...); not what the engine produces (``answer``, ``contexts``,
+    ``context_ids``: a DataError before any query, see ``_questions``). Questions run one
+    after another, in order. ``id_source``: see ``response_record``.
     """
     require("llama_index.core", EXTRA)
     if id_source not in ID_SOURCES:
         raise ConfigError(f"id_source must be one of {', '.join(ID_SOURCES)}, not {id_source!r}")
     rows = []
-    for q in questions:
-        rec = {"question": q} if isinstance(q, str) else dict(q)
+    for rec in question_records(questions, "the query engine"):
         got = response_record(query_engine.query(rec["question"]), id_source, rec["question"])
         meta = {**dict(rec.get("metadata") or {}), **got.pop("metadata")}
         rows.append({**rec, **got, "metadata": meta})
