@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 from types import SimpleNamespace
 from typing import Any
 
@@ -173,3 +174,33 @@ def test_a_question_record_giving_what_the_chain_produces_is_a_data_error_before
     assert "row 1" not in message and calls == []
     [sample] = rl.collect(chain, records[:1])
     assert (sample.answer, sample.reference_answers) == ("captured", ["REF"])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_bare_retriever_gives_its_documents_and_no_answer(workers):
+    """BaseRetriever.invoke ignores the run_id in its config (batch's only way to pass one)."""
+    L = lc()
+    retriever = L.Reverse(base=L.Fixed(docs=L.DOCS))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no answer is expected of a retriever: no warning
+        samples = rl.collect(retriever, ["q1?", "q2?", "q3?"], max_concurrency=workers)
+    assert [s.question for s in samples] == ["q1?", "q2?", "q3?"]
+    assert all(s.context_ids == ["d3", "d2"] and s.answer is None for s in samples)
+
+
+def test_a_runnable_ignoring_its_run_id_is_a_clear_error_not_empty_samples():
+    from langchain_core.runnables import Runnable
+
+    from ragmeter.errors import ConfigError
+
+    L = lc()
+
+    class Detached(Runnable):  # type: ignore[type-arg]
+        def invoke(self, input: Any, config: Any = None, **kw: Any) -> Any:
+            inner = L.Fixed(docs=L.DOCS) | L.Lambda(_answer)
+            return inner.invoke(input, {"callbacks": config["callbacks"]})
+
+    with pytest.raises(ConfigError, match=r"Detached did not start its run.*question 'q\?'"):
+        rl.collect(Detached(), ["q?"])
+    with pytest.raises(ConfigError, match="leave input_key out"):
+        rl.collect(L.Fixed(docs=L.DOCS), ["q?"], input_key="query")

@@ -18,12 +18,15 @@ to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
 
 from __future__ import annotations
 
+import functools
 import uuid
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
 from ragmeter.integrations._questions import question_records
 from ragmeter.sample import Sample, validate_records
@@ -295,17 +298,55 @@ def collect(
     ``metadata``...); not what the chain produces (``answer``, ``contexts``, ``context_ids``:
     a DataError, see ``_questions``). The chain is called with the question string, or with
     ``{input_key: question}`` when ``input_key`` is given. Runs go through ``chain.batch``
-    with ``max_concurrency`` (1 by default: one after another, in order).
+    with ``max_concurrency`` (1 by default: one after another, in order). A bare retriever
+    is a pipeline too: its samples hold its documents and no answer (retrieval metrics).
     """
+    retriever_class = require("langchain_core.retrievers", EXTRA).BaseRetriever
+    is_retriever = isinstance(chain, retriever_class)
+    if is_retriever and input_key is not None:
+        raise ConfigError("a retriever is called with the question string: leave input_key out")
     handler = callback_handler(id_key)
-    records = question_records(questions, "the chain")
+    records = question_records(questions, "the retriever" if is_retriever else "the chain")
     inputs = [r["question"] if input_key is None else {input_key: r["question"]} for r in records]
     run_ids = [uuid.uuid4() for _ in records]
     configs = [
         {"callbacks": [handler], "run_id": rid, "max_concurrency": max_concurrency}
         for rid in run_ids
     ]
-    if records:
+    if is_retriever:
+        _invoke_retriever(chain, inputs, configs, run_ids, max_concurrency)
+    elif records:
         chain.batch(inputs, config=configs)
+    unmatched = [
+        r["question"]
+        for rid, r in zip(run_ids, records, strict=True)
+        if rid not in handler.recorder.turns
+    ]
+    if unmatched:
+        raise ConfigError(
+            f"{type(chain).__name__} did not start its run with the run_id given in its config "
+            f"(question {unmatched[0]!r}{' and more' if len(unmatched) > 1 else ''}), so what "
+            "it retrieved and answered cannot be matched to the questions: wrap it, "
+            "RunnableLambda(lambda q: pipeline.invoke(q)), or attach RagmeterCallbackHandler "
+            "yourself"
+        )
     rows = [handler.recorder.record(rid, **rec) for rid, rec in zip(run_ids, records, strict=True)]
     return validate_records(rows, "LangChain chain")
+
+
+def _invoke_retriever(
+    retriever: Any, inputs: list[Any], configs: list[Any], run_ids: list[Any], workers: int
+) -> None:
+    """``BaseRetriever.invoke`` takes its run id as a keyword and ignores the one in the
+    config (which ``batch`` passes), so each question is invoked with its own ``run_id``."""
+    calls = [
+        functools.partial(retriever.invoke, q, config=c, run_id=rid)
+        for q, c, rid in zip(inputs, configs, run_ids, strict=True)
+    ]
+    if workers <= 1:
+        for call in calls:
+            call()
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(call) for call in calls]:
+            future.result()  # the first error is raised as is, as batch does
