@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import ragmeter
 from conftest import EXAMPLES, make_row
 from needs import require_module
-from ragmeter.errors import OutputError
+from ragmeter.errors import ConfigError, OutputError
 from ragmeter.integrations import mlflow as rm
 from ragmeter.testing import Evaluator
 
@@ -142,6 +142,8 @@ def test_an_out_dir_without_a_run_is_only_read(store, tmp_path):
     assert _artifacts(store, run_id) >= {"ragmeter/scores.jsonl", "ragmeter/run.json"}
     with pytest.raises(OutputError, match="is not a directory"):
         rm.log_result(result, out_dir=tmp_path / "typo")
+    with pytest.raises(ConfigError, match=r"report .*nope\.html is not a file"):
+        rm.log_result(result, report=tmp_path / "nope.html")  # was skipped without a word
 
 
 def test_a_second_result_in_one_run_needs_a_key_and_is_refused_up_front_without(store):
