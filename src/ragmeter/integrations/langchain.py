@@ -3,13 +3,14 @@
 A callback handler sees the chain from inside, whatever its shape: every top-level retriever
 that runs under a top-level run adds its documents (``page_content``; ``Document.id``, else
 ``metadata[id_key]``) to that run's contexts, and the top-level run's output is the answer.
+So a plain LCEL chain (``{"context": retriever | fmt, "question": ...} | prompt | llm``), a
+``create_retrieval_chain`` dict chain or an agent (retrievers under tools) all give the same
+samples, with no change to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
+
 A retriever running inside another retriever (the base retriever of a reranking, contextual
 compression, multi-query or ensemble retriever) is inner: the outer one's output is what the
 pipeline passed on, in its order, so only that is kept. Several top-level retrievers in one
 call (two retrieval steps) are all kept, in the order they started.
-So a plain LCEL chain (``{"context": retriever | fmt, "question": ...} | prompt | llm``), a
-``create_retrieval_chain`` dict chain or an agent all give the same samples, with no change
-to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
 
     from ragmeter.integrations import langchain as rl
     samples = rl.collect(chain, ["What is the capital of France?", ...])
