@@ -62,8 +62,9 @@ def langchain_chain(k: int = 2) -> Any:
     )
 
 
-def llamaindex_engine(k: int = 2) -> Any:
-    """VectorStoreIndex (MockEmbedding) -> query engine with MockLLM, top-k retrieval."""
+def llamaindex_engine(k: int = 2, streaming: bool = False) -> Any:
+    """VectorStoreIndex (MockEmbedding) -> query engine with MockLLM, top-k retrieval
+    (``streaming``: the engine returns a StreamingResponse)."""
     require_module("llama_index.core")
     from llama_index.core import Document, VectorStoreIndex
     from llama_index.core.embeddings import MockEmbedding
@@ -73,4 +74,4 @@ def llamaindex_engine(k: int = 2) -> Any:
         [Document(text=text, id_=doc_id) for doc_id, text in FACTS],
         embed_model=MockEmbedding(embed_dim=8),
     )
-    return index.as_query_engine(llm=MockLLM(max_tokens=8), similarity_top_k=k)
+    return index.as_query_engine(llm=MockLLM(max_tokens=8), similarity_top_k=k, streaming=streaming)

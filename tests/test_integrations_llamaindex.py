@@ -45,3 +45,46 @@ def test_ref_doc_ids_and_end_to_end_scores():
 def test_unknown_id_source_is_a_config_error():
     with pytest.raises(ConfigError, match="id_source"):
         rli.collect(llamaindex_engine(), ["q?"], id_source="nope")
+
+
+def test_a_streaming_engine_gives_the_streamed_text_as_answer():
+    """as_query_engine(streaming=True) returns a StreamingResponse: its stream is read."""
+    plain = rli.collect(llamaindex_engine(k=2), QUESTIONS)
+    streamed = rli.collect(llamaindex_engine(k=2, streaming=True), QUESTIONS)
+    for s, p in zip(streamed, plain, strict=True):
+        assert s.answer is not None and s.answer == p.answer
+        assert len(s.contexts) == len(s.context_ids) == 2  # ties among MockEmbedding's
+        assert all(text in TEXTS.values() for text in s.contexts)  # equal vectors vary
+
+
+def test_an_answer_that_cannot_be_read_is_a_warning_naming_the_question():
+    from llama_index.core.base.response.schema import AsyncStreamingResponse, Response
+
+    engine = llamaindex_engine(k=1, streaming=True)
+    read_elsewhere = engine.query("Capital?")
+    for _token in read_elsewhere.response_gen:  # the user read the stream token by token
+        pass
+    with pytest.warns(RuntimeWarning, match=r"question 'Capital\?'.*the stream gave no text"):
+        assert rli.response_record(read_elsewhere, question="Capital?")["answer"] is None
+
+    async def tokens():  # type: ignore[no-untyped-def]
+        yield "never read"
+
+    not_awaited = AsyncStreamingResponse(response_gen=tokens())
+    with pytest.warns(RuntimeWarning, match=r"question 'Async\?'.*async stream not consumed"):
+        assert rli.response_record(not_awaited, question="Async?")["answer"] is None
+    with pytest.warns(RuntimeWarning, match=r"question 'Empty\?'.*holds no text"):
+        assert rli.response_record(Response(response=None), question="Empty?")["answer"] is None
+
+
+def test_a_question_record_giving_an_answer_is_a_data_error_before_any_query():
+    from ragmeter.errors import DataError
+
+    class Engine:
+        def query(self, question: str) -> None:
+            raise AssertionError("no query may run")
+
+    with pytest.raises(DataError, match=r"row 1, field 'answer'.*'reference_answers'"):
+        rli.collect(Engine(), [{"question": "q?", "answer": "REF"}, "fine?"])
+    with pytest.raises(DataError, match=r"row 2, field 'question'"):
+        rli.collect(Engine(), ["fine?", {"query": "no question key"}])

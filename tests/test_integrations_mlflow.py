@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 import ragmeter
 from conftest import EXAMPLES, make_row
 from needs import require_module
+from ragmeter.errors import ConfigError, OutputError
 from ragmeter.integrations import mlflow as rm
 from ragmeter.testing import Evaluator
 
@@ -103,3 +104,83 @@ def test_metric_keys_are_mlflow_safe():
     assert rm.metric_key("ndcg@10") == "ndcg_at_10"
     assert rm.metric_key("precision@5") == "precision_at_5"
     assert rm.metric_key("faithfulness") == "faithfulness"
+
+
+NO_MODELS = {"judge": "none", "embedder": "none"}
+
+
+def _result(first: int, n: int, metrics: list[str], **kw):
+    rows = [make_row(i) for i in range(first, first + n)]
+    return ragmeter.evaluate(rows, metrics, settings=NO_MODELS, n_resamples=20, **kw)
+
+
+def test_an_out_dir_holding_another_run_is_refused_before_anything_is_logged(store, tmp_path):
+    import mlflow
+
+    mine = _result(1, 3, ["k_precision"])
+    _result(5, 4, ["k_precision", "mrr"], out=tmp_path / "runA")  # another run's directory
+    with mlflow.start_run() as active, pytest.raises(OutputError) as err:
+        rm.log_result(mine, out_dir=tmp_path / "runA")
+    assert "4 samples there, 3 in the result" in str(err.value)
+    assert "metrics ['k_precision', 'mrr'] there" in str(err.value)
+    run = store.get_run(active.info.run_id)
+    assert run.data.params == {} and run.data.metrics == {}
+    assert _artifacts(store, active.info.run_id) == set()
+    # the same question ids in the same number, scored with other settings: refused too
+    _result(1, 3, ["k_precision"], out=tmp_path / "runB", seed=7)
+    with pytest.raises(OutputError, match=r"other settings \(run.json fingerprint\)"):
+        rm.log_result(mine, out_dir=tmp_path / "runB")
+
+
+def test_an_out_dir_without_a_run_is_only_read(store, tmp_path):
+    result = _result(1, 3, ["k_precision"])
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "notes.txt").write_text("mine")
+    run_id = rm.log_result(result, out_dir=plain)
+    assert sorted(p.name for p in plain.iterdir()) == ["notes.txt"]  # nothing written there
+    assert _artifacts(store, run_id) >= {"ragmeter/scores.jsonl", "ragmeter/run.json"}
+    with pytest.raises(OutputError, match="is not a directory"):
+        rm.log_result(result, out_dir=tmp_path / "typo")
+    with pytest.raises(ConfigError, match=r"report .*nope\.html is not a file"):
+        rm.log_result(result, report=tmp_path / "nope.html")  # was skipped without a word
+
+
+def test_a_second_result_in_one_run_needs_a_key_and_is_refused_up_front_without(store):
+    import mlflow
+
+    first, second = _result(1, 3, ["k_precision"]), _result(5, 4, ["k_precision", "mrr"])
+    with mlflow.start_run() as active:
+        rm.log_result(first)
+        with pytest.raises(OutputError, match="already holds a ragmeter result without a key"):
+            rm.log_result(second)  # MLflow would have raised half-way, params changed
+        rm.log_result(second, key="reranker-v2")
+        with pytest.raises(OutputError, match=r"under key 'reranker-v2'.*the same params"):
+            rm.log_result(second, key="reranker-v2")  # log_table would append its rows
+    run = store.get_run(active.info.run_id)
+    assert run.data.metrics["n_samples"] == 3
+    assert run.data.metrics["reranker-v2/n_samples"] == 4
+    assert run.data.metrics["reranker-v2/mrr"] == pytest.approx(second.aggregates["mrr"].mean)
+    assert run.data.params["ragmeter.reranker-v2.metrics"] == "k_precision,mrr"
+    assert run.data.params["ragmeter.metrics"] == "k_precision"
+    nested = _artifacts(store, active.info.run_id, "ragmeter/reranker-v2")
+    assert {"ragmeter/reranker-v2/scores.json", "ragmeter/reranker-v2/scores.jsonl"} <= nested
+
+
+def test_a_streamed_result_is_logged_from_its_own_directory(store, tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(make_row(i)) for i in range(1, 6)) + "\n")
+    out = tmp_path / "streamed"
+    streamed = ragmeter.evaluate(
+        data, ["k_precision", "mrr"], settings=NO_MODELS, executor="stream", out=out
+    )
+    run_id = rm.log_result(streamed)
+    run = store.get_run(run_id)
+    assert run.data.metrics["n_samples"] == 5
+    assert run.data.metrics["mrr"] == pytest.approx(streamed.aggregates["mrr"].mean)
+    assert "not logged" in run.data.tags["ragmeter.table"]
+    assert _artifacts(store, run_id) == {
+        "ragmeter/scores.jsonl",
+        "ragmeter/summary.json",
+        "ragmeter/run.json",
+    }

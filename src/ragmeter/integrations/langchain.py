@@ -1,11 +1,16 @@
 """LangChain: run questions through a user's chain and capture what ragmeter scores.
 
-A callback handler sees the chain from inside, whatever its shape: every retriever that
-runs under a top-level run adds its documents (``page_content``; ``Document.id``, else
+A callback handler sees the chain from inside, whatever its shape: every top-level retriever
+that runs under a top-level run adds its documents (``page_content``; ``Document.id``, else
 ``metadata[id_key]``) to that run's contexts, and the top-level run's output is the answer.
 So a plain LCEL chain (``{"context": retriever | fmt, "question": ...} | prompt | llm``), a
-``create_retrieval_chain`` dict chain or an agent all give the same samples, with no change
-to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
+``create_retrieval_chain`` dict chain or an agent (retrievers under tools) all give the same
+samples, with no change to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
+
+A retriever running inside another retriever (the base retriever of a reranking, contextual
+compression, multi-query or ensemble retriever) is inner: the outer one's output is what the
+pipeline passed on, in its order, so only that is kept. Several top-level retrievers in one
+call (two retrieval steps) are all kept, in the order they started.
 
     from ragmeter.integrations import langchain as rl
     samples = rl.collect(chain, ["What is the capital of France?", ...])
@@ -14,13 +19,17 @@ to the user's code. Needs ``pip install 'ragmeter[langchain]'``.
 
 from __future__ import annotations
 
+import functools
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.errors import DataError, Problem
+from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
+from ragmeter.integrations._questions import question_records
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "langchain"
@@ -30,34 +39,45 @@ QUESTION_KEYS = ("question", "input", "query")
 
 @dataclass
 class _Turn:
-    """What one top-level run showed: its input, retrieved documents, output."""
+    """What one top-level run showed: its input, top-level retrievals, output."""
 
     inputs: Any = None
     outputs: Any = None
-    documents: list[Any] = field(default_factory=list)
-    error: str | None = None
+    # top-level retriever run id -> its documents (None until it ends), in start order
+    retrievals: dict[uuid.UUID, list[Any] | None] = field(default_factory=dict)
+    error: str | None = None  # the exception the top-level run raised
+    retriever: bool = False  # a bare retriever's run: documents, no answer to capture
+
+    @property
+    def documents(self) -> list[Any]:
+        return [d for docs in self.retrievals.values() if docs for d in docs]
 
 
 class Recorder:
     """The handler's state, kept apart from LangChain so it can be read without it.
 
-    ``turns`` maps a top-level run id to its turn; ``parents`` maps every run seen to its
-    top-level run, so a retriever nested at any depth lands in the right turn.
+    ``turns`` maps a top-level run id to its turn; ``roots`` maps every run seen to its
+    top-level run, so a retriever nested at any depth lands in the right turn;
+    ``in_retriever`` holds the retriever runs and every run below one, so a retriever inside
+    another retriever is known to be inner (its documents are the outer one's input).
     """
 
     def __init__(self, id_key: str = "id") -> None:
         self.id_key = id_key
         self.turns: dict[uuid.UUID, _Turn] = {}
         self.roots: dict[uuid.UUID, uuid.UUID] = {}
+        self.in_retriever: set[uuid.UUID] = set()
 
-    def root_of(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
+    def link(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
+        """Remember a run's top-level run (returned) and whether it runs inside a retriever."""
         root = run_id if parent_run_id is None else self.roots.get(parent_run_id, parent_run_id)
         self.roots[run_id] = root
+        if parent_run_id in self.in_retriever:
+            self.in_retriever.add(run_id)
         return root
 
     def start(self, inputs: Any, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> None:
-        root = self.root_of(run_id, parent_run_id)
-        if root == run_id:
+        if self.link(run_id, parent_run_id) == run_id:
             self.turns[run_id] = _Turn(inputs=inputs)
 
     def end(self, outputs: Any, run_id: uuid.UUID) -> None:
@@ -65,20 +85,47 @@ class Recorder:
         if turn is not None:
             turn.outputs = outputs
 
-    def documents(self, documents: Sequence[Any], run_id: uuid.UUID, parent: Any) -> None:
-        root = self.root_of(run_id, parent)
-        self.turns.setdefault(root, _Turn()).documents.extend(documents)
+    def retriever_start(self, query: Any, run_id: uuid.UUID, parent: uuid.UUID | None) -> None:
+        root = self.link(run_id, parent)
+        inner = run_id in self.in_retriever
+        self.in_retriever.add(run_id)
+        if root == run_id:  # a bare retriever called on its own is a turn too
+            self.turns[run_id] = _Turn(inputs=query, retriever=True)
+        if not inner:
+            self.turns.setdefault(root, _Turn()).retrievals[run_id] = None
+
+    def error(self, error: BaseException, run_id: uuid.UUID) -> None:
+        """A top-level run raised: its turn has no output to read (see ``samples``)."""
+        turn = self.turns.get(run_id)
+        if turn is not None:
+            turn.error = f"{type(error).__name__}: {error}"
+
+    def documents(self, documents: Sequence[Any], run_id: uuid.UUID) -> None:
+        """A retriever's result: kept when it is a top-level retriever of its turn."""
+        turn = self.turns.get(self.roots.get(run_id, run_id))
+        if turn is not None and run_id in turn.retrievals:
+            turn.retrievals[run_id] = list(documents)
 
     def record(self, run_id: uuid.UUID, question: str | None = None, **extra: Any) -> dict:
         """The sample record of one top-level run (``extra``: references, question_id...)."""
         turn = self.turns.get(run_id, _Turn())
         texts = [str(getattr(d, "page_content", d)) for d in turn.documents]
         ids = [_doc_id(d, self.id_key) for d in turn.documents]
+        if question is None:
+            question = _pick(turn.inputs, QUESTION_KEYS)
+        answer = _answer(turn.outputs)
+        if answer is None and not turn.retriever:
+            warnings.warn(
+                f"LangChain run {run_id} (question {question!r}): {_no_answer(turn.outputs)}; "
+                "the sample has no answer, so answer-based metrics will skip it",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         rec: dict[str, Any] = {
-            "question": question if question is not None else _pick(turn.inputs, QUESTION_KEYS),
-            "answer": _answer(turn.outputs),
-            "contexts": texts,
             **extra,
+            "question": question,
+            "answer": answer,
+            "contexts": texts,
         }
         if texts and all(i is not None for i in ids):
             rec["context_ids"] = ids
@@ -87,10 +134,34 @@ class Recorder:
         rec["metadata"] = meta
         return rec
 
+    def failures(self) -> list[dict[str, str]]:
+        """The top-level runs that raised: run id, question, error (``samples`` leaves them out)."""
+        return [
+            {"run_id": str(rid), "question": str(_pick(t.inputs, QUESTION_KEYS)), "error": t.error}
+            for rid, t in self.turns.items()
+            if t.error is not None
+        ]
+
     def samples(self) -> list[Sample]:
-        """Every top-level run seen so far, as validated samples (in the order they started)."""
+        """Every top-level run seen so far, as validated samples (in the order they started).
+
+        A run that raised has no answer to score: it is left out with a warning naming its
+        question and error (and listed by ``failures``), not kept as a sample without an
+        answer that retrieval metrics would score as if the pipeline had worked.
+        """
+        for failed in self.failures():
+            warnings.warn(
+                f"LangChain run {failed['run_id']} (question {failed['question']!r}) raised "
+                f"{failed['error']}; left out of the samples",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return validate_records(
-            [self.record(rid) for rid, t in self.turns.items() if t.inputs is not None],
+            [
+                self.record(rid)
+                for rid, t in self.turns.items()
+                if t.inputs is not None and t.error is None
+            ],
             "LangChain callback handler",
         )
 
@@ -112,16 +183,44 @@ def _pick(value: Any, keys: Sequence[str]) -> Any:
     return value if isinstance(value, str) else None
 
 
-def _answer(outputs: Any) -> str | None:
-    """The answer in a chain's output: a string, a message's content, or a dict's answer."""
-    content = getattr(outputs, "content", None)
+def _text(content: Any) -> str | None:
+    """A message's text: its content string, or its text blocks joined, as LangChain's own
+    ``BaseMessage.text`` does (Anthropic and OpenAI Responses reply in content blocks:
+    ``[{"type": "text", "text": ...}, {"type": "tool_use", ...}]``). None: no text block."""
     if isinstance(content, str):
         return content
+    if not isinstance(content, list):
+        return None
+    parts = [
+        b if isinstance(b, str) else b["text"]
+        for b in content
+        if isinstance(b, str)
+        or (isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    ]
+    return "".join(parts) if parts else None
+
+
+def _answer(outputs: Any) -> str | None:
+    """The answer in a chain's output: a string, a message's text, or a dict's answer."""
+    if hasattr(outputs, "content") and not isinstance(outputs, Mapping):
+        return _text(outputs.content)
     if isinstance(outputs, Mapping):
         for key in ANSWER_KEYS:
             if key in outputs:
                 return _answer(outputs[key])
     return _pick(outputs, ANSWER_KEYS)
+
+
+def _no_answer(outputs: Any) -> str:
+    """Why ``_answer`` found nothing in ``outputs``, for the warning."""
+    if outputs is None:
+        return "the run recorded no output"
+    if hasattr(outputs, "content") and not isinstance(outputs, Mapping):
+        kinds = [b.get("type") for b in outputs.content if isinstance(b, Mapping)]
+        return f"its message holds no text (content blocks: {kinds})"
+    if isinstance(outputs, Mapping):
+        return f"its output dict has no answer among keys {sorted(map(str, outputs))}"
+    return f"its output is a {type(outputs).__name__}, not text"
 
 
 def _handler_class() -> type:
@@ -143,16 +242,33 @@ def _handler_class() -> type:
         def on_chain_end(self, outputs, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
             self.recorder.end(outputs, run_id)
 
+        def on_chain_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.error(error, run_id)
+
+        def on_retriever_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.error(error, run_id)
+
         def on_retriever_start(self, serialized, query, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            root = self.recorder.root_of(run_id, parent_run_id)
-            if root == run_id:  # a bare retriever called on its own is a turn too
-                self.recorder.turns[run_id] = _Turn(inputs=query)
+            self.recorder.retriever_start(query, run_id, parent_run_id)
 
         def on_retriever_end(self, documents, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            self.recorder.documents(documents, run_id, parent_run_id)
+            self.recorder.documents(documents, run_id)
+
+        # Tools and models are linked too, so a retriever below them finds its turn.
+        def on_tool_start(self, serialized, input_str, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.link(run_id, parent_run_id)
+
+        def on_llm_start(self, serialized, prompts, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.link(run_id, parent_run_id)
+
+        def on_chat_model_start(self, serialized, messages, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
+            self.recorder.link(run_id, parent_run_id)
 
         def samples(self) -> list[Sample]:
             return self.recorder.samples()
+
+        def failures(self) -> list[dict[str, str]]:
+            return self.recorder.failures()
 
     return RagmeterCallbackHandler
 
@@ -180,25 +296,58 @@ def collect(
 
     ``questions`` are strings, or records holding ``question`` and whatever else the
     sample should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
-    ``metadata``...). The chain is called with the question string, or with
+    ``metadata``...); not what the chain produces (``answer``, ``contexts``, ``context_ids``:
+    a DataError, see ``_questions``). The chain is called with the question string, or with
     ``{input_key: question}`` when ``input_key`` is given. Runs go through ``chain.batch``
-    with ``max_concurrency`` (1 by default: one after another, in order).
+    with ``max_concurrency`` (1 by default: one after another, in order). A bare retriever
+    is a pipeline too: its samples hold its documents and no answer (retrieval metrics).
     """
+    retriever_class = require("langchain_core.retrievers", EXTRA).BaseRetriever
+    is_retriever = isinstance(chain, retriever_class)
+    if is_retriever and input_key is not None:
+        raise ConfigError("a retriever is called with the question string: leave input_key out")
     handler = callback_handler(id_key)
-    records = [{"question": q} if isinstance(q, str) else dict(q) for q in questions]
-    missing = [i + 1 for i, r in enumerate(records) if not isinstance(r.get("question"), str)]
-    if missing:
-        raise DataError(
-            [Problem(i, "question", "needs a 'question' string") for i in missing],
-            "questions",
-        )
+    records = question_records(questions, "the retriever" if is_retriever else "the chain")
     inputs = [r["question"] if input_key is None else {input_key: r["question"]} for r in records]
     run_ids = [uuid.uuid4() for _ in records]
     configs = [
         {"callbacks": [handler], "run_id": rid, "max_concurrency": max_concurrency}
         for rid in run_ids
     ]
-    if records:
+    if is_retriever:
+        _invoke_retriever(chain, inputs, configs, run_ids, max_concurrency)
+    elif records:
         chain.batch(inputs, config=configs)
+    unmatched = [
+        r["question"]
+        for rid, r in zip(run_ids, records, strict=True)
+        if rid not in handler.recorder.turns
+    ]
+    if unmatched:
+        raise ConfigError(
+            f"{type(chain).__name__} did not start its run with the run_id given in its config "
+            f"(question {unmatched[0]!r}{' and more' if len(unmatched) > 1 else ''}), so what "
+            "it retrieved and answered cannot be matched to the questions: wrap it, "
+            "RunnableLambda(lambda q: pipeline.invoke(q)), or attach RagmeterCallbackHandler "
+            "yourself"
+        )
     rows = [handler.recorder.record(rid, **rec) for rid, rec in zip(run_ids, records, strict=True)]
     return validate_records(rows, "LangChain chain")
+
+
+def _invoke_retriever(
+    retriever: Any, inputs: list[Any], configs: list[Any], run_ids: list[Any], workers: int
+) -> None:
+    """``BaseRetriever.invoke`` takes its run id as a keyword and ignores the one in the
+    config (which ``batch`` passes), so each question is invoked with its own ``run_id``."""
+    calls = [
+        functools.partial(retriever.invoke, q, config=c, run_id=rid)
+        for q, c, rid in zip(inputs, configs, run_ids, strict=True)
+    ]
+    if workers <= 1:
+        for call in calls:
+            call()
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(call) for call in calls]:
+            future.result()  # the first error is raised as is, as batch does

@@ -4,7 +4,11 @@ A query engine's ``Response`` already holds everything: ``str(response)`` is the
 ``response.source_nodes`` the retrieved nodes, in rank order, each with its node id, text
 and retrieval score. The ids become ``context_ids`` (so retrieval metrics such as MRR work
 against ``reference_context_ids``) and the scores go to ``metadata["context_scores"]``.
-Needs ``pip install 'ragmeter[llamaindex]'``.
+A streaming engine (``as_query_engine(streaming=True)``) returns a ``StreamingResponse``:
+its token stream is read to the end (``get_response()``, which keeps the text on the
+response) and that text is the answer. An answer that cannot be had (an async stream not
+consumed yet, a stream already read elsewhere, a Response without text) leaves the sample
+without one, with a warning naming the question. Needs ``pip install 'ragmeter[llamaindex]'``.
 
     from ragmeter.integrations import llamaindex as rli
     samples = rli.collect(index.as_query_engine(), ["What is the capital of France?"])
@@ -13,11 +17,13 @@ Needs ``pip install 'ragmeter[llamaindex]'``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
+from ragmeter.integrations._questions import question_records
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "llamaindex"
@@ -26,11 +32,14 @@ EXTRA = "llamaindex"
 ID_SOURCES = ("node_id", "ref_doc_id")
 
 
-def response_record(response: Any, id_source: str = "node_id") -> dict[str, Any]:
+def response_record(
+    response: Any, id_source: str = "node_id", question: str | None = None
+) -> dict[str, Any]:
     """The answer, contexts, context ids and retrieval scores of one LlamaIndex Response.
 
     ``id_source``: ``node_id`` (the chunk, the default) or ``ref_doc_id`` (the document the
-    chunk came from, when the references name documents rather than chunks).
+    chunk came from, when the references name documents rather than chunks). ``question``
+    names the turn in the warning given when the answer cannot be read.
     """
     nodes = list(getattr(response, "source_nodes", None) or [])
     texts, ids, scores = [], [], []
@@ -39,15 +48,42 @@ def response_record(response: Any, id_source: str = "node_id") -> dict[str, Any]
         texts.append(node.get_content())
         ids.append(getattr(node, id_source, None))
         scores.append(getattr(item, "score", None))
-    answer = getattr(response, "response", None)
+    answer, why = answer_of(response)
+    if answer is None:
+        warnings.warn(
+            f"LlamaIndex {type(response).__name__} (question {question!r}): {why}; the sample "
+            "has no answer, so answer-based metrics will skip it",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     rec: dict[str, Any] = {
-        "answer": str(answer) if answer is not None else None,
+        "answer": answer,
         "contexts": texts,
         "metadata": {"context_scores": scores},
     }
     if texts and all(i is not None for i in ids):
         rec["context_ids"] = [str(i) for i in ids]
     return rec
+
+
+def answer_of(response: Any) -> tuple[str | None, str]:
+    """The answer text of a Response, StreamingResponse or PydanticResponse, or None and why."""
+    stream = getattr(response, "response_gen", None)
+    if stream is not None and getattr(response, "response_txt", None) is None:
+        if hasattr(stream, "__anext__"):
+            return None, "an async stream not consumed yet (await response.get_response() first)"
+        text = response.get_response().response  # reads the stream to its end, keeps the text
+        if not text:
+            return None, "the stream gave no text (was response_gen read elsewhere first?)"
+        return str(text), ""
+    if stream is not None:  # a stream already read: its text is kept on the response
+        return str(response.response_txt), ""
+    answer = getattr(response, "response", None)
+    if answer is None:
+        return None, "the response holds no text (response.response is None)"
+    if hasattr(answer, "model_dump_json"):  # PydanticResponse: the structured output as JSON
+        return str(answer.model_dump_json()), ""
+    return str(answer), ""
 
 
 def collect(
@@ -60,16 +96,16 @@ def collect(
 
     ``questions`` are strings, or records holding ``question`` and whatever else the sample
     should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
-    ``metadata``...). Questions run one after another, in order. ``id_source``: see
-    ``response_record``.
+    ``metadata``...); not what the engine produces (``answer``, ``contexts``,
+    ``context_ids``: a DataError before any query, see ``_questions``). Questions run one
+    after another, in order. ``id_source``: see ``response_record``.
     """
     require("llama_index.core", EXTRA)
     if id_source not in ID_SOURCES:
         raise ConfigError(f"id_source must be one of {', '.join(ID_SOURCES)}, not {id_source!r}")
     rows = []
-    for q in questions:
-        rec = {"question": q} if isinstance(q, str) else dict(q)
-        got = response_record(query_engine.query(rec["question"]), id_source)
+    for rec in question_records(questions, "the query engine"):
+        got = response_record(query_engine.query(rec["question"]), id_source, rec["question"])
         meta = {**dict(rec.get("metadata") or {}), **got.pop("metadata")}
         rows.append({**rec, **got, "metadata": meta})
     return validate_records(rows, "LlamaIndex query engine")

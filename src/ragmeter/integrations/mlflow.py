@@ -8,9 +8,22 @@ What is logged, so a run in the MLflow UI holds the whole evaluation:
   ``ndcg_at_10``; a mean that cannot be computed (no ok score) is left out, not logged as 0;
 - the per-sample table (``ragmeter/scores.json`` via ``mlflow.log_table``: question_id,
   question, answer, one column per metric, statuses and reasons), and ``scores.jsonl``,
-  ``summary.json`` and ``run.json`` as artifacts under ``ragmeter/``;
+  ``summary.json`` and ``run.json`` as artifacts under ``ragmeter/``. A ``StreamedResult``
+  (``--executor stream``/``ray``) keeps its scores on disk, not in memory: its table is not
+  built (tag ``ragmeter.table`` says so) and its ``scores.jsonl`` is the per-sample record;
 - the HTML report, when one is given or present in the run directory (``report.html``);
-- params: the metrics, judge and embedder, ragmeter's version.
+- params: the metrics, judge and embedder, ragmeter's version, and ``ragmeter.input`` (the
+  input's sha256 from run.json, else a digest of the question ids, 12 hex digits).
+
+``key`` logs a second result beside a first in one MLflow run: metrics ``<key>/<name>``,
+params ``ragmeter.<key>.*``, artifacts under ``ragmeter/<key>/``. A run already holding a
+ragmeter result under the same key (or none) is refused before anything is logged: MLflow
+would fail half-way ("Changing param values is not allowed") or, with equal params, append
+the rows to the first result's table.
+
+``out_dir`` is only read: when it holds a run (``scores.jsonl``) whose samples, metrics,
+settings or input differ from the result's, the call is refused; when it holds none, the
+files are written to a temporary directory and logged from there, never into ``out_dir``.
 
 The run is the active one (``mlflow.start_run()`` around the call), else a new run in the
 current experiment, ended afterwards. The tracking store is MLflow's own choice:
@@ -20,12 +33,16 @@ current experiment, ended afterwards. The tracking store is MLflow's own choice:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
+from ragmeter.errors import ConfigError, OutputError
+from ragmeter.executors.streamed import StreamedResult
 from ragmeter.integrations._extras import require
 from ragmeter.result import EvaluationResult
 
@@ -38,22 +55,54 @@ def metric_key(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-./ ]", "_", name.replace("@", "_at_"))
 
 
-def metrics_of(result: EvaluationResult) -> dict[str, float]:
-    """The numbers logged as MLflow metrics (see the module docstring)."""
+def n_samples(result: EvaluationResult | StreamedResult) -> int:
+    return result.n_samples if isinstance(result, StreamedResult) else len(result.samples)
+
+
+def metrics_of(
+    result: EvaluationResult | StreamedResult, key: str | None = None
+) -> dict[str, float]:
+    """The numbers logged as MLflow metrics (see the module docstring), under ``<key>/``."""
     out: dict[str, float] = {
-        "n_samples": float(len(result.samples)),
+        "n_samples": float(n_samples(result)),
         "failure_rate": float(result.failure_rate()),
     }
     for name in result.metrics:
-        agg, key = result.aggregates[name], metric_key(name)
+        agg, mkey = result.aggregates[name], metric_key(name)
         if agg.mean is not None:
-            out[key] = float(agg.mean)
+            out[mkey] = float(agg.mean)
         if agg.ci_low is not None and agg.ci_high is not None:
-            out[f"{key}_ci_low"] = float(agg.ci_low)
-            out[f"{key}_ci_high"] = float(agg.ci_high)
-        out[f"{key}_n_ok"] = float(agg.n_ok)
-        out[f"{key}_n_failed"] = float(agg.n_failed)
-    return out
+            out[f"{mkey}_ci_low"] = float(agg.ci_low)
+            out[f"{mkey}_ci_high"] = float(agg.ci_high)
+        out[f"{mkey}_n_ok"] = float(agg.n_ok)
+        out[f"{mkey}_n_failed"] = float(agg.n_failed)
+    return {f"{key}/{k}" if key else k: v for k, v in out.items()}
+
+
+def params_of(result: EvaluationResult | StreamedResult, key: str | None = None) -> dict[str, str]:
+    """The params logged (``ragmeter.*``, or ``ragmeter.<key>.*``)."""
+    settings = result.config.get("settings") or {}
+    prefix = f"ragmeter.{key}." if key else "ragmeter."
+    return {
+        prefix + "metrics": ",".join(result.metrics),
+        prefix + "judge": str(result.usage.get("judge") or settings.get("judge")),
+        prefix + "embedder": str(result.usage.get("embedder") or settings.get("embedder")),
+        prefix + "version": str(result.manifest.get("ragmeter_version", "")),
+        prefix + "input": input_digest(result),
+    }
+
+
+def input_digest(result: EvaluationResult | StreamedResult) -> str:
+    """What the result scored, in 12 hex digits: the input's sha256 recorded in run.json,
+    else (a result built without a manifest) a sha256 of its question ids."""
+    facts = result.manifest.get("input") or {}
+    recorded = facts.get("sha256") or facts.get("rows_sha256")
+    if recorded:
+        return str(recorded)[:12]
+    if isinstance(result, StreamedResult):
+        return "unknown"
+    ids = "\n".join(s.question_id for s in result.samples)
+    return hashlib.sha256(ids.encode()).hexdigest()[:12]
 
 
 def table_of(result: EvaluationResult) -> Any:
@@ -77,48 +126,166 @@ def check() -> None:
 
 
 def log_result(
-    result: EvaluationResult,
+    result: EvaluationResult | StreamedResult,
     *,
     out_dir: str | Path | None = None,
     report: str | Path | None = None,
     run_name: str | None = None,
+    key: str | None = None,
 ) -> str:
     """Log ``result`` to the active MLflow run (else a new one) and return the run id.
 
-    ``out_dir``: the run directory ``--out`` wrote (its files are logged as they are, and a
-    ``report.html`` in it is the report); without it the files are written to a temporary
-    directory first. ``report``: an HTML report file to log.
+    ``out_dir``: the run directory ``--out`` wrote, read only (its files are logged as they
+    are, and a ``report.html`` in it is the report); refused when it holds another run. A
+    StreamedResult's own ``out_dir`` is the default. Without one the files are written to a
+    temporary directory first. ``report``: an HTML report file to log. ``key``: the name to
+    log this result under, beside others in the same run. Everything is checked before
+    anything is logged.
     """
     mlflow = require("mlflow", EXTRA)
-    started = mlflow.active_run() is None
-    run = mlflow.start_run(run_name=run_name) if started else mlflow.active_run()
+    if key is not None and not re.fullmatch(r"[A-Za-z0-9_.\-]+", key):
+        raise ConfigError(f"key must be letters, digits, '_', '-' or '.', not {key!r}")
+    directory = run_directory(result, out_dir)
+    html = _report(report, Path(out_dir) if out_dir is not None else directory)
+    params = params_of(result, key)
+    active = mlflow.active_run()
+    if active is not None:
+        _check_params(mlflow.get_run(active.info.run_id).data.params, params, key)
+    run = active if active is not None else mlflow.start_run(run_name=run_name)
     try:
-        _log(mlflow, result, out_dir, report)
+        _log(mlflow, result, directory, html, params, key)
     finally:
-        if started:
+        if active is None:
             mlflow.end_run()
     return str(run.info.run_id)
 
 
-def _log(mlflow: Any, result: EvaluationResult, out_dir: Any, report: Any) -> None:
-    settings = result.config.get("settings") or {}
-    mlflow.log_params(
-        {
-            "ragmeter.metrics": ",".join(result.metrics),
-            "ragmeter.judge": str(result.usage.get("judge") or settings.get("judge")),
-            "ragmeter.embedder": str(result.usage.get("embedder") or settings.get("embedder")),
-            "ragmeter.version": str(result.manifest.get("ragmeter_version", "")),
-        }
-    )
-    mlflow.log_metrics(metrics_of(result))
-    mlflow.log_table(table_of(result), artifact_file=f"{ARTIFACT_DIR}/scores.json")
+def _report(report: str | Path | None, directory: Path | None) -> Path | None:
+    if report is not None:
+        if not Path(report).is_file():
+            raise ConfigError(f"report {report} is not a file: give the HTML report to log")
+        return Path(report)
+    found = directory / "report.html" if directory is not None else None
+    return found if found is not None and found.is_file() else None
+
+
+def _check_params(there: dict[str, str], here: dict[str, str], key: str | None) -> None:
+    """One ragmeter result per key and run, checked before anything is logged: a second one
+    would fail half-way (MLflow refuses to change a param) or, with equal params, append its
+    rows to the first one's table (``log_table`` appends to an existing file)."""
+    held = [k for k in here if k in there]
+    if held:
+        named = f"under key {key!r}" if key else "without a key"
+        diffs = [f"{k}: {there[k]!r} there, {here[k]!r} now" for k in held if there[k] != here[k]]
+        raise OutputError(
+            f"the active MLflow run already holds a ragmeter result {named} "
+            f"({'; '.join(diffs[:3]) or 'the same params'}): log this one with key='...' (its "
+            "metrics, params and artifacts go under that name), or in a nested run "
+            "(mlflow.start_run(nested=True))"
+        )
+
+
+def run_directory(result: EvaluationResult | StreamedResult, out_dir: Any) -> Path | None:
+    """The directory whose files are logged, after checking it holds this result's run;
+    None when there is none (the files are then written to a temporary directory)."""
+    streamed = isinstance(result, StreamedResult)
+    if out_dir is None:
+        return result.out_dir if streamed else None
+    path = Path(out_dir)
+    if not path.is_dir():
+        raise OutputError(f"out_dir {path} is not a directory: give the run directory --out wrote")
+    if not (path / "scores.jsonl").is_file():
+        if streamed:
+            raise OutputError(
+                f"out_dir {path} holds no scores.jsonl: a streamed result's scores are in its "
+                f"own out_dir, {result.out_dir}"
+            )
+        return None  # nothing of a run there: nothing in it is read or written but report.html
+    if streamed and path.resolve() == result.out_dir.resolve():
+        return path
+    diffs = run_differences(result, path)
+    if diffs:
+        raise OutputError(
+            f"out_dir {path} holds another run than this result ({'; '.join(diffs[:3])}): give "
+            "the directory this result was written to, or no out_dir (the result's files are "
+            "then written to a temporary directory and logged from there)"
+        )
+    return path
+
+
+def run_differences(result: EvaluationResult | StreamedResult, path: Path) -> list[str]:
+    """What tells the run in ``path`` apart from ``result``, cheaply: the samples' count and
+    question ids (scores.jsonl), the metrics (summary.json), settings and input (run.json)."""
+    diffs = []
+    ids = _question_ids(path / "scores.jsonl")
+    n = n_samples(result)
+    if ids is None:
+        diffs.append("its scores.jsonl is unreadable")
+    elif len(ids) != n:
+        diffs.append(f"{len(ids)} samples there, {n} in the result")
+    elif not isinstance(result, StreamedResult):
+        mine = [s.question_id for s in result.samples]
+        other = [i for i, j in zip(ids, mine, strict=True) if i != j]
+        if other:
+            diffs.append(f"other question ids (first: {other[0]!r})")
+    summary = _json(path / "summary.json")
+    metrics = list(summary.get("metrics") or {})
+    if metrics and metrics != list(result.metrics):
+        diffs.append(f"metrics {metrics} there, {list(result.metrics)} in the result")
+    manifest = _json(path / "run.json")
+    for field in ("fingerprint", "input"):
+        there, here = manifest.get(field), result.manifest.get(field)
+        if there and here and there != here:
+            what = "settings" if field == "fingerprint" else "input"
+            diffs.append(f"other {what} (run.json {field})")
+    return diffs
+
+
+def _question_ids(path: Path) -> list[str] | None:
+    """The question ids of a scores.jsonl, in order; None when it cannot be read."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return [str(json.loads(line)["question_id"]) for line in fh if line.strip()]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _log(
+    mlflow: Any,
+    result: EvaluationResult | StreamedResult,
+    directory: Path | None,
+    html: Path | None,
+    params: dict[str, str],
+    key: str | None,
+) -> None:
+    folder = f"{ARTIFACT_DIR}/{key}" if key else ARTIFACT_DIR
+    mlflow.log_params(params)
+    mlflow.log_metrics(metrics_of(result, key))
+    if isinstance(result, StreamedResult):
+        mlflow.set_tag(
+            f"ragmeter.{key}.table" if key else "ragmeter.table",
+            f"not logged: a streamed result keeps its scores on disk; see {folder}/scores.jsonl",
+        )
+    else:
+        mlflow.log_table(table_of(result), artifact_file=f"{folder}/scores.json")
     with tempfile.TemporaryDirectory(prefix="ragmeter-mlflow-") as tmp:
-        directory = Path(out_dir) if out_dir is not None else Path(tmp)
-        if out_dir is None or not (directory / "scores.jsonl").exists():
-            result.write(directory)
+        source = directory if directory is not None else Path(tmp)
+        if directory is None and isinstance(result, EvaluationResult):  # streamed: on disk
+            result.write(source)
         for name in ("scores.jsonl", "summary.json", "run.json"):
-            if (directory / name).exists():
-                mlflow.log_artifact(str(directory / name), artifact_path=ARTIFACT_DIR)
-        html = Path(report) if report is not None else directory / "report.html"
-        if html.exists():
-            mlflow.log_artifact(str(html), artifact_path=ARTIFACT_DIR)
+            if (source / name).exists():
+                mlflow.log_artifact(str(source / name), artifact_path=folder)
+            elif directory is not None:
+                warnings.warn(
+                    f"{directory} holds no {name}: not logged", RuntimeWarning, stacklevel=3
+                )
+        if html is not None:
+            mlflow.log_artifact(str(html), artifact_path=folder)

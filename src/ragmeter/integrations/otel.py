@@ -8,13 +8,16 @@ conventions (attribute names read from ``openinference.semconv``, as Arize Phoen
   searched for ``question``/``input``/``query`` and ``answer``/``output``/``result``...); when
   the root holds none, the first CHAIN or AGENT span that does; an LLM root's answer is its
   ``llm.output_messages.0.message.content``;
-- contexts: the documents of every RETRIEVER span, in start order then rank order:
-  ``retrieval.documents.N.document.content``, with ``document.id`` (else ``id`` in
-  ``document.metadata``) as context ids and ``document.score`` in
-  ``metadata["context_scores"]``.
+- contexts: the documents the generation saw (``contexts_of``): those of the top-level
+  RETRIEVER spans (``retrieval.documents.N.document.content``), in start order then rank
+  order, unless a RERANKER span took them: then its ``reranker.output_documents`` replace
+  them. A RETRIEVER or RERANKER span inside another one is inner (its documents are the outer
+  one's input) and is not read. ``document.id`` (else ``id`` in ``document.metadata``) gives
+  the context ids and ``document.score`` ``metadata["context_scores"]``.
 
 Traces with no OpenInference span (no ``openinference.span.kind``) are not RAG turns and are
-left out; a RAG trace without a question is a DataError naming its trace id. Needs
+left out; a RAG trace without a question is a DataError naming its trace id, one without an
+answer a warning naming it (the sample is kept, without an answer). Needs
 ``pip install 'ragmeter[otel]'``.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,16 +37,19 @@ from ragmeter.sample import Sample, validate_records
 EXTRA = "otel"
 QUESTION_KEYS = ("question", "input", "query", "user_input")
 ANSWER_KEYS = ("answer", "output", "result", "response", "text")
+RETRIEVAL_KINDS = ("RETRIEVER", "RERANKER")
 
 
 def _conventions() -> dict[str, str]:
     trace = require("openinference.semconv.trace", EXTRA)
-    sa, da = trace.SpanAttributes, trace.DocumentAttributes
+    sa, da, ra = trace.SpanAttributes, trace.DocumentAttributes, trace.RerankerAttributes
     return {
         "kind": sa.OPENINFERENCE_SPAN_KIND,
         "input": sa.INPUT_VALUE,
         "output": sa.OUTPUT_VALUE,
         "docs": sa.RETRIEVAL_DOCUMENTS,
+        "rerank_in": ra.RERANKER_INPUT_DOCUMENTS,
+        "rerank_out": ra.RERANKER_OUTPUT_DOCUMENTS,
         "content": da.DOCUMENT_CONTENT,
         "id": da.DOCUMENT_ID,
         "score": da.DOCUMENT_SCORE,
@@ -72,6 +79,14 @@ def load_traces(source: Any) -> list[Sample]:
                 )
             )
             continue
+        if rec.get("answer") is None:
+            warnings.warn(
+                f"trace {trace_id} (question {rec['question']!r}): no span holds the answer "
+                f"({names['output']} on the root span or on a CHAIN/AGENT span); the sample "
+                "has no answer, so answer-based metrics will skip it",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         records.append(rec)
     if problems:
         raise DataError(problems, label)
@@ -109,13 +124,10 @@ def trace_record(trace_id: str, members: Sequence[Span], names: Mapping[str, str
             question = _text(span.attributes.get(names["input"]), QUESTION_KEYS)
         if answer is None:
             answer = _text(span.attributes.get(names["output"]), ANSWER_KEYS)
-    texts, ids, scores = [], [], []
-    for span, kind in zip(members, kinds, strict=True):
-        if kind == "RETRIEVER":
-            for doc in documents(span.attributes, names):
-                texts.append(doc["content"])
-                ids.append(doc["id"])
-                scores.append(doc["score"])
+    docs = contexts_of(trace_id, members, kinds, names)
+    texts = [d["content"] for d in docs]
+    ids = [d["id"] for d in docs]
+    scores = [d["score"] for d in docs]
     rec: dict[str, Any] = {
         "question_id": trace_id,
         "question": question,
@@ -133,9 +145,61 @@ def trace_record(trace_id: str, members: Sequence[Span], names: Mapping[str, str
     return rec
 
 
-def documents(attrs: Mapping[str, Any], names: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The retrieved documents of one RETRIEVER span, in rank order."""
-    pattern = re.compile(rf"^{re.escape(names['docs'])}\.(\d+)\.(.+)$")
+def contexts_of(
+    trace_id: str, members: Sequence[Span], kinds: Sequence[str], names: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """The documents the generation saw: what the outermost retrieval spans passed on.
+
+    Top-level RETRIEVER and RERANKER spans (none of their ancestors is one) are read in start
+    order. A retriever adds its documents as one group; a reranker replaces the groups it took
+    as input (any document of a group among its ``reranker.input_documents``; all groups so far
+    when it records no input) by its ``reranker.output_documents``. So retrieve -> rerank gives
+    the reranked list, two rerankers in a row the second's output, and two retrieval steps
+    each reranked both reranked lists. A reranker that records no output documents cannot be
+    followed: its input is kept, with a warning.
+    """
+    spans = {s.span_id: k for s, k in zip(members, kinds, strict=True)}
+    parents = {s.span_id: s.parent_id for s in members}
+    groups: list[list[dict[str, Any]]] = []
+    for span, kind in zip(members, kinds, strict=True):
+        if kind not in RETRIEVAL_KINDS or _inside_retrieval(span, spans, parents):
+            continue
+        if kind == "RETRIEVER":
+            groups.append(documents(span.attributes, names))
+            continue
+        output = documents(span.attributes, names, names["rerank_out"])
+        if not output:
+            warnings.warn(
+                f"trace {trace_id}: RERANKER span {span.name!r} records no "
+                f"{names['rerank_out']}; the contexts keep the order before it",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            continue
+        taken = {d["content"] for d in documents(span.attributes, names, names["rerank_in"])}
+        groups = [g for g in groups if taken and not any(d["content"] in taken for d in g)]
+        groups.append(output)
+    return [d for g in groups for d in g]
+
+
+def _inside_retrieval(span: Span, kinds: Mapping[str, str], parents: Mapping[str, Any]) -> bool:
+    """Whether an ancestor of ``span`` is a RETRIEVER or RERANKER span (then it is inner)."""
+    parent, seen = span.parent_id, set()
+    while parent in kinds and parent not in seen:
+        if kinds[parent] in RETRIEVAL_KINDS:
+            return True
+        seen.add(parent)
+        parent = parents[parent]
+    return False
+
+
+def documents(
+    attrs: Mapping[str, Any], names: Mapping[str, str], prefix: str | None = None
+) -> list[dict[str, Any]]:
+    """The documents under ``prefix`` (a RETRIEVER span's ``retrieval.documents`` by
+    default; a RERANKER's ``reranker.input_documents`` / ``output_documents``), in rank order."""
+    key = names["docs"] if prefix is None else prefix
+    pattern = re.compile(rf"^{re.escape(key)}\.(\d+)\.(.+)$")
     found: dict[int, dict[str, Any]] = {}
     for key, value in attrs.items():
         m = pattern.match(key)
