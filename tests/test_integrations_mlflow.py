@@ -100,6 +100,24 @@ def test_cli_evaluate_mlflow_logs_run_json_to_a_new_run(store):
     assert "ragmeter/run.json" in _artifacts(store, run.info.run_id)
 
 
+def test_cli_evaluate_mlflow_logs_a_streamed_run(store):
+    """--executor stream keeps no scores in memory: the run is logged from its --out."""
+    from ragmeter.cli import app
+
+    done = CliRunner().invoke(
+        app,
+        [
+            "evaluate", str(EXAMPLES / "rag_turns.jsonl"), "-m", "k_precision,mrr",
+            "--executor", "stream", "-o", "sout", "--mlflow", "-q",
+        ],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    [run] = store.search_runs(["0"])
+    summary = json.loads(Path("sout/summary.json").read_text())
+    assert run.data.metrics["mrr"] == pytest.approx(summary["metrics"]["mrr"]["mean"])
+    assert "ragmeter/scores.jsonl" in _artifacts(store, run.info.run_id)
+
+
 def test_metric_keys_are_mlflow_safe():
     assert rm.metric_key("ndcg@10") == "ndcg_at_10"
     assert rm.metric_key("precision@5") == "precision_at_5"

@@ -212,10 +212,10 @@ def evaluate(
 
 
 def _check_executor_options(executor: str, by: str | None, mlflow: bool) -> None:
-    if executor != "local" and (by or mlflow):
+    """--by needs the scores in memory; --mlflow logs a streamed run from its --out."""
+    if executor != "local" and by:
         raise ConfigError(
-            "--by and --mlflow need the scores in memory: use them with --executor local, "
-            f"not {executor}"
+            f"--by needs the scores in memory: use it with --executor local, not {executor}"
         )
 
 
