@@ -177,15 +177,11 @@ class CachedJudge(GroupedVerdicts):
             msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
         )
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:
-            value, error = (None, hit.error)
-            if hit.ok:
-                value, error = parse_structured(json.dumps(hit.value), schema)
-            if value is not None or not hit.ok:
-                self.accountant.record(self.name, cached=True, failed=not hit.ok)
-                return JudgeReply(
-                    value, error, hit.raw, Usage(), cached=True, attempts=hit.attempts
-                )
+        if hit is not None:  # a stored answer (the cache serves no failure)
+            value, _ = parse_structured(json.dumps(hit.value), schema)
+            if value is not None:  # else the schema no longer takes it: ask again
+                self.accountant.record(self.name, cached=True)
+                return JudgeReply(value, None, hit.raw, Usage(), cached=True, attempts=hit.attempts)
         reply = await self._structured_uncached(msgs, schema, prompt_version, max_tokens)
         return self._finish(
             "structured", key, prompt_version, reply, lambda v: v.model_dump(mode="json")
@@ -246,16 +242,9 @@ class CachedJudge(GroupedVerdicts):
         msgs = [dict(m) for m in messages]
         key = self.option_probs_key(msgs, options, prompt_version=prompt_version)
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:
-            self.accountant.record(self.name, cached=True, failed=not hit.ok)
-            return JudgeReply(
-                hit.value if hit.ok else None,
-                hit.error,
-                hit.raw,
-                Usage(),
-                cached=True,
-                attempts=hit.attempts,
-            )
+        if hit is not None:  # a stored answer (the cache serves no failure)
+            self.accountant.record(self.name, cached=True)
+            return JudgeReply(hit.value, None, hit.raw, Usage(), cached=True, attempts=hit.attempts)
         try:
             att, n = await self.core.retrying(
                 lambda: self._probs_once(msgs, list(options), prompt_version)
@@ -305,8 +294,9 @@ class CachedJudge(GroupedVerdicts):
             failed=not reply.ok,
             retries=max(0, reply.attempts - 1),
         )
-        # Cache what the model answered (a value, or output that failed validation); a
-        # transport failure is not an answer, so a later run tries it again.
+        # Store what the model answered: a value, served to later runs, or output that
+        # failed validation, kept for diagnosis but never served (cache.py), so a later run
+        # asks again. A transport failure has no output to keep.
         if self.core.cache is not None and not transient and (reply.ok or reply.raw is not None):
             self.core.cache.put(
                 key,
