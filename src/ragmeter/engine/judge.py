@@ -96,11 +96,15 @@ class CachedJudge(GroupedVerdicts):
         return dict(params()) if callable(params) else {}
 
     async def preflight(self) -> dict[str, Any]:
-        """One tiny request before the run (for backends that offer ``preflight``).
+        """One tiny request before the run (for backends that offer ``preflight``), retried
+        on transient faults (time-out, 429, 5xx, dropped connection) with the calls' policy.
 
         Raises JudgeUnreachable when the endpoint refuses us (refused, DNS, TLS, 401/403/404)
-        so the run stops before its first row; a transient fault (time-out, 429, 5xx) is only
-        noted, as the per-call retries will deal with it. Returns what it found out.
+        so the run stops before its first row, and also when the faults outlast the retries
+        while the backend needs the preflight's answer (``preflight_required``: the
+        structured-output mode of ``auto``): settling on a guess would fix a weaker mode for
+        the run and key its cache on it. Otherwise a fault is only noted, as the per-call
+        retries will deal with it. Returns what it found out.
         """
         probe = getattr(self.inner, "preflight", None)
         if probe is None:
@@ -110,8 +114,15 @@ class CachedJudge(GroupedVerdicts):
         except CallFailed as exc:
             if exc.unreachable:
                 raise self.core.breaker.unreachable(exc.reason, "preflight request") from None
+            if getattr(self.inner, "preflight_required", False):
+                raise self.core.breaker.unreachable(
+                    exc.reason,
+                    "preflight: the structured-output mode could not be found out; "
+                    "--structured-output json_schema|json_object|none skips the detection",
+                ) from None
             return {"preflight": f"no answer ({redact(exc.reason)}); going on with retries"}
-        return {"preflight": "ok", **dict(found or {})}
+        found = {k: redact(v) if isinstance(v, str) else v for k, v in dict(found or {}).items()}
+        return {"preflight": "ok", **found}
 
     @property
     def accountant(self) -> Accountant:
