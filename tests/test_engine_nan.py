@@ -69,6 +69,8 @@ def test_score_level_guard() -> None:
     column = ScoreColumn([0.5, math.nan], [OK, OK], lambda i: Score(0.5 if i == 0 else math.nan))
     assert column.status.tolist() == [OK, FAILED] and column.ok_values().tolist() == [0.5]
     assert column.counts()["failed"] == 1 and column[1].status == "failed"
+    column[0] = Score(math.inf, "ok", None, {})  # set directly: the same check
+    assert column.status.tolist() == [FAILED, FAILED] and column[0].status == "failed"
 
 
 class NaNJudge:

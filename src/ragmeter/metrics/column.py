@@ -64,7 +64,7 @@ class ScoreColumn(Sequence[Score]):
     def __setitem__(self, i: int, score: Score) -> None:
         """Replace one row's Score, as in the list (the arrays follow)."""
         items = self.materialize()
-        items[i] = score
+        items[i] = score = checked(score)
         ok = score.status == "ok" and score.value is not None
         self.values[i] = score.value if ok else np.nan
         self.status[i] = STATUSES.index(score.status)
