@@ -2,7 +2,9 @@
 
 Replies are scripted (a function of the request body) and faults are injected on demand:
 429 with Retry-After, 500, slow replies past the client's time-out, malformed JSON content,
-schema-violating JSON content, an HTTP body that is not JSON, and dropped connections.
+schema-violating JSON content, an HTTP body that is not JSON, dropped connections, and broken
+verdict replies: a NaN logprob ("nan"), no logprobs at all ("nologprobs"), top tokens that
+are no option ("badtokens").
 Every request is counted, so tests can prove that a cached re-run sends nothing.
 
 ``structured`` sets what structured output the server accepts, as real servers differ:
@@ -32,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = ("401", "429", "500", "slow", "malformed", "schema", "badbody", "drop")
+VERDICT_FAULTS = ("nan", "nologprobs", "badtokens")  # broken logprob replies
 
 # fault_fn(body, n_seen) -> a fault name or None; n_seen counts identical bodies, from 1.
 FaultFn = Callable[[dict[str, Any], int], "str | None"]
@@ -168,8 +171,7 @@ class FakeOpenAIServer:
         if body.get("logprobs") and body.get("top_logprobs") and (body.get("max_tokens") or 1) > 1:
             # a grouped verdict request: "1: Yes\n2: Yes..." with every token's top-k
             content, tokens = "", []
-            yes = self.yes_logprob
-            no = math.log(max(1e-9, 1 - math.exp(yes)))
+            yes, no = self._yes_no(fault)
             for k in range(1, max(1, n_lines) + 1):
                 for tok in ([f"{k}", ":"] if k == 1 else ["\n", f"{k}", ":"]) + [" Yes"]:
                     top = [{"token": tok, "logprob": 0.0, "bytes": None}]
@@ -187,26 +189,27 @@ class FakeOpenAIServer:
                         }
                     )
                     content += tok
-            logprobs = {"content": tokens}
+            logprobs = None if fault == "nologprobs" else {"content": tokens}
         elif body.get("logprobs") and body.get("top_logprobs"):
-            yes = self.yes_logprob
-            no = math.log(max(1e-9, 1 - math.exp(yes)))
+            yes, no = self._yes_no(fault)
+            first, second = ("The", "A") if fault == "badtokens" else ("Yes", "No")
             top = [
-                {"token": "Yes", "logprob": yes, "bytes": None},
-                {"token": "No", "logprob": no, "bytes": None},
+                {"token": first, "logprob": yes, "bytes": None},
+                {"token": second, "logprob": no, "bytes": None},
                 {"token": "The", "logprob": -9.0, "bytes": None},
             ]
-            content = "Yes"
+            content = first
             logprobs = {
                 "content": [
                     {
-                        "token": "Yes",
+                        "token": first,
                         "logprob": yes,
                         "bytes": None,
                         "top_logprobs": top[: body["top_logprobs"]],
                     }
                 ]
             }
+            logprobs = None if fault == "nologprobs" else logprobs
         else:
             logprobs = None
             content = self.script(body) if self.script else None
@@ -237,6 +240,13 @@ class FakeOpenAIServer:
                 "total_tokens": prompt_tokens + max(1, len(content.split())),
             },
         }
+
+    def _yes_no(self, fault: str | None) -> tuple[float, float]:
+        """The verdict's two logprobs; NaN for "yes" under the "nan" fault (json.dumps writes
+        a bare NaN, which Python's and the SDK's JSON readers accept)."""
+        yes = float("nan") if fault == "nan" else self.yes_logprob
+        no = math.log(max(1e-9, 1 - math.exp(self.yes_logprob)))
+        return yes, no
 
     def embeddings_reply(self, body: dict[str, Any]) -> dict[str, Any]:
         inputs = body.get("input", [])

@@ -185,8 +185,10 @@ async def test_persistent_schema_violation_is_a_recorded_failure(tmp_path: Any) 
         assert not reply.ok and "schema violation" in (reply.error or "")
         assert reply.raw is not None and "unexpected" in reply.raw
         assert srv.calls == 2  # the call and one repair, no more
+        assert cache.count()["failed_calls"] == 1  # kept for diagnosis ...
         again = await make_judge(srv, cache).structured(msgs("a"), Verdict, prompt_version="1")
-        assert again.cached and not again.ok and again.raw == reply.raw and srv.calls == 2
+        # ... but never served: a later run asks again
+        assert not again.cached and not again.ok and again.raw == reply.raw and srv.calls == 4
 
 
 async def test_malformed_json_is_repaired() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
@@ -332,9 +333,27 @@ def atomic_open(path: str | Path) -> Iterator[Any]:
 
 
 def write_json(data: Any, path: str | Path) -> None:
-    """Pretty JSON, written atomically."""
+    """Pretty JSON, written atomically; a NaN or infinity becomes null (see ``json_safe``)."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:  # a non-finite float somewhere: the slow path, rare
+        text = json.dumps(json_safe(data), indent=2, ensure_ascii=False, default=str)
     with atomic_open(path) as fh:
-        fh.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        fh.write(text + "\n")
+
+
+def json_safe(obj: Any) -> Any:
+    """``obj`` with every NaN and infinity as None, through dicts, lists and tuples. Why: JSON
+    has no NaN; the bare ``NaN`` of ``json.dumps`` is rejected by strict readers (jq, JS).
+    Scores never carry one (``Score.ok``, ``checked``: a failed score with its reason); this
+    keeps any other float (a detail, a degenerate CI) from breaking the file."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
 
 
 def parse_json_line(text: str) -> Any:
@@ -357,11 +376,20 @@ def json_line(row: Any) -> str:
     Why not ``json.dumps``: pydantic-core's serializer (Rust) writes a scored row of the
     14 non-LLM metrics in 10 us against 33 us, a tenth of a streamed run's time per row.
     The values read back the same; what it cannot serialize becomes ``str(value)`` as with
-    ``json.dumps(default=str)``, NaN and infinities are written as ``json.dumps`` writes
-    them, non-ASCII text as UTF-8. Sets become lists, and floats may be spelled otherwise
-    (``0.00001`` for ``1e-05``).
+    ``json.dumps(default=str)``, NaN and infinities as null (``json_safe``), non-ASCII
+    text as UTF-8. Sets become lists, and floats may be spelled otherwise (``0.00001`` for
+    ``1e-05``).
     """
-    return pydantic_core.to_json(row, fallback=str).decode()
+    if _NAN_KW:
+        return pydantic_core.to_json(row, fallback=str, **_NAN_KW).decode()
+    return json.dumps(json_safe(row), ensure_ascii=False, default=str)  # pragma: no cover
+
+
+_NAN_KW: dict[str, str] = {"inf_nan_mode": "null"}
+try:  # an older pydantic-core's to_json has no inf_nan_mode: json.dumps then, slower
+    pydantic_core.to_json(math.nan, **_NAN_KW)  # type: ignore[arg-type]
+except TypeError:  # pragma: no cover
+    _NAN_KW = {}
 
 
 def write_jsonl(rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from ragmeter._perf import gc_paused
 from ragmeter.engine.accounting import CALL_TAG
 from ragmeter.errors import RunAborted
-from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.base import Metric, Score, checked
 from ragmeter.metrics.column import ScoreColumn, skipped_where
 from ragmeter.plan import mode_of_metric
 from ragmeter.protocols import Resources
@@ -36,7 +36,7 @@ def run_compute(metric: Metric, sample: Sample) -> Score:
     """One arithmetic metric on one sample; an exception becomes a failed Score."""
     assert metric.compute is not None
     try:
-        return metric.compute(sample)
+        return checked(metric.compute(sample))
     except Exception as exc:  # one bad (sample, metric) must not sink the run
         return Score.failed(f"internal error: {type(exc).__name__}: {exc}")
 
@@ -188,6 +188,7 @@ async def score_all(
                 raise
             except Exception as exc:
                 score = Score.failed(f"internal error: {describe(exc)}")
+        score = checked(score)  # no NaN or inf is ever an ok score
         if score.reason:
             score.reason = redact(score.reason)
         used = built.accountant.per_sample.get((metric.name, sample.question_id))

@@ -35,8 +35,10 @@ _PROBE_SCHEMA = {
     "required": ["ok"],
 }
 _PROBE_MESSAGES = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
-# Statuses that say the endpoint refuses us, not the structured-output mode we asked for.
-_NOT_A_MODE_REFUSAL = frozenset({401, 403, 404, 408, 429})
+# Statuses that say the endpoint refuses us, or not now, not the structured-output mode.
+_NOT_A_MODE_REFUSAL = frozenset({401, 403, 404, 408, 409, 425, 429})
+# Words by which a server error names the structured-output parameter it refuses.
+_FORMAT_WORDS = ("response_format", "schema", "json_object", "grammar")
 
 
 def with_schema_instruction(messages: list[Any], schema: dict[str, Any]) -> list[Any]:
@@ -145,6 +147,12 @@ class OpenAICompatBackend:
         self.seed = seed
         self.temperature = temperature
         self.structured_mode = structured_mode
+        # how the mode in use was chosen, for run.json; the preflight's detection rewrites it
+        self.structured_decided = (
+            "auto without a preflight: json_schema assumed, not probed"
+            if structured_mode == "auto"
+            else "given (--structured-output / Settings.structured_mode)"
+        )
         self.client = client or make_client(base_url, api_key_env, timeout, concurrency, api_key)
 
     @property
@@ -169,48 +177,64 @@ class OpenAICompatBackend:
             "temperature": self.temperature,
             "seed": self.seed,
             "structured_output": self.effective_structured_mode,
+            "structured_output_decided": self.structured_decided,
         }
 
+    @property
+    def preflight_required(self) -> bool:
+        """True while ``auto`` is unsettled: a run must not start on a guessed mode when the
+        preflight that settles it failed (the engine then stops the run)."""
+        return self.structured_mode == "auto"
+
     async def preflight(self) -> dict[str, Any]:
-        """One tiny request (its errors propagate: the engine classifies them). With
-        ``structured_mode="auto"`` the structured-output probes are that request: the first
-        mode the endpoint accepts both proves it reachable and settles the mode, so the
-        usual case costs one round trip, not two."""
+        """One tiny request (its errors propagate: the engine retries them with its policy
+        and classifies them). With ``structured_mode="auto"`` the structured-output probes
+        are that request: the first mode the endpoint accepts both proves it reachable and
+        settles the mode, so the usual case costs one round trip, not two."""
         if self.structured_mode == "auto":
-            self.structured_mode = await self._detect_structured()
+            mode, how = await self._detect_structured()
+            self.structured_mode, self.structured_decided = mode, f"auto, at preflight: {how}"
         else:
             await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
-        return {"structured_output": self.effective_structured_mode}
+        return {
+            "structured_output": self.effective_structured_mode,
+            "structured_output_decided": self.structured_decided,
+        }
 
-    async def _detect_structured(self) -> str:
-        """json_schema, else json_object, else none: the first the server accepts.
+    async def _detect_structured(self) -> tuple[str, str]:
+        """(mode, how it was decided): json_schema, else json_object, else none, the first
+        the server takes.
 
-        A 4xx other than the ones that mean "not you" (401, 403, 404, 408, 429) rejects a mode
-        at once; a 5xx is tried three times (llama.cpp's server answers 500 to json_schema
-        every time; a flaky server does not fail three times running). Any other error (no
-        connection, time-out, bad key, unknown model) propagates, and so does the final plain
-        probe's when no mode is accepted.
+        Only a definite answer refuses a mode (``mode_refusal``, ``ignores_format``). Any
+        other error (5xx, 429, time-out, dropped or refused connection, bad key) propagates
+        at once: the engine retries the detection with the backoff of every call and, if it
+        keeps failing, stops the run. Why: three 500s back to back used to settle on
+        ``none`` for good (and a later run on json_schema re-asked every cached call). The
+        final plain probe's errors propagate too.
         """
-        saved = self.structured_mode
+        saved, steps = self.structured_mode, []
         try:
             for mode in ("json_schema", "json_object"):
                 self.structured_mode = mode
                 request = ChatRequest(
                     list(_PROBE_MESSAGES), 16, json_schema=_PROBE_SCHEMA, schema_name="probe"
                 )
-                for _ in range(3):
-                    try:
-                        await self.complete(request)
-                        return mode
-                    except Exception as exc:
-                        status = getattr(exc, "status_code", None)
-                        if not isinstance(status, int) or status in _NOT_A_MODE_REFUSAL:
-                            raise
-                        if status < 500:
-                            break
+                try:
+                    comp = await self.complete(request)
+                except Exception as exc:
+                    refusal = mode_refusal(exc)
+                    if refusal is None:
+                        raise
+                    steps.append(f"{mode} refused ({refusal})")
+                    continue
+                if ignores_format(comp):
+                    steps.append(f"{mode} ignored (the reply {comp.text[:60]!r} is no JSON object)")
+                    continue
+                return mode, "; ".join([*steps, f"{mode} accepted"])
             self.structured_mode = "none"
             await self.complete(ChatRequest(list(_PROBE_MESSAGES), 8))
-            return "none"
+            steps.append("none (the schema is written into the prompt)")
+            return "none", "; ".join(steps)
         finally:
             self.structured_mode = saved
 
@@ -261,6 +285,39 @@ class OpenAICompatBackend:
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def mode_refusal(exc: BaseException) -> str | None:
+    """Why a probe's HTTP error refuses the structured-output mode it asked for, or None
+    when it says nothing about the mode (then it is transient or fatal, the engine's call).
+
+    A 4xx other than "not you" / "not now" (401, 403, 404, 408, 409, 425, 429) is definite:
+    the probe is valid apart from its response_format (a 4xx for another reason, such as an
+    unknown model, fails the final plain probe too, and stops the run). A 5xx is definite
+    only when its message names the format: llama.cpp's server answers json_schema with
+    HTTP 500 "Either 'json_schema' or 'grammar' can be specified"; any other 5xx is a fault.
+    """
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int) or status in _NOT_A_MODE_REFUSAL:
+        return None
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    message = str((err.get("message") if isinstance(err, dict) else err) or exc)[:200]
+    if status < 500 or any(word in message.lower() for word in _FORMAT_WORDS):
+        return f"HTTP {status}: {message}"
+    return None
+
+
+def ignores_format(comp: ChatCompletion) -> bool:
+    """A finished reply to a structured probe that is no JSON object: the server took the
+    response_format and ignored it. A reply cut short (max_tokens) or empty proves nothing."""
+    text = comp.text.strip()
+    if comp.finish_reason != "stop" or not text:
+        return False
+    try:
+        return not isinstance(json.loads(text), dict)
+    except ValueError:
+        return True
 
 
 def completion_from_dict(data: Any, *, want_top: bool, want_all: bool = False) -> ChatCompletion:

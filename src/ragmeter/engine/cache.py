@@ -5,6 +5,12 @@ keeps all the work done before it, and a re-run repeats none of it. Keys hash ev
 that determines an answer: backend, model, the full messages, the decoding parameters
 (temperature, seed, max_tokens, schema, options) and the prompt version. Values hold model
 output only: no headers, no keys.
+
+Only successful answers are served. A failed call (output that failed validation, a reply
+without logprobs, a NaN logprob) is stored, with its error and raw output, for diagnosis
+(rows with ``ok = 0``), but ``get`` never returns it: a server fault is not an answer, and
+replaying it made a fixed server look broken until the cache was deleted. A later run
+asks again; a failure never replaces a stored success.
 """
 
 from __future__ import annotations
@@ -47,6 +53,13 @@ CREATE TABLE IF NOT EXISTS embeddings (
     created REAL NOT NULL
 );
 """
+
+
+_KEEP_SUCCESS = (
+    " ON CONFLICT(key) DO UPDATE SET error = excluded.error, raw = excluded.raw, "
+    "prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, "
+    "attempts = excluded.attempts, created = excluded.created WHERE calls.ok = 0"
+)
 
 
 def _canonical(obj: Any) -> str:
@@ -129,10 +142,11 @@ class CallCache:
 
     # -- judge calls ---------------------------------------------------------------------
     def get(self, key: str) -> CachedCall | None:
+        """The successful answer stored under ``key``, or None (also for a stored failure)."""
         with self._lock:
             row = self._db.execute(
                 "SELECT ok, value, error, raw, prompt_tokens, completion_tokens, attempts "
-                "FROM calls WHERE key = ?",
+                "FROM calls WHERE key = ? AND ok = 1",
                 (key,),
             ).fetchone()
         if row is None:
@@ -158,11 +172,14 @@ class CallCache:
         attempts: int = 1,
     ) -> None:
         encoded = _canonical(value) if value is not None else None
+        # A success replaces whatever is there; a failure replaces only a failure, so two
+        # processes asking at once (Ray actors) never lose the one that got an answer.
+        upsert = "" if ok else _KEEP_SUCCESS
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, kind, backend, prompt_version, ok, value, "
-                "error, raw, prompt_tokens, completion_tokens, attempts, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT {'OR REPLACE ' if ok else ''}INTO calls (key, kind, backend, "
+                "prompt_version, ok, value, error, raw, prompt_tokens, completion_tokens, "
+                f"attempts, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?){upsert}",
                 (
                     key,
                     kind,
@@ -212,10 +229,14 @@ class CallCache:
             self._db.execute("COMMIT")
 
     def count(self) -> dict[str, int]:
+        """Stored answers (``calls``: the successful ones ``get`` serves), failures kept for
+        diagnosis (``failed_calls``) and embeddings."""
         with self._lock:
-            calls = self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+            ok, failed = self._db.execute(
+                "SELECT COALESCE(SUM(ok = 1), 0), COALESCE(SUM(ok = 0), 0) FROM calls"
+            ).fetchone()
             vecs = self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
-        return {"calls": calls, "embeddings": vecs}
+        return {"calls": ok, "failed_calls": failed, "embeddings": vecs}
 
     def close(self) -> None:
         with self._lock:

@@ -11,7 +11,12 @@ from typing import TypeVar
 
 from ragmeter.engine.accounting import Accountant
 from ragmeter.engine.cache import CallCache
-from ragmeter.engine.retry import RetryPolicy, classify, connection_failure
+from ragmeter.engine.retry import (
+    RetryPolicy,
+    classify,
+    connection_dropped,
+    connection_failure,
+)
 from ragmeter.errors import CallFailed, JudgeUnreachable
 from ragmeter.redact import describe, public_url, redact, safe_name
 
@@ -114,6 +119,8 @@ class CallCore:
                 if unreachable is not None:
                     reason = unreachable
                     self.breaker.failure(reason)
+                elif (dropped := connection_dropped(exc)) is not None:
+                    reason = dropped
                 elif isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
                     reason = f"time-out after {self.timeout}s"
                 else:

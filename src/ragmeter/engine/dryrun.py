@@ -105,13 +105,11 @@ class DryRunJudge:
         key = self.real.structured_key(
             messages, schema, prompt_version=prompt_version, max_tokens=max_tokens
         )
-        hit = self._cached(key)
-        if hit is not None:
+        hit = self._cached(key)  # a stored answer; a stored failure would be asked again
+        value = parse_structured(json.dumps(hit.value), schema)[0] if hit is not None else None
+        if hit is not None and value is not None:  # as CachedJudge: else it is asked again
             self.accountant.record(self.name, cached=True)
-            if hit.ok:
-                value, error = parse_structured(json.dumps(hit.value), schema)
-                return JudgeReply(value, error, hit.raw, cached=True)
-            return JudgeReply(None, hit.error, hit.raw, cached=True)
+            return JudgeReply(value, None, hit.raw, cached=True)
         text = json.dumps(placeholder(schema.model_json_schema(), list_items=self.list_items))
         value, error = parse_structured(text, schema)  # error: a schema we cannot satisfy
         usage = Usage(messages_tokens(messages), min(max_tokens, estimate_tokens(text)))
@@ -127,7 +125,7 @@ class DryRunJudge:
         hit = self._cached(key)
         if hit is not None:
             self.accountant.record(self.name, cached=True)
-            return JudgeReply(hit.value if hit.ok else None, hit.error, hit.raw, cached=True)
+            return JudgeReply(hit.value, None, hit.raw, cached=True)
         usage = Usage(messages_tokens(messages), 1)
         self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=1)
         return JudgeReply({o: 1.0 / len(options) for o in options}, usage=usage)

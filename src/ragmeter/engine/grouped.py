@@ -62,10 +62,9 @@ class GroupedVerdicts:
             prompt_version=prompt_version,
         )
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:
-            self.core.accountant.record(self.name, cached=True, failed=not hit.ok)
-            value = hit.value if hit.ok else None
-            return JudgeReply(value, hit.error, hit.raw, Usage(), True, hit.attempts)
+        if hit is not None:  # a stored answer (the cache serves no failure)
+            self.core.accountant.record(self.name, cached=True)
+            return JudgeReply(hit.value, None, hit.raw, Usage(), True, hit.attempts)
 
         async def once() -> tuple[Any, str | None, str | None, Usage]:
             if not self._raw:  # an in-process judge decodes the reply itself

@@ -96,11 +96,15 @@ class CachedJudge(GroupedVerdicts):
         return dict(params()) if callable(params) else {}
 
     async def preflight(self) -> dict[str, Any]:
-        """One tiny request before the run (for backends that offer ``preflight``).
+        """One tiny request before the run (for backends that offer ``preflight``), retried
+        on transient faults (time-out, 429, 5xx, dropped connection) with the calls' policy.
 
         Raises JudgeUnreachable when the endpoint refuses us (refused, DNS, TLS, 401/403/404)
-        so the run stops before its first row; a transient fault (time-out, 429, 5xx) is only
-        noted, as the per-call retries will deal with it. Returns what it found out.
+        so the run stops before its first row, and also when the faults outlast the retries
+        while the backend needs the preflight's answer (``preflight_required``: the
+        structured-output mode of ``auto``): settling on a guess would fix a weaker mode for
+        the run and key its cache on it. Otherwise a fault is only noted, as the per-call
+        retries will deal with it. Returns what it found out.
         """
         probe = getattr(self.inner, "preflight", None)
         if probe is None:
@@ -110,8 +114,15 @@ class CachedJudge(GroupedVerdicts):
         except CallFailed as exc:
             if exc.unreachable:
                 raise self.core.breaker.unreachable(exc.reason, "preflight request") from None
+            if getattr(self.inner, "preflight_required", False):
+                raise self.core.breaker.unreachable(
+                    exc.reason,
+                    "preflight: the structured-output mode could not be found out; "
+                    "--structured-output json_schema|json_object|none skips the detection",
+                ) from None
             return {"preflight": f"no answer ({redact(exc.reason)}); going on with retries"}
-        return {"preflight": "ok", **dict(found or {})}
+        found = {k: redact(v) if isinstance(v, str) else v for k, v in dict(found or {}).items()}
+        return {"preflight": "ok", **found}
 
     @property
     def accountant(self) -> Accountant:
@@ -177,15 +188,11 @@ class CachedJudge(GroupedVerdicts):
             msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
         )
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:
-            value, error = (None, hit.error)
-            if hit.ok:
-                value, error = parse_structured(json.dumps(hit.value), schema)
-            if value is not None or not hit.ok:
-                self.accountant.record(self.name, cached=True, failed=not hit.ok)
-                return JudgeReply(
-                    value, error, hit.raw, Usage(), cached=True, attempts=hit.attempts
-                )
+        if hit is not None:  # a stored answer (the cache serves no failure)
+            value, _ = parse_structured(json.dumps(hit.value), schema)
+            if value is not None:  # else the schema no longer takes it: ask again
+                self.accountant.record(self.name, cached=True)
+                return JudgeReply(value, None, hit.raw, Usage(), cached=True, attempts=hit.attempts)
         reply = await self._structured_uncached(msgs, schema, prompt_version, max_tokens)
         return self._finish(
             "structured", key, prompt_version, reply, lambda v: v.model_dump(mode="json")
@@ -246,16 +253,9 @@ class CachedJudge(GroupedVerdicts):
         msgs = [dict(m) for m in messages]
         key = self.option_probs_key(msgs, options, prompt_version=prompt_version)
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:
-            self.accountant.record(self.name, cached=True, failed=not hit.ok)
-            return JudgeReply(
-                hit.value if hit.ok else None,
-                hit.error,
-                hit.raw,
-                Usage(),
-                cached=True,
-                attempts=hit.attempts,
-            )
+        if hit is not None:  # a stored answer (the cache serves no failure)
+            self.accountant.record(self.name, cached=True)
+            return JudgeReply(hit.value, None, hit.raw, Usage(), cached=True, attempts=hit.attempts)
         try:
             att, n = await self.core.retrying(
                 lambda: self._probs_once(msgs, list(options), prompt_version)
@@ -305,8 +305,9 @@ class CachedJudge(GroupedVerdicts):
             failed=not reply.ok,
             retries=max(0, reply.attempts - 1),
         )
-        # Cache what the model answered (a value, or output that failed validation); a
-        # transport failure is not an answer, so a later run tries it again.
+        # Store what the model answered: a value, served to later runs, or output that
+        # failed validation, kept for diagnosis but never served (cache.py), so a later run
+        # asks again. A transport failure has no output to keep.
         if self.core.cache is not None and not transient and (reply.ok or reply.raw is not None):
             self.core.cache.put(
                 key,

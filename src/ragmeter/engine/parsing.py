@@ -5,6 +5,7 @@ first token's top log-probabilities. Pure functions, no I/O.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -16,6 +17,7 @@ from ragmeter.protocols import Message
 
 M = TypeVar("M", bound=BaseModel)
 TOP_LOGPROBS = 20  # top tokens asked for when reading verdict probabilities
+_MAX_LOGPROB = 1e-3  # servers round; a logprob above this is no log-probability
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
@@ -48,7 +50,18 @@ def option_probs_from_top(
 
     Tokens match an option case-insensitively after stripping spaces; a token that is a
     strict prefix of exactly one option ("Ye" for "yes") counts for it.
+
+    A NaN or +inf logprob anywhere in the list is an error: the server's distribution is
+    broken, and a NaN would pass every comparison below and come out as a NaN (or, through
+    ``max``, a 0.0) verdict scored as if the judge had answered. So is a logprob above
+    _MAX_LOGPROB (a probability above 1 beyond rounding; exp() of a huge one overflows).
+    -inf is log(0), a token the model rules out, and counts as probability 0.
     """
+    broken = [(t, lp) for t, lp in top if math.isnan(lp) or lp > _MAX_LOGPROB]
+    if broken:
+        seen = ", ".join(f"{t!r}: {lp}" for t, lp in broken[:5])
+        kind = "non-finite" if any(not math.isfinite(lp) for _, lp in broken) else "positive"
+        return None, f"the server returned a {kind} logprob ({seen})"
     wanted = [o.strip().lower() for o in options]
     mass = dict.fromkeys(options, 0.0)
     for token, logprob in top:

@@ -131,6 +131,38 @@ def connection_failure(exc: BaseException) -> str | None:
     return None
 
 
+# Exceptions, by class name (no transport is imported), that say the server closed the
+# connection mid-request: aiohttp's and httpx's (RemoteProtocolError) and the OS's own.
+_DROPPED = frozenset(
+    {
+        "ServerDisconnectedError",
+        "ClientPayloadError",
+        "RemoteProtocolError",
+        "IncompleteRead",
+        "ConnectionResetError",
+        "ConnectionAbortedError",
+        "BrokenPipeError",
+    }
+)
+
+
+def connection_dropped(exc: BaseException) -> str | None:
+    """A reason, "connection dropped by the server (...)", when the cause chain shows the
+    server hung up mid-request; else None.
+
+    Why: the SDK's aiohttp transport reports a dropped connection as ``APITimeoutError:
+    Request timed out.`` (over httpx's ``ConnectTimeout``) and its httpx one as
+    ``APIConnectionError: Connection error.``, which send a user looking for a slow
+    server or a wrong address; the cause underneath says what happened. Still transient.
+    """
+    for link in _chain(exc):
+        if type(link).__name__ in _DROPPED:
+            detail = str(link).strip().splitlines()[0] if str(link).strip() else ""
+            name = type(link).__name__
+            return f"connection dropped by the server ({name}{': ' + detail if detail else ''})"
+    return None
+
+
 def _status_text(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):

@@ -54,7 +54,7 @@ class CachedScorer:
     ) -> JudgeReply[TokenLogprobs]:
         key = self.key(prompt, target, prompt_version=prompt_version)
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None and hit.ok:
+        if hit is not None:
             self.core.accountant.record(self.name, cached=True)
             return JudgeReply(TokenLogprobs(**hit.value), None, hit.raw, Usage(), cached=True)
         try:

@@ -6,6 +6,7 @@ so failures are counted and shown instead of silently dropping out of averages.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -28,7 +29,12 @@ class Score:
 
     @classmethod
     def ok(cls, value: float, **details: Any) -> Score:
-        return cls(float(value), "ok", None, details)
+        """A computed value; a NaN or infinite one is a failed Score saying so, never an ok
+        NaN that would turn every mean and CI it enters into NaN."""
+        value = float(value)
+        if not math.isfinite(value):
+            return cls(None, "failed", non_finite_reason(value), details)
+        return cls(value, "ok", None, details)
 
     @classmethod
     def undefined(cls, reason: str, **details: Any) -> Score:
@@ -44,6 +50,22 @@ class Score:
     def failed(cls, reason: str, **details: Any) -> Score:
         """Something went wrong computing it (judge error, model error, internal error)."""
         return cls(None, "failed", reason, details)
+
+
+def non_finite_reason(value: float) -> str:
+    return f"the metric computed a non-finite value ({value}), which is no score"
+
+
+def checked(score: Score) -> Score:
+    """``score``, or a failed Score when it is ok with a value that is not a finite number.
+
+    The last check where Scores are gathered (scheduler), for a metric that builds its
+    Score directly rather than through ``Score.ok``: no NaN or inf is ever reported as ok.
+    """
+    if score.status != "ok" or (score.value is not None and math.isfinite(score.value)):
+        return score
+    why = non_finite_reason(score.value) if score.value is not None else "ok without a value"
+    return Score(None, "failed", why, score.details)
 
 
 SyncFn = Callable[[Sample], Score]

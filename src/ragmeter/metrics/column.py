@@ -18,7 +18,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from ragmeter.metrics.base import Score, Status
+from ragmeter.metrics.base import Score, Status, checked
 
 STATUSES: tuple[Status, ...] = ("ok", "undefined", "skipped", "failed")
 OK, UNDEFINED, SKIPPED, FAILED = range(4)
@@ -35,6 +35,14 @@ class ScoreColumn(Sequence[Score]):
         self.status = np.asarray(status, dtype=np.int8)
         if self.values.shape != self.status.shape or self.values.ndim != 1:
             raise ValueError("values and status must be 1-d arrays of one length")
+        bad = (self.status == OK) & ~np.isfinite(self.values)
+        if bad.any():  # an ok NaN/inf is a failed score, as Score.ok and ``checked`` make it
+            self.status = np.where(bad, np.int8(FAILED), self.status).astype(np.int8)
+            built = make
+
+            def make(i: int) -> Score:
+                return checked(built(i))
+
         self._make = make
         self._items: list[Score] | None = None
 
@@ -56,7 +64,7 @@ class ScoreColumn(Sequence[Score]):
     def __setitem__(self, i: int, score: Score) -> None:
         """Replace one row's Score, as in the list (the arrays follow)."""
         items = self.materialize()
-        items[i] = score
+        items[i] = score = checked(score)
         ok = score.status == "ok" and score.value is not None
         self.values[i] = score.value if ok else np.nan
         self.status[i] = STATUSES.index(score.status)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -56,7 +57,7 @@ class Calls:
     async def p_yes(self, messages: Sequence[Message], *, version: str) -> float:
         """P("yes") among {"yes", "no"} for the first token of the reply."""
         reply = await self.judge.option_probs(messages, ("yes", "no"), prompt_version=version)
-        probs = self._take(reply, "yes/no verdict")
+        probs = _finite(self._take(reply, "yes/no verdict"), "yes/no verdict")
         return float(probs["yes"])
 
     async def p_yes_list(
@@ -72,16 +73,17 @@ class Calls:
         self.cached += int(reply.cached)
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
-        if not reply.ok or reply.value is None:
+        values = [float(p["yes"]) for p in reply.value or ()]
+        if not reply.ok or reply.value is None or not all(map(math.isfinite, values)):
             self.grouped_fallbacks += 1
             return None
-        return [float(p["yes"]) for p in reply.value]
+        return values
 
     async def option(
         self, messages: Sequence[Message], options: Sequence[str], *, version: str
     ) -> dict[str, float]:
         reply = await self.judge.option_probs(messages, options, prompt_version=version)
-        return dict(self._take(reply, "option probabilities"))
+        return _finite(dict(self._take(reply, "option probabilities")), "option probabilities")
 
     async def structured(
         self, messages: Sequence[Message], schema: type[M], *, version: str, max_tokens: int = 512
@@ -99,6 +101,18 @@ class Calls:
             "cached_calls": self.cached,
             **({"grouped_fallbacks": self.grouped_fallbacks} if self.grouped_fallbacks else {}),
         }
+
+
+def _finite(probs: dict[str, float], what: str) -> dict[str, float]:
+    """``probs`` when every one is a finite number; else JudgeFailed. Why here too: a judge
+    that is not a server (in-process, a test double) bypasses the engine's logprob check, and
+    a NaN P(yes) would otherwise pass ``max`` as 0.0 or reach the mean as NaN."""
+    bad = {k: v for k, v in probs.items() if not math.isfinite(float(v))}
+    if bad:
+        raise JudgeFailed(
+            f"judge error ({what}): the judge returned a non-finite probability {bad}"
+        )
+    return probs
 
 
 async def each(judge: Judge, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
