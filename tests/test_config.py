@@ -179,3 +179,30 @@ def test_a_backend_built_without_settings_refuses_credentials_too() -> None:
 
     with pytest.raises(ConfigError, match="credentials in the URL"):
         make_client("http://user:s3cr3tpw@127.0.0.1:9/v1", None, 1.0, 1, api_key="sk-x")
+
+
+def test_openai_base_url_is_resolved_into_settings_in_the_clients_precedence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--base-url / base_url, else $OPENAI_BASE_URL, else OpenAI's API (None): resolved once
+    into Settings, so run.json and the cache identity name the server the calls go to."""
+    from ragmeter.backends.openai_compat import OpenAICompatBackend
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert Settings(judge="openai:m").base_url == "http://127.0.0.1:9/v1"
+    assert Settings(judge="openai:m").public_dict()["base_url"] == "http://127.0.0.1:9/v1"
+    assert Settings(judge="openai:m", base_url="http://h:1/v1").base_url == "http://h:1/v1"
+    assert settings_from_options(None, judge="openai:m").base_url == "http://127.0.0.1:9/v1"
+    local = Settings(embedder="openai:e")  # a local judge: the OpenAI embedder follows it
+    assert local.base_url is None and local.embedder_base_url == "http://127.0.0.1:9/v1"
+    assert Settings(judge="litellm:anthropic/c").base_url is None  # litellm reads its own
+    assert Settings().base_url is None and Settings().embedder_base_url is None
+    backend = OpenAICompatBackend("m", api_key="sk-test-not-a-real-key")  # no Settings
+    assert backend.facts()["base_url"] == backend.cache_params()["url"] == "http://127.0.0.1:9/v1"
+    assert str(backend.client.base_url).rstrip("/") == "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://alice:s3cr3tpw@127.0.0.1:9/v1")
+    with pytest.raises(ConfigError) as info:
+        Settings(judge="openai:m")
+    assert "OPENAI_BASE_URL" in str(info.value) and "s3cr3tpw" not in str(info.value)
+    monkeypatch.setenv("OPENAI_BASE_URL", "")  # empty: unset, as for the client
+    assert Settings(judge="openai:m").base_url is None

@@ -9,6 +9,7 @@ environment variable named by ``api_key_env`` (or given as a SecretStr in Python
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from ragmeter.errors import ConfigError, DataError, Problem
@@ -30,6 +32,25 @@ JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
+BASE_URL_ENV = "OPENAI_BASE_URL"  # what the openai client follows when no base URL is given
+
+
+def openai_base_url(explicit: str | None) -> str | None:
+    """The server an OpenAI client talks to: ``explicit``, else ``$OPENAI_BASE_URL`` (when
+    set and not empty), else None (OpenAI's own API): the openai SDK's own precedence.
+
+    Why resolve it ourselves: the SDK reads the variable only when the client is built, so
+    run.json and the cache identity recorded api.openai.com for calls that went elsewhere,
+    and a later run without the variable was served those answers as OpenAI's.
+    """
+    if explicit:
+        return explicit
+    env = os.environ.get(BASE_URL_ENV, "").strip()
+    if not env:
+        return None
+    reject_credentials(env, BASE_URL_ENV)
+    _reject_query(env, BASE_URL_ENV)
+    return env
 
 
 class PriceConfig(BaseModel):
@@ -91,6 +112,23 @@ class Settings(BaseModel):
     n_threads: int | None = Field(None, ge=1, description="local judge threads")
     modes: dict[str, str] = Field(default_factory=dict, description="metric -> mode")
     options: dict[str, Any] = Field(default_factory=dict, description="metric knobs")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_base_url(cls, data: Any) -> Any:
+        """An OpenAI-compatible judge (else embedder) without a base URL gets
+        ``$OPENAI_BASE_URL`` here, once: recorded in run.json and keying the cache as the
+        server the calls really go to. Not for litellm, whose providers read their own."""
+        if not isinstance(data, dict) or data.get("base_url"):
+            return data
+        if str(data.get("judge") or "").strip().startswith("openai:"):
+            field = "base_url"
+        elif str(data.get("embedder") or "").strip().startswith("openai:"):
+            field = "embedder_base_url"
+        else:
+            return data
+        url = None if data.get(field) else openai_base_url(None)
+        return {**data, field: url} if url else data
 
     @field_validator("judge")
     @classmethod
