@@ -4,6 +4,7 @@ $OPENAI_BASE_URL, config-file keys and options, missing keys, bad paths, interru
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,63 @@ def test_keys_beside_the_ragmeter_table_exit_2(tmp_path: Path) -> None:
     config.write_text('concurency = 3\n[ragmeter]\njudge = "none"\n')
     code, text = invoke(["evaluate", data, "-m", "k_precision", "--config", config])
     assert code == 2 and "did you mean 'concurrency'" in text, text
+
+
+@pytest.mark.parametrize("metrics", [["-m", "answer_relevance"], []])
+def test_a_named_judge_without_its_key_exits_2_before_any_work(
+    tmp_path: Path, monkeypatch, metrics: list[str]
+) -> None:
+    """Every judged score failed "no API key" (exit 1), or without -m the judged metrics
+    were left out with a dim note (exit 0). The dry run still estimates, with a warning."""
+    monkeypatch.delenv("RAGMETER_TEST_UNSET", raising=False)
+    data = write_rows(tmp_path / "d.jsonl")
+    keyless = ["--api-key-env", "RAGMETER_TEST_UNSET", "--cache", tmp_path / "c"]
+    args = ["evaluate", data, "--judge", "openai:gpt-4o-mini", *metrics, *keyless]
+    code, text = invoke([*args, "--embedder", "none", "-o", tmp_path / "out"])
+    assert code == 2, text
+    assert "no API key" in text and "RAGMETER_TEST_UNSET" in text and "--api-key-env" in text
+    assert not (tmp_path / "out").exists()
+    code, text = invoke([*args, "--dry-run"])
+    assert code == 0 and "warning: no API key" in text, text
+    code, text = invoke(["evaluate", data, "-m", "k_precision", "--judge", "openai:m", *keyless])
+    assert code == 0, text  # no judged metric asked for: no key needed
+
+
+def _bad_caches(tmp_path: Path) -> list[tuple[Path, str]]:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "ragmeter-cache.sqlite").write_text("not a database at all\n")
+    foreign = tmp_path / "foreign.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE people (name TEXT)")
+    con.commit()
+    con.close()
+    return [
+        (a_file, "is a file"),
+        (a_file / "sub", "Not a directory"),
+        (corrupt, "is not a ragmeter cache"),
+        (foreign, "is not a ragmeter cache"),
+    ]
+
+
+def test_bad_cache_paths_exit_2_before_any_work(tmp_path: Path) -> None:
+    """FileExistsError, FileNotFoundError and "DatabaseError: file is not a database" were
+    internal errors (exit 1) once the run reached its judged metrics."""
+    data = write_rows(tmp_path / "d.jsonl")
+    cases = _bad_caches(tmp_path)
+    before = {p: p.read_bytes() for p, _ in cases if p.is_file()}
+    before[tmp_path / "corrupt" / "ragmeter-cache.sqlite"] = b"not a database at all\n"
+    with FakeOpenAIServer() as srv:
+        for cache, expected in cases:
+            args = ["evaluate", data, "--judge", "openai:m", "--base-url", srv.url]
+            args += ["-m", "k_precision,answer_relevance", "--embedder", "none", "--cache", cache]
+            code, text = invoke([*args, "-o", tmp_path / "out"])
+            assert code == 2, text
+            assert str(cache) in text and expected in text and "Traceback" not in text, text
+            code, text = invoke([*args, "--dry-run"])
+            assert code == 2 and expected in text, text
+        assert srv.calls == 0
+    assert not (tmp_path / "out").exists()
+    assert {p: p.read_bytes() for p in before} == before  # never changed, never removed

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import ConfigError, RunAborted
+from ragmeter.errors import ConfigError, MetricError, RunAborted
 from ragmeter.executors.common import EXECUTORS, check_single_url, run_sync
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
@@ -31,8 +31,9 @@ from ragmeter.manifest import (
     write_manifest,
 )
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.plan import plan_metrics
-from ragmeter.resources import available_needs
+from ragmeter.metrics.registry import resolve
+from ragmeter.plan import needs_of, plan_metrics
+from ragmeter.resources import available_needs, check_judge_key, open_cache
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
@@ -84,6 +85,8 @@ def evaluate(
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     if executor != "local":
+        settings = as_settings(settings)
+        check_before_work(settings, metrics)
         return _other_executor(
             executor,
             data,
@@ -137,6 +140,21 @@ def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
         raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
 
 
+def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
+    """What the model-based metrics of a run need from its settings, checked before any work:
+    the key of a judge asked for by name, and a cache that opens. Without a metric list the
+    run may need both. Unknown metric names and modes are plan_metrics' to report."""
+    try:
+        chosen = None if metrics is None else resolve(metrics)
+        needs = {"judge"} if chosen is None else needs_of(chosen, s.metric_options())
+    except (MetricError, ValueError):
+        return
+    if needs & {"judge", "scorer"}:
+        check_judge_key(s)
+    if s.cache and (chosen is None or any(m.is_async for m in chosen)):
+        open_cache(s.cache).close()
+
+
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
@@ -175,6 +193,7 @@ async def aevaluate(
     started_at = datetime.now(timezone.utc)
     s = as_settings(settings)
     check_single_url(s)
+    check_before_work(s, metrics)
     samples = load(data, format=format)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
