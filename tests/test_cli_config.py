@@ -4,7 +4,13 @@ $OPENAI_BASE_URL, config-file keys and options, missing keys, bad paths, interru
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -142,3 +148,43 @@ def test_bad_cache_paths_exit_2_before_any_work(tmp_path: Path) -> None:
         assert srv.calls == 0
     assert not (tmp_path / "out").exists()
     assert {p: p.read_bytes() for p in before} == before  # never changed, never removed
+
+
+def test_ctrl_c_says_where_it_got_to_and_a_resume_accepts_the_run(tmp_path: Path) -> None:
+    """SIGINT exited 130 without a word and left run.json "running": now one line (scores
+    done, where they are kept) and run.json "interrupted", which the same command resumes."""
+    import ragmeter
+
+    src = str(Path(ragmeter.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    data = write_rows(tmp_path / "d.jsonl", n=12)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    args = ["evaluate", data, "--judge", "openai:fake", "-m", "answer_relevance", "--no-preflight"]
+    args += ["--embedder", "none", "--cache", cache, "-o", out, "--concurrency", "1"]
+    with FakeOpenAIServer(latency=0.3) as srv:
+        args += ["--base-url", srv.url]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ragmeter", *map(str, args)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        deadline = time.time() + 60
+        while srv.calls < 3 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        flat = " ".join(err.split())
+        assert proc.returncode == 130, flat
+        said = re.search(r"interrupted: (\d+) of 12 judged scores done, kept in (\S+);", flat)
+        assert said and 0 < int(said[1]) < 12 and said[2] == str(cache), flat
+        assert "re-run the same command to resume" in flat
+        run = json.loads((out / "run.json").read_text())
+        assert run["status"] == "interrupted" and run["error"].startswith("interrupted: ")
+        asked = srv.calls
+        code, text = invoke(args)  # the same command resumes
+        assert code == 0, text
+        assert json.loads((out / "run.json").read_text())["status"] == "complete"
+        assert srv.calls - asked <= 12 - int(said[1])  # what was done came from the cache

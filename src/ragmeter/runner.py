@@ -10,6 +10,9 @@ the run; every call already answered is in the cache, so running it again resume
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import dataclasses
 import numbers
 import time
 from collections.abc import Sequence
@@ -37,6 +40,9 @@ from ragmeter.resources import available_needs, check_judge_key, open_cache
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
+
+# A list the sync evaluate() reads when Ctrl-C stops a run: the line saying where it got to.
+_INTERRUPTED: contextvars.ContextVar[list[str]] = contextvars.ContextVar("ragmeter_interrupted")
 
 
 def _text_match_note(metric: Metric, scores: list[Score]) -> str | None:
@@ -104,11 +110,13 @@ def evaluate(
             progress=progress,
         )
     holder: list[EvaluationResult] = []
+    said: list[str] = []  # where an interrupted run got to (see _INTERRUPTED)
 
     async def run() -> None:
         # The result is handed back through a list, not as the coroutine's return value:
         # Python 3.11's asyncio.Runner can repr() the finished main task, result included,
         # which costs seconds on a large result.
+        _INTERRUPTED.set(said)
         holder.append(
             await aevaluate(
                 data,
@@ -124,7 +132,12 @@ def evaluate(
             )
         )
 
-    run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
+    try:
+        run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
+    except KeyboardInterrupt:
+        if not said:
+            raise
+        raise KeyboardInterrupt(said[0]) from None  # the CLI prints it, exits 130
     return holder[0]
 
 
@@ -219,11 +232,18 @@ async def aevaluate(
     scores = compute_all([m for m in chosen if not m.is_async], samples)
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
+    done = [0]  # judged scores finished, for the line an interrupted run prints
     if model_metrics:
         try:
             model_scores, usage = await run_model_metrics(
-                model_metrics, samples, s, progress=progress, facts=facts
+                _counted(model_metrics, done), samples, s, progress=progress, facts=facts
             )
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
+            todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
+            said = _interrupted(s, done[0], todo)
+            if out_dir is not None:  # a resume accepts it: the fingerprint is what is compared
+                write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
+            raise
         except RunAborted as exc:
             hint = (
                 f" Every call already answered is kept in the cache ({s.cache}): run the same "
@@ -276,6 +296,35 @@ async def aevaluate(
     if out_dir is not None:
         result.write(out_dir)
     return result
+
+
+def _interrupted(s: Settings, done: int, todo: int) -> str:
+    """The line an interrupted run ends with, handed to the sync evaluate() (the CLI)."""
+    resume = f"kept in {s.cache}; re-run the same command to resume"
+    kept = resume if s.cache else "not kept: the cache is off"
+    said = f"interrupted: {done} of {todo} judged scores done, {kept}"
+    note = _INTERRUPTED.get(None)
+    if note is not None:
+        note.append(said)
+    return said
+
+
+def _counted(metrics: Sequence[Metric], done: list[int]) -> list[Metric]:
+    """The metrics, each counting into ``done`` the scores it finished (a failure too)."""
+
+    def counting(fn: Any) -> Any:
+        async def acompute(sample: Sample, resources: Any) -> Any:
+            try:
+                score = await fn(sample, resources)
+            except Exception:  # a failed score is finished too; a cancelled one is not
+                done[0] += 1
+                raise
+            done[0] += 1
+            return score
+
+        return acompute
+
+    return [dataclasses.replace(m, acompute=counting(m.acompute)) for m in metrics]
 
 
 async def run_model_metrics(
