@@ -317,3 +317,9 @@ def test_config_files_of_the_wrong_shape_or_kind(
     with pytest.raises(DataError, match=expected) as info:
         Settings.from_file(path)
     assert info.value.source == str(path)
+
+
+def test_a_key_pasted_into_a_known_option_is_not_echoed() -> None:
+    with pytest.raises(ConfigError) as info:
+        Settings(options={"evidence": "sk-abcdefghijklmnop1234"})
+    assert "options.evidence" in str(info.value) and "abcdefghijklmnop" not in str(info.value)

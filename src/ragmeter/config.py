@@ -26,14 +26,9 @@ from pydantic import (
     model_validator,
 )
 
+from ragmeter import redact as _redact
 from ragmeter.errors import ConfigError, DataError, Problem
-from ragmeter.redact import (
-    public_urls,
-    redact_tree,
-    reject_credentials,
-    reject_query,
-    secret_name,
-)
+from ragmeter.redact import public_urls, redact, reject_credentials, reject_query, secret_name
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
@@ -114,7 +109,7 @@ def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Probl
         checked = MetricOptions.model_validate({k: v for k, v in options.items() if k in known})
     except ValidationError as exc:
         for e in exc.errors():
-            shown = repr(e["input"])
+            shown = redact(repr(e["input"]))  # a key pasted into a known option stays unsaid
             shown = shown if len(shown) <= 60 else shown[:57] + "..."
             where = "options." + ".".join(map(str, e["loc"]))
             problems.append(Problem(None, where, f"{e['msg'].lower()}, not {shown}"))
@@ -256,7 +251,7 @@ class Settings(BaseModel):
         data["base_url"] = public_urls(self.base_url)
         data["embedder_base_url"] = public_urls(self.embedder_base_url)
         data["cache_url"] = public_urls(self.cache_url)
-        return dict(redact_tree(data))
+        return dict(_redact.redact_tree(data))
 
     def merged(self, **overrides: Any) -> Settings:
         """A copy with every override that is not None applied (CLI options over a file)."""
