@@ -44,6 +44,13 @@ def make_row(i: int = 1, **overrides: Any) -> dict[str, Any]:
     return {k: v for k, v in row.items() if v is not None}
 
 
+@pytest.fixture(autouse=True)
+def _no_ambient_openai_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's OPENAI_BASE_URL would re-point every openai:MODEL judge the tests build
+    (Settings follow it, as the openai client does); tests that need it set it themselves."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
 @pytest.fixture
 def rows() -> list[dict[str, Any]]:
     return [make_row(i) for i in range(1, 4)]

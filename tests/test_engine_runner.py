@@ -16,6 +16,7 @@ from fake_server import FakeOpenAIServer
 from needs import missing
 from ragmeter import runner
 from ragmeter.config import Settings
+from ragmeter.errors import ConfigError
 from ragmeter.resources import available_needs
 
 
@@ -69,12 +70,20 @@ def test_judge_failures_become_failed_scores_not_exceptions(tmp_path: Path) -> N
         assert result.usage["failures"] == 3
 
 
-def test_missing_judge_is_a_failed_score_with_how_to_fix(tmp_path: Path) -> None:
+def test_a_named_judge_without_its_key_is_refused_before_any_work(tmp_path: Path) -> None:
+    """It was a failed score per sample; now one ConfigError naming the variable, for every
+    executor, and only when a metric of the run needs the judge."""
     name = ensure_registered()
     settings = Settings(judge="openai:m", api_key_env="RAGMETER_TEST_UNSET", cache="off")
-    result = runner.evaluate(rows(2), [name], settings=settings)
-    reasons = {s.reason for s in result.scores[name]}
-    assert len(reasons) == 1 and "RAGMETER_TEST_UNSET" in reasons.pop()
+    for metrics in ([name], None):
+        with pytest.raises(ConfigError, match=r"RAGMETER_TEST_UNSET.*--api-key-env"):
+            runner.evaluate(rows(2), metrics, settings=settings)
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(2)))
+    with pytest.raises(ConfigError, match="RAGMETER_TEST_UNSET"):
+        runner.evaluate(data, [name], settings=settings, executor="stream", out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
+    assert runner.evaluate([make_row(1)], ["token_f1"], settings=settings).n_failed == 0
     assert "judge" not in available_needs(settings)
 
 
@@ -95,7 +104,7 @@ def test_dry_run_counts_calls_without_sending_any(tmp_path: Path) -> None:
 def test_dry_run_without_a_key_estimates_and_says_the_key_is_missing(tmp_path: Path) -> None:
     """Counting tokens needs no key: the estimate is the one a keyed run gets, and the key's
     absence is said (it was: 0 calls, $0, the judged metrics dropped). The real run without
-    the key still fails every judged score, before any request."""
+    the key stops before any work (exit 2)."""
     from ragmeter.cli import app
     from ragmeter.dry_run import dry_run
 
@@ -126,9 +135,8 @@ def test_dry_run_without_a_key_estimates_and_says_the_key_is_missing(tmp_path: P
     assert out.exit_code == 0, flat
     assert "warning: no API key" in flat and "RAGMETER_TEST_UNSET is not set" in flat
     assert re.search(r"total\s*│\s*3\s*│", out.output), out.output  # 3 new calls, not 0
-    real = runner.evaluate(rows(2), [name], settings=keyless)
-    assert [s.status for s in real.scores[name]] == ["failed", "failed"]
-    assert "no API key" in (real.scores[name][0].reason or "")
+    with pytest.raises(ConfigError, match=r"no API key.*RAGMETER_TEST_UNSET"):
+        runner.evaluate(rows(2), [name], settings=keyless)  # before any work, not per score
 
 
 def test_cli_judge_options_dry_run_and_modes(tmp_path: Path) -> None:

@@ -8,10 +8,12 @@ environment variable named by ``api_key_env`` (or given as a SecretStr in Python
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import (
     BaseModel,
@@ -21,15 +23,32 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
+from ragmeter import redact as _redact
 from ragmeter.errors import ConfigError, DataError, Problem
-from ragmeter.redact import public_url, reject_credentials
+from ragmeter.redact import public_urls, redact, reject_credentials, reject_query, secret_name
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
+BASE_URL_ENV = "OPENAI_BASE_URL"  # what the openai client follows when no base URL is given
+
+
+def openai_base_url(explicit: str | None) -> str | None:
+    """``explicit``, else ``$OPENAI_BASE_URL`` (set, not empty), else None (OpenAI's API): the
+    openai SDK's precedence. Why here: the SDK reads the variable only when a client is built,
+    so run.json and the cache keyed as api.openai.com calls that went elsewhere."""
+    if explicit:
+        return explicit
+    env = os.environ.get(BASE_URL_ENV, "").strip()
+    if not env:
+        return None
+    reject_credentials(env, BASE_URL_ENV)
+    reject_query(env, BASE_URL_ENV)
+    return env
 
 
 class PriceConfig(BaseModel):
@@ -38,6 +57,76 @@ class PriceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     input: float = Field(ge=0)
     output: float = Field(0.0, ge=0)
+
+
+Count = Annotated[int, Field(strict=True, ge=0)]  # strict: true and "3" are not counts
+Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class MetricOptions(BaseModel):
+    """Every metric knob ``Settings.options`` may set, with its type and range.
+
+    Why declared: metrics read options by name while scoring, so a misspelt name was
+    ignored and a mistyped value failed every score after the judge was paid. Checked when
+    the settings are built instead. Defaults live with the metrics that read them.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    mode: str | None = None  # every metric's mode, unless ``modes`` names one
+    evidence: Literal["auto", "embedding", "lexical"] = "auto"  # resources.EVIDENCE_CHOICES
+    group_verdicts: Literal["on", "off"] = "off"
+    evidence_k: Count = 3  # context sentences kept per claim; 0: the whole context
+    max_context_tokens: Annotated[int, Field(strict=True, ge=1)] | None = None
+    faithfulness_combine: Literal["calibrated", "judge"] | None = None  # faithfulness.VARIANTS
+    answer_relevance_n: Annotated[int, Field(strict=True, ge=1)] = 3
+    context_relevance_candidates: Count = 6  # 0: every sentence
+    answer_correctness_weights: tuple[Weight, Weight] = (0.75, 0.25)
+    scorer_model: str | None = None  # a local Hugging Face LM's path or name
+    reward_model: str | None = None
+
+
+def check_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` checked against MetricOptions (values normalised); ConfigError naming
+    every problem (``option_problems``)."""
+    checked, problems = option_problems(options)
+    if problems:
+        raise ConfigError("; ".join(f"{p.field}: {p.message}" for p in problems))
+    return checked
+
+
+def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """The options MetricOptions accepts, and a Problem for each other one. An unknown name
+    gets the closest known one; a name that would hold a secret points to the environment
+    variable, and its value is never echoed."""
+    problems, known = [], list(MetricOptions.model_fields)
+    for name in (n for n in options if n not in known):
+        if name == "modes":
+            why = "a setting of its own ([ragmeter.modes], --mode METRIC=MODE)"
+        else:
+            why = _NO_SECRETS if secret_name(name) else "unknown option" + _closest(name, known)
+        problems.append(Problem(None, f"options.{name}", why))
+    try:
+        checked = MetricOptions.model_validate({k: v for k, v in options.items() if k in known})
+    except ValidationError as exc:
+        for e in exc.errors():
+            shown = redact(repr(e["input"]))  # a key pasted into a known option stays unsaid
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            where = "options." + ".".join(map(str, e["loc"]))
+            problems.append(Problem(None, where, f"{e['msg'].lower()}, not {shown}"))
+        return {}, problems
+    return checked.model_dump(mode="json", exclude_unset=True), problems
+
+
+def _closest(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+
+
+_NO_SECRETS = (
+    "keys and other secrets are not accepted in settings (they would be recorded in run.json, "
+    "summary.json and reports): put the key in an environment variable and name it with "
+    "--api-key-env (api_key_env, default OPENAI_API_KEY)"
+)
 
 
 def default_cache_dir() -> str:
@@ -57,11 +146,9 @@ class Settings(BaseModel):
     base_url: str | None = Field(
         None, description="OpenAI-compatible server URL (the Ray executor takes a comma list)"
     )
-    cache_url: str | None = Field(
-        None,
-        description="the endpoint identity judge calls are cached under (default: base_url); "
-        "replicas of one model share it, so any replica's answer is reused",
-    )
+    # the endpoint identity judge calls are cached under (default: base_url): replicas of one
+    # model share it, so any replica's answer is reused
+    cache_url: str | None = None
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
     api_key: SecretStr | None = Field(
         None, exclude=True, repr=False, description="the key itself (Python only; never stored)"
@@ -70,27 +157,37 @@ class Settings(BaseModel):
     embedder_base_url: str | None = Field(None, description="defaults to base_url")
     concurrency: int = Field(8, ge=1, le=1024, description="judge calls in flight")
     timeout: float = Field(120.0, gt=0, description="seconds per HTTP call (local calls: none)")
-    max_retries: int = Field(4, ge=0, le=20)
+    max_retries: int = Field(4, ge=0, le=20, description="retries of a failed call (429, 5xx)")
     cache: str | None = Field(
         default_factory=default_cache_dir, description="cache directory, or 'off'"
     )
-    prices: dict[str, PriceConfig] = Field(
-        default_factory=dict, description="model -> USD per 1M tokens"
-    )
+    prices: dict[str, PriceConfig] = Field(default_factory=dict)  # model -> USD per 1M tokens
     seed: int = 0
     temperature: float = Field(0.0, ge=0)
-    structured_mode: str = Field(
-        "auto",
-        pattern="^(auto|json_schema|json_object|none)$",
-        description="structured output a remote judge is asked for; auto: found at preflight",
-    )
-    preflight: bool = Field(
-        True, description="send one tiny request to a remote judge before the run"
-    )
+    # the structured output a remote judge is asked for; auto: found at preflight
+    structured_mode: str = Field("auto", pattern="^(auto|json_schema|json_object|none)$")
+    preflight: bool = True  # one tiny request to a remote judge before the run
     n_ctx: int | None = Field(None, ge=512, description="local judge window (tokens)")
     n_threads: int | None = Field(None, ge=1, description="local judge threads")
     modes: dict[str, str] = Field(default_factory=dict, description="metric -> mode")
     options: dict[str, Any] = Field(default_factory=dict, description="metric knobs")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_base_url(cls, data: Any) -> Any:
+        """An OpenAI-compatible judge (else embedder) without a base URL gets
+        ``$OPENAI_BASE_URL`` here, once: recorded in run.json and keying the cache as the
+        server the calls really go to. Not for litellm, whose providers read their own."""
+        if not isinstance(data, dict) or data.get("base_url"):
+            return data
+        if str(data.get("judge") or "").strip().startswith("openai:"):
+            field = "base_url"
+        elif str(data.get("embedder") or "").strip().startswith("openai:"):
+            field = "embedder_base_url"
+        else:
+            return data
+        url = None if data.get(field) else openai_base_url(None)
+        return {**data, field: url} if url else data
 
     @field_validator("judge")
     @classmethod
@@ -119,8 +216,14 @@ class Settings(BaseModel):
         the input, password included, in its text."""
         option = _URL_OPTIONS.get(info.field_name or "", info.field_name or "url")
         reject_credentials(v, option)
-        _reject_query(v, option)
+        reject_query(v, option)
         return v
+
+    @field_validator("options")
+    @classmethod
+    def _options(cls, v: dict[str, Any]) -> dict[str, Any]:
+        """Raises ConfigError itself: pydantic's error would echo the values, keys included."""
+        return check_options(v)
 
     @field_validator("cache")
     @classmethod
@@ -145,10 +248,10 @@ class Settings(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """The settings as recorded in results: no key, ever (only the variable's name)."""
         data = self.model_dump(mode="json", exclude={"api_key"})
-        data["base_url"] = _public_url(self.base_url)
-        data["embedder_base_url"] = _public_url(self.embedder_base_url)
-        data["cache_url"] = _public_url(self.cache_url)
-        return data
+        data["base_url"] = public_urls(self.base_url)
+        data["embedder_base_url"] = public_urls(self.embedder_base_url)
+        data["cache_url"] = public_urls(self.cache_url)
+        return dict(_redact.redact_tree(data))
 
     def merged(self, **overrides: Any) -> Settings:
         """A copy with every override that is not None applied (CLI options over a file)."""
@@ -161,76 +264,79 @@ class Settings(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> Settings:
-        """Load TOML or JSON; a ``[ragmeter]`` (or ``[tool.ragmeter]``) table is used if present."""
+        """Load TOML or JSON; a ``[ragmeter]`` (or ``[tool.ragmeter]``) table is used if present.
+        Nothing may stand beside ``[ragmeter]`` (it was silently ignored), no key hold a secret."""
         path = Path(path)
+        src = str(path)
+        suffix = path.suffix.lower()
+        if suffix not in ("", ".toml", ".json"):
+            _file_error(src, f"a {suffix} file is not read: settings files are TOML or JSON")
+        import tomllib
+
         try:
             text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DataError(
-                [Problem(None, None, f"cannot read config file: {exc}")], source=str(path)
-            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            _file_error(src, f"cannot read config file: {exc}")
+        kind = "JSON" if suffix == ".json" else "TOML"
         try:
-            if path.suffix.lower() == ".json":
-                data = json.loads(text)
-            else:
-                import tomllib
-
-                data = tomllib.loads(text)
+            data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
         except ValueError as exc:
-            raise DataError(
-                [Problem(None, None, f"not valid {path.suffix[1:] or 'TOML'}: {exc}")],
-                source=str(path),
-            ) from None
-        if isinstance(data.get("tool"), dict) and "ragmeter" in data["tool"]:
-            data = data["tool"]["ragmeter"]
-        elif isinstance(data.get("ragmeter"), dict):
+            _file_error(src, f"not valid {kind}: {exc}")
+        if not isinstance(data, dict):
+            table = "JSON object" if kind == "JSON" else "TOML table"
+            _file_error(src, f"expected a {table} of settings, not {type(data).__name__}")
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "ragmeter" in tool:  # pyproject.toml: other tools' tables
+            data = tool["ragmeter"]
+        elif "ragmeter" in data:
+            others = [k for k in data if k != "ragmeter"]
+            problems = [_outside_problem(k) for k in others]
+            if problems:
+                raise DataError(problems, source=src)
             data = data["ragmeter"]
+        if not isinstance(data, dict):
+            _file_error(src, f"the ragmeter table must be a table, not {type(data).__name__}")
         if "api_key" in data:
-            raise DataError(
-                [
-                    Problem(
-                        None,
-                        "api_key",
-                        "do not put keys in config files: set "
-                        "api_key_env to the name of an environment variable",
-                    )
-                ],
-                source=str(path),
-            )
-        return cls.parse_dict(data, source=str(path))
+            raise DataError([Problem(None, "api_key", _NO_SECRETS)], source=src)
+        return cls.parse_dict(data, source=src)
 
     @classmethod
     def parse_dict(cls, data: dict[str, Any], source: str | None = None) -> Settings:
-        try:
-            return cls.model_validate(data)
+        """Settings from a dict; DataError listing every problem (unknown keys with the
+        closest known name; no value of a URL or of a secret-looking key is shown)."""
+        options = data.get("options")
+        _, problems = option_problems(options) if isinstance(options, dict) else ({}, [])
+        try:  # the other settings too, so that every problem is said at once
+            settings = cls.model_validate({k: v for k, v in data.items() if k != "options"})
         except ValidationError as exc:
-            problems = [
-                Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"]) for e in exc.errors()
-            ]
-            raise DataError(problems, source=source or "settings") from None
+            problems += [_problem(e) for e in exc.errors()]
+        except ConfigError as exc:  # a URL: its message never holds the secret part
+            problems.append(Problem(None, None, str(exc)))
+        if problems:
+            raise DataError(problems, source=source or "settings")
+        return settings if options is None else cls.model_validate(data)
 
 
-def _reject_query(url: str | None, option: str) -> None:
-    """ConfigError when a URL (or any URL of a comma list) has a query string or fragment.
+def _file_error(source: str, message: str) -> NoReturn:
+    raise DataError([Problem(None, None, message)], source=source)
 
-    Why refuse: the client appends the API path to the base URL, so ``/v1?api-key=K``
-    becomes ``/v1/?api-key=Kchat/completions`` (every call fails), and such a query usually
-    holds a key, which would then be in error messages and reprs. As for ``user:password@``
-    (``reject_credentials``), the message names the URL without its query, never the query.
-    """
-    for part in (url or "").split(","):
-        part = part.strip()
-        if "?" not in part and "#" not in part:
-            continue
-        try:
-            public = public_url(part)
-        except ValueError:  # an unparseable URL is the client's to report
-            public = "the URL without it"
-        raise ConfigError(
-            f"{option}: a query string or fragment in the URL (?... or #...) is not accepted: "
-            f"give {public} and put the key in the environment variable named by "
-            "--api-key-env (api_key_env, default OPENAI_API_KEY)"
-        )
+
+def _outside_problem(key: str) -> Problem:
+    """A top-level key beside the [ragmeter] table: ignored until now, refused."""
+    where = "beside the [ragmeter] table: settings go inside it"
+    fields = list(Settings.model_fields)
+    return Problem(None, key, _NO_SECRETS if secret_name(key) else where + _closest(key, fields))
+
+
+def _problem(e: Any) -> Problem:
+    """One pydantic error as a Problem; an unknown key gets the closest known name."""
+    loc = [str(x) for x in e["loc"]]
+    if e["type"] != "extra_forbidden":
+        return Problem(None, ".".join(loc) or None, e["msg"])
+    name = loc[-1]
+    known = list((PriceConfig if loc[0] == "prices" else Settings).model_fields)
+    why = _NO_SECRETS if secret_name(name) else "unknown setting" + _closest(name, known)
+    return Problem(None, ".".join(loc), why)
 
 
 def secret_fields() -> frozenset[str]:
@@ -249,13 +355,6 @@ def hide_secrets(options: dict[str, Any]) -> dict[str, Any]:
     return {
         k: SecretStr(v) if k in hidden and isinstance(v, str) else v for k, v in options.items()
     }
-
-
-def _public_url(url: str | None) -> str | None:
-    """Each URL of a comma list without credentials, query or fragment."""
-    if url is None:
-        return None
-    return ",".join(public_url(u.strip()) for u in url.split(",") if u.strip())
 
 
 def as_settings(value: Settings | dict[str, Any] | str | Path | None) -> Settings:
@@ -293,7 +392,4 @@ def settings_from_options(
     try:
         return base.merged(**overrides)
     except ValidationError as exc:
-        problems = [
-            Problem(None, ".".join(map(str, e["loc"])) or None, e["msg"]) for e in exc.errors()
-        ]
-        raise DataError(problems, source="command line") from None
+        raise DataError([_problem(e) for e in exc.errors()], source="command line") from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,8 +15,7 @@ from ragmeter.io import load
 from ragmeter.metrics.base import Metric
 from ragmeter.plan import needs_of, plan_metrics
 from ragmeter.protocols import Resources
-from ragmeter.redact import OPENAI_URL, public_url
-from ragmeter.resources import Built, available_needs, build_resources
+from ragmeter.resources import Built, available_needs, build_resources, missing_key
 from ragmeter.sample import Sample
 from ragmeter.scheduler import score_all
 
@@ -63,17 +61,6 @@ async def estimate(
 DRY_RUN_KEY = "ragmeter-dry-run-no-key-sent"
 
 
-def missing_key(s: Settings) -> str | None:
-    """The environment variable an OpenAI-compatible judge reads its key from, when neither
-    it nor a Python-given key is set and the endpoint is OpenAI's (which needs one): the
-    same rule as the backend's ``resolve_api_key``, checked without building anything."""
-    if s.judge_kind != "openai" or s.api_key is not None or os.environ.get(s.api_key_env):
-        return None
-    if s.base_url and public_url(s.base_url) != OPENAI_URL:
-        return None  # a server of one's own may need no key
-    return s.api_key_env
-
-
 def dry_run(
     data: Any,
     metrics: Sequence[str] | str | None,
@@ -84,8 +71,7 @@ def dry_run(
 
     Without the judge's API key the estimate is made as if it were set (counting tokens
     needs no key: the point of a dry run is to know the cost before getting one), and
-    ``key_missing`` says that the real run would not reach the judge. A real run without
-    the key still fails every judged score (or, with default metrics, leaves them out).
+    ``key_missing`` says that a real run would stop before any work (``check_judge_key``).
     """
     s = as_settings(settings)
     samples = load(data, format=format)
@@ -93,8 +79,8 @@ def dry_run(
     if (variable := missing_key(s)) is not None:
         key_missing = (
             f"no API key: the environment variable {variable} is not set. Estimated as if it "
-            "were; the real run would not reach the judge (named judged metrics fail, default "
-            f"ones are left out): set {variable}, or name another variable with --api-key-env"
+            "were; a real run would stop before any work (exit 2): set "
+            f"{variable}, or name another variable with --api-key-env"
         )
         s = s.merged()
         s.api_key = SecretStr(DRY_RUN_KEY)

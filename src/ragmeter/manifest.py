@@ -233,7 +233,8 @@ def build_manifest(
     started_at: datetime,
     wall_s: float,
 ) -> dict[str, Any]:
-    """The whole manifest of a finished (or aborted) run."""
+    """The whole manifest of a finished run, or of one aborted or interrupted (Ctrl-C): a
+    resume compares only the fingerprint and input, so it accepts any status."""
     keep = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "judge_tokens")
     return {
         "schema": SCHEMA,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ragmeter.errors import ConfigError
@@ -25,6 +26,9 @@ _SECRET_RE: re.Pattern[str] | None = None
 _MIN_BODY = 12
 OPENAI_URL = "https://api.openai.com/v1"  # what an OpenAI-compatible client talks to by default
 _USERINFO = re.compile(r"(//)[^/@\s]+@")
+# A setting name that would hold a secret (api_key, token, password, ...): refused in settings
+# files and options, and masked wherever settings are recorded.
+_SECRET_NAME = re.compile(r"(?i)key|token|secret|passw|pwd|credential|auth|bearer|cookie")
 # Bearer tokens and sk-... style keys echoed back by servers, even ones we never registered.
 _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
@@ -113,3 +117,54 @@ def reject_credentials(url: str | None, option: str) -> None:
                 f"{public_url(part)} and put the key in the environment variable named by "
                 "--api-key-env (api_key_env, default OPENAI_API_KEY)"
             )
+
+
+def reject_query(url: str | None, option: str) -> None:
+    """ConfigError when a URL (or any URL of a comma list) has a query string or fragment.
+
+    Why refuse: the client appends the API path to the base URL, so ``/v1?api-key=K``
+    becomes ``/v1/?api-key=Kchat/completions`` (every call fails), and such a query usually
+    holds a key, which would then be in error messages and reprs. As for ``user:password@``
+    (``reject_credentials``), the message names the URL without its query, never the query.
+    """
+    for part in (url or "").split(","):
+        part = part.strip()
+        if "?" not in part and "#" not in part:
+            continue
+        try:
+            public = public_url(part)
+        except ValueError:  # an unparseable URL is the client's to report
+            public = "the URL without it"
+        raise ConfigError(
+            f"{option}: a query string or fragment in the URL (?... or #...) is not accepted: "
+            f"give {public} and put the key in the environment variable named by "
+            "--api-key-env (api_key_env, default OPENAI_API_KEY)"
+        )
+
+
+def public_urls(url: str | None) -> str | None:
+    """Each URL of a comma list without credentials, query or fragment."""
+    if url is None:
+        return None
+    return ",".join(public_url(u.strip()) for u in url.split(",") if u.strip())
+
+
+def secret_name(name: str) -> bool:
+    """Whether a setting called ``name`` would hold a secret; ``*_env`` names a variable."""
+    return bool(_SECRET_NAME.search(name)) and not name.lower().endswith("_env")
+
+
+def redact_tree(value: Any, name: str = "") -> Any:
+    """``value`` (settings as JSON data) with each string under a secret-looking name masked
+    and every other string passed through ``redact``.
+
+    Why, when validation refuses such names already: this is what run.json, summary.json
+    and reports record, so a key a future bug lets through validation still never lands
+    there (defence in depth)."""
+    if isinstance(value, dict):
+        return {k: redact_tree(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_tree(v, name) for v in value]
+    if isinstance(value, str):
+        return _MASK if secret_name(name) else redact(value)
+    return value

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ from ragmeter.engine import (
     PriceTable,
     RetryPolicy,
 )
+from ragmeter.engine.cache import DB_NAME
 from ragmeter.errors import ConfigError
 from ragmeter.protocols import Resources
-from ragmeter.redact import describe, public_url, register_secret
+from ragmeter.redact import OPENAI_URL, describe, public_url, register_secret
 
 LOCAL_KINDS = ("local", "gguf")
 
@@ -162,7 +164,7 @@ def build_resources(
 ) -> Built:
     """Build what ``needs`` asks for; what fails is recorded with its reason, not raised."""
     s = as_settings(settings)
-    cache = CallCache(s.cache) if s.cache else None
+    cache = open_cache(s.cache) if s.cache else None
     accountant = Accountant(PriceTable({k: (v.input, v.output) for k, v in s.prices.items()}))
     built = Built(
         Resources(options=_resolved_options(s)),
@@ -290,6 +292,70 @@ def _add_hf_models(built: Built, needs: set[str], options: dict[str, Any]) -> No
                 "no reward model configured: set the option reward_model=PATH to a local "
                 "Hugging Face reward model (e.g. OpenAssistant/reward-model-deberta-v3-large-v2)",
             )
+
+
+def open_cache(path: str) -> CallCache:
+    """The call cache at ``path`` (a directory, or a .sqlite/.db file), opened; a ConfigError
+    naming the path and what is wrong otherwise. Why: these were internal errors mid-run (a
+    file in the way, no such directory, "file is not a database"). A file that is not our
+    cache is never changed or removed: the user decides."""
+    where = Path(path)
+    db = where if where.suffix in (".sqlite", ".db") else where / DB_NAME
+    option = f"--cache (cache) {path}"
+    if db.parent.exists() and not db.parent.is_dir():
+        raise ConfigError(f"{option}: {db.parent} is a file: give a directory, or --cache off")
+    if db.is_file() and not _our_store(db):
+        raise ConfigError(
+            f"{option}: {db} is not a ragmeter cache (not an SQLite store of judge calls): "
+            "give another --cache directory, or remove that file if it is not needed"
+        )
+    try:
+        return CallCache(path)
+    except (OSError, sqlite3.Error) as exc:
+        why = getattr(exc, "strerror", None) or describe(exc)
+        raise ConfigError(
+            f"{option}: the cache cannot be opened there ({why}): give a writable directory, "
+            "or --cache off"
+        ) from None
+
+
+def _our_store(db: Path) -> bool:
+    """An SQLite file with no tables or ours (read only: a foreign one must not get ours)."""
+    try:
+        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        finally:
+            con.close()
+    except sqlite3.OperationalError:  # locked or unreadable: CallCache says which
+        return True
+    except sqlite3.DatabaseError:  # "file is not a database"
+        return False
+    tables = {r[0] for r in rows}
+    return not tables or "calls" in tables
+
+
+def missing_key(s: Settings) -> str | None:
+    """The environment variable an OpenAI-compatible judge reads its key from, when neither
+    it nor a Python-given key is set and the endpoint is OpenAI's (which needs one): the
+    same rule as the backend's ``resolve_api_key``, checked without building anything."""
+    if s.judge_kind != "openai" or s.api_key is not None or os.environ.get(s.api_key_env):
+        return None
+    if s.base_url and public_url(s.base_url) != OPENAI_URL:
+        return None  # a server of one's own may need no key
+    return s.api_key_env
+
+
+def check_judge_key(s: Settings) -> None:
+    """ConfigError when a judge asked for by name (``openai:MODEL``) has no key: said before
+    any work, not as every judged score failing (or default metrics silently left out)."""
+    variable = missing_key(s)
+    if variable is not None:
+        raise ConfigError(
+            f"no API key for the judge {s.judge!r}: the environment variable {variable} is not "
+            "set: set it, or name another variable with --api-key-env (api_key_env), or give "
+            "--base-url for a server that needs none"
+        )
 
 
 def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[str]:

@@ -10,6 +10,9 @@ the run; every call already answered is in the cache, so running it again resume
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import dataclasses
 import numbers
 import time
 from collections.abc import Sequence
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import ConfigError, RunAborted
+from ragmeter.errors import ConfigError, MetricError, RunAborted
 from ragmeter.executors.common import EXECUTORS, check_single_url, run_sync
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
@@ -31,11 +34,15 @@ from ragmeter.manifest import (
     write_manifest,
 )
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.plan import plan_metrics
-from ragmeter.resources import available_needs
+from ragmeter.metrics.registry import resolve
+from ragmeter.plan import needs_of, plan_metrics
+from ragmeter.resources import available_needs, check_judge_key, open_cache
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
+
+# A list the sync evaluate() reads when Ctrl-C stops a run: the line saying where it got to.
+_INTERRUPTED: contextvars.ContextVar[list[str]] = contextvars.ContextVar("ragmeter_interrupted")
 
 
 def _text_match_note(metric: Metric, scores: list[Score]) -> str | None:
@@ -84,6 +91,8 @@ def evaluate(
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     if executor != "local":
+        settings = as_settings(settings)
+        check_before_work(settings, metrics)
         return _other_executor(
             executor,
             data,
@@ -101,11 +110,13 @@ def evaluate(
             progress=progress,
         )
     holder: list[EvaluationResult] = []
+    said: list[str] = []  # where an interrupted run got to (see _INTERRUPTED)
 
     async def run() -> None:
         # The result is handed back through a list, not as the coroutine's return value:
         # Python 3.11's asyncio.Runner can repr() the finished main task, result included,
         # which costs seconds on a large result.
+        _INTERRUPTED.set(said)
         holder.append(
             await aevaluate(
                 data,
@@ -121,7 +132,12 @@ def evaluate(
             )
         )
 
-    run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
+    try:
+        run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
+    except KeyboardInterrupt:
+        if not said:
+            raise
+        raise KeyboardInterrupt(said[0]) from None  # the CLI prints it, exits 130
     return holder[0]
 
 
@@ -135,6 +151,21 @@ def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
         raise ConfigError(f"n_resamples must be an integer of 0 or more, not {n_resamples!r}")
     if not 0 < confidence < 1:
         raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
+
+
+def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
+    """What the model-based metrics of a run need from its settings, checked before any work:
+    the key of a judge asked for by name, and a cache that opens. Without a metric list the
+    run may need both. Unknown metric names and modes are plan_metrics' to report."""
+    try:
+        chosen = None if metrics is None else resolve(metrics)
+        needs = {"judge"} if chosen is None else needs_of(chosen, s.metric_options())
+    except (MetricError, ValueError):
+        return
+    if needs & {"judge", "scorer"}:
+        check_judge_key(s)
+    if s.cache and (chosen is None or any(m.is_async for m in chosen)):
+        open_cache(s.cache).close()
 
 
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
@@ -175,6 +206,7 @@ async def aevaluate(
     started_at = datetime.now(timezone.utc)
     s = as_settings(settings)
     check_single_url(s)
+    check_before_work(s, metrics)
     samples = load(data, format=format)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
@@ -200,11 +232,18 @@ async def aevaluate(
     scores = compute_all([m for m in chosen if not m.is_async], samples)
     usage: dict[str, Any] = {}
     model_metrics = [m for m in chosen if m.is_async]
+    done = [0]  # judged scores finished, for the line an interrupted run prints
     if model_metrics:
         try:
             model_scores, usage = await run_model_metrics(
-                model_metrics, samples, s, progress=progress, facts=facts
+                _counted(model_metrics, done), samples, s, progress=progress, facts=facts
             )
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
+            todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
+            said = _interrupted(s, done[0], todo)
+            if out_dir is not None:  # a resume accepts it: the fingerprint is what is compared
+                write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
+            raise
         except RunAborted as exc:
             hint = (
                 f" Every call already answered is kept in the cache ({s.cache}): run the same "
@@ -257,6 +296,35 @@ async def aevaluate(
     if out_dir is not None:
         result.write(out_dir)
     return result
+
+
+def _interrupted(s: Settings, done: int, todo: int) -> str:
+    """The line an interrupted run ends with, handed to the sync evaluate() (the CLI)."""
+    resume = f"kept in {s.cache}; re-run the same command to resume"
+    kept = resume if s.cache else "not kept: the cache is off"
+    said = f"interrupted: {done} of {todo} judged scores done, {kept}"
+    note = _INTERRUPTED.get(None)
+    if note is not None:
+        note.append(said)
+    return said
+
+
+def _counted(metrics: Sequence[Metric], done: list[int]) -> list[Metric]:
+    """The metrics, each counting into ``done`` the scores it finished (a failure too)."""
+
+    def counting(fn: Any) -> Any:
+        async def acompute(sample: Sample, resources: Any) -> Any:
+            try:
+                score = await fn(sample, resources)
+            except Exception:  # a failed score is finished too; a cancelled one is not
+                done[0] += 1
+                raise
+            done[0] += 1
+            return score
+
+        return acompute
+
+    return [dataclasses.replace(m, acompute=counting(m.acompute)) for m in metrics]
 
 
 async def run_model_metrics(

@@ -18,6 +18,7 @@ import json
 import os
 from typing import Any
 
+from ragmeter.config import openai_base_url
 from ragmeter.errors import ConfigError, PermanentError, TransientError
 from ragmeter.protocols import ChatCompletion, ChatRequest, Usage
 from ragmeter.redact import OPENAI_URL, public_url, register_secret, reject_credentials
@@ -97,6 +98,7 @@ def make_client(
     import openai
 
     reject_credentials(base_url, "base_url")  # also when a backend is built without Settings
+    base_url = openai_base_url(base_url)
     key = resolve_api_key(api_key_env, base_url, api_key)
     # A pool at least as large as the concurrency, or requests queue inside the client.
     limits = _HTTPX.Limits(
@@ -109,7 +111,7 @@ def make_client(
         http_client = openai.DefaultAsyncHttpxClient(limits=limits, verify=verify)
     return openai.AsyncOpenAI(
         api_key=key,
-        base_url=base_url or None,
+        base_url=base_url or OPENAI_URL,  # resolved by the caller: never the SDK's own guess
         max_retries=0,
         timeout=(timeout + 5.0) if timeout else None,
         http_client=http_client,
@@ -141,7 +143,9 @@ class OpenAICompatBackend:
             )
         self.model = model
         self.name = f"openai:{model}"
-        self.base_url = base_url
+        # $OPENAI_BASE_URL when none is given, as the client would: facts and cache identity
+        # then name the server the calls really go to (Settings resolves it the same way)
+        self.base_url = base_url = openai_base_url(base_url)
         # what cached calls are keyed on: replicas of one model behind several URLs share it
         self.cache_url = cache_url or base_url
         self.seed = seed

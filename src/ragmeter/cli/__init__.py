@@ -5,7 +5,7 @@ function and prints; the logic a Python user needs lives in the library. Exit co
 requested score computed (or not applicable by definition), 1 some scores failed (or an
 internal error, or a failed CI gate: `--fail-under`, `--fail-on-regression`, one ``gate
 failed:`` line each), 2 bad input or configuration (no traceback), 3 judge unreachable:
-run aborted.
+run aborted, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ console = Console()
 err_console = Console(stderr=True)
 
 # 0: every requested score computed (or not applicable by definition); 1: some scores failed
-# (or an internal error); 2: usage or configuration; 3: the judge is unreachable, run aborted.
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_ABORTED = 0, 1, 2, 3
+# (or an internal error); 2: usage or configuration; 3: the judge is unreachable, run aborted;
+# 130: interrupted (Ctrl-C), as a shell reports SIGINT.
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_ABORTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INTERNAL = EXIT_FAILED
 
 
@@ -36,7 +37,7 @@ def report_data_error(exc: DataError) -> None:
 
 
 def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Map errors to exit codes: bad input 2, aborted run 3 (no traceback)."""
+    """Map errors to exit codes: bad input 2, aborted run 3, interrupted 130 (no traceback)."""
     try:
         return fn(*args, **kwargs)
     except DataError as exc:
@@ -47,6 +48,9 @@ def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
             f"[bold red]aborted:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True
         )
         raise typer.Exit(EXIT_ABORTED) from None
+    except KeyboardInterrupt as exc:  # typer would exit 130 without a word
+        err_console.print(str(exc) or "interrupted", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except RagmeterError as exc:
         err_console.print(
             f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True

@@ -152,7 +152,8 @@ def evaluate(
 
     Exit codes: 0 every requested score computed (or not applicable by definition); 1 some
     scores failed (see --max-failure-rate); 2 usage or configuration error; 3 judge
-    unreachable, run aborted (computed calls stay cached: re-run to resume). A failed
+    unreachable, run aborted (computed calls stay cached: re-run to resume); 130 interrupted
+    (Ctrl-C; likewise kept and resumed). A failed
     --fail-under gate exits 1 with one `gate failed:` line per metric.
     """
     on = check_gate_on(gate_on)
