@@ -188,3 +188,42 @@ def test_ctrl_c_says_where_it_got_to_and_a_resume_accepts_the_run(tmp_path: Path
         assert code == 0, text
         assert json.loads((out / "run.json").read_text())["status"] == "complete"
         assert srv.calls - asked <= 12 - int(said[1])  # what was done came from the cache
+
+
+def test_ctrl_c_on_the_stream_executor_says_where_it_got_to(tmp_path: Path) -> None:
+    """The streamed run too: one line (rows written, where judged calls are kept) and
+    run.json "interrupted"; the same command resumes."""
+    import ragmeter
+
+    src = str(Path(ragmeter.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    data = write_rows(tmp_path / "d.jsonl", n=12)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    args = ["evaluate", data, "--judge", "openai:fake", "-m", "answer_relevance", "--no-preflight"]
+    args += ["--embedder", "none", "--cache", cache, "-o", out, "--concurrency", "1"]
+    args += ["--executor", "stream", "--batch-size", "2"]
+    with FakeOpenAIServer(latency=0.3) as srv:
+        args += ["--base-url", srv.url]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ragmeter", *map(str, args)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        deadline = time.time() + 60
+        while srv.calls < 5 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        flat = " ".join(err.split())
+        assert proc.returncode == 130, flat
+        said = re.search(
+            r"interrupted: (\d+) of 12 rows written to \S+, judged calls kept in (\S+);", flat
+        )
+        assert said and said[2] == str(cache), flat
+        assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+        code, text = invoke(args)  # the same command resumes
+        assert code == 0, text
+        assert json.loads((out / "run.json").read_text())["status"] == "complete"

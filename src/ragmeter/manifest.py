@@ -260,3 +260,18 @@ def write_manifest(out: str | Path, manifest: Mapping[str, Any]) -> Path:
     path = Path(out) / MANIFEST
     write_json(dict(manifest), path)
     return path
+
+
+def interrupted_line(out: str | Path | None) -> str | None:
+    """The line an interrupted run left in its run.json (``error`` when ``status`` is
+    ``interrupted``), or None: how a streamed run tells the CLI where it got to."""
+    if out is None:
+        return None
+    try:
+        doc = json.loads((Path(out) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("status") != "interrupted":
+        return None
+    said = doc.get("error")
+    return said if isinstance(said, str) else None

@@ -30,6 +30,7 @@ from ragmeter.manifest import (
     build_manifest,
     fingerprint,
     input_facts,
+    interrupted_line,
     prepare_out,
     write_manifest,
 )
@@ -180,7 +181,13 @@ def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> Stream
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
 
-        return run_sync(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+        try:
+            return run_sync(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+        except KeyboardInterrupt:  # the line the stream executor left in run.json, if any
+            said = interrupted_line(kw["out"])
+            if said is None:
+                raise
+            raise KeyboardInterrupt(said) from None
     from ragmeter.executors.ray_executor import ray_evaluate
 
     kw.pop("progress")

@@ -11,6 +11,7 @@ metric code runs on the same samples, batch boundaries change nothing a metric s
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -98,6 +99,15 @@ async def astream_evaluate(
         aborted["error"] = str(exc)
         write_manifest(out_dir, aborted)
         exc.args = (f"{exc}. Rows scored so far are in {out_dir}/scores.jsonl.partial.",)
+        raise
+    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: record where it got to
+        writer.abandon()
+        kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
+        said = (
+            f"interrupted: {writer.n_samples} of {n_rows} rows written to "
+            f"{out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command to resume"
+        )
+        write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
         raise
     except BaseException:
         writer.abandon()
