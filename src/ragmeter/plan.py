@@ -5,13 +5,50 @@ Pure: reads the metric registry and the samples, builds nothing, calls nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.errors import DataError, MetricError, Problem
 from ragmeter.metrics.base import Metric
 from ragmeter.metrics.registry import default_metrics, get_metric, list_metrics, resolve
 from ragmeter.sample import Sample
+
+_FIELDS = tuple(Sample.model_fields)
+
+
+@dataclass
+class FieldPresence:
+    """Which of a file's fields each row has, counted by combination: what planning needs to
+    know of rows a run does not keep (a streamed run validates every row, then lets it go).
+
+    Why combinations and not per-field counts: a metric may need two fields together
+    (``contexts+reference_context_ids``), which per-field counts cannot tell apart from two
+    sets of rows each holding one. There are at most 2**fields combinations, a few in practice,
+    so memory stays bounded whatever the number of rows.
+    """
+
+    counts: dict[frozenset[str], int] = field(default_factory=dict)
+
+    def add(self, sample: Sample) -> None:
+        """Count the sample's present (non-None) fields."""
+        present = frozenset(f for f in _FIELDS if getattr(sample, f) is not None)
+        self.counts[present] = self.counts.get(present, 0) + 1
+
+
+def fields_feed(metric: Metric, present: frozenset[str]) -> bool:
+    """Whether a row holding (non-None) exactly ``present`` can be scored by ``metric``: the
+    test of ``Metric.missing`` on field names (tests/test_stream_planning.py checks they agree
+    for every metric and every combination of fields)."""
+    return any(all(f in present for f in group) for group in metric.requires)
+
+
+def _feeder(rows: Sequence[Sample] | FieldPresence) -> Callable[[Metric], bool]:
+    """Whether some row can feed a metric: from the samples, or from a file's field counts."""
+    if isinstance(rows, FieldPresence):
+        present = list(rows.counts)
+        return lambda m: any(fields_feed(m, p) for p in present)
+    return lambda m: any(m.missing(s) is None for s in rows)
 
 
 def mode_of_metric(metric: Metric, options: Mapping[str, Any] | None) -> str | None:
@@ -74,7 +111,7 @@ def check_metric_names(metrics: Sequence[str] | str | None) -> None:
 
 
 def plan_metrics(
-    samples: Sequence[Sample],
+    samples: Sequence[Sample] | FieldPresence,
     metrics: Sequence[str] | str | None,
     notes: list[str],
     available_needs: set[str] | None = None,
@@ -84,14 +121,17 @@ def plan_metrics(
 
     Without a list: every default metric that some row can feed and whose needs, in the
     chosen mode (``options``), are among ``available_needs``; each one left out is noted.
-    An empty list, an unknown metric or an unknown mode raises MetricError.
+    An empty list, an unknown metric or an unknown mode raises MetricError. ``samples`` may
+    be a file's ``FieldPresence`` (every row counted, none kept): the same choice as on the
+    samples themselves.
     """
+    fed = _feeder(samples)
     check_metric_names(metrics)
     check_modes((options or {}).get("modes"))
     if metrics is None:
         chosen = []
         for m in default_metrics():
-            if not any(m.missing(s) is None for s in samples):
+            if not fed(m):
                 continue
             needs = m.needs_in(mode_of_metric(m, options))
             if available_needs is not None and not needs <= available_needs:
@@ -117,7 +157,7 @@ def plan_metrics(
         raise DataError([Problem(None, "metrics", str(exc))]) from None
     problems = []
     for m in chosen:
-        if not any(m.missing(s) is None for s in samples):
+        if not fed(m):
             problems.append(
                 Problem(
                     None,

@@ -10,11 +10,11 @@ from typing import Any, TypeVar
 
 from ragmeter.config import Settings
 from ragmeter.errors import ConfigError
-from ragmeter.executors.source import check_file, iter_batches
+from ragmeter.executors.source import check_file
 from ragmeter.executors.streamed import ScoreWriter
 from ragmeter.manifest import file_facts, fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
-from ragmeter.plan import plan_metrics
+from ragmeter.plan import FieldPresence, plan_metrics
 from ragmeter.resources import available_needs
 
 EXECUTORS = ("local", "stream", "ray")
@@ -98,18 +98,22 @@ def plan_file_run(
     confidence: float,
     seed: int,
 ) -> FilePlan:
-    """Validate the whole file (one streamed pass), plan the metrics on its first rows (those
-    whose inputs the first 1,000 rows lack are not chosen by default: name them to score them
-    anyway), claim ``out``. Every usage error is raised here, before any judge call."""
+    """Validate the whole file (one streamed pass), plan the metrics on every row of it,
+    claim ``out``. Every usage error is raised here, before any judge call.
+
+    Why every row: planned on the first rows, a metric whose inputs appear only later in the
+    file was silently left out, where a local run of the same file scores it. The validation
+    pass already reads each row; it counts which fields each has (``FieldPresence``, a few
+    combinations, not the rows), so the plan is the local one at no extra pass."""
     if out is None:
         raise ConfigError(
             "this executor writes its scores as it goes: give an output directory (--out)"
         )
-    n_rows = check_file(path)
+    presence = FieldPresence()
+    n_rows = check_file(path, presence=presence)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
-    first = next(iter_batches(path, 1000))
-    chosen = plan_metrics(first, metrics, notes, available, s.metric_options())
+    chosen = plan_metrics(presence, metrics, notes, available, s.metric_options())
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = file_facts(path, n_rows)
     out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_)

@@ -3,8 +3,10 @@
 Two passes over the file: ``check_file`` validates every row (the same checks and messages as
 ``ragmeter.load``, with the file's own line and row numbers, duplicates across batches
 included) before any scoring, so bad input fails before expensive work as it does in a local
-run; ``iter_batches`` then yields validated samples batch by batch for scoring. Validation
-runs at ~90k rows/s, so the first pass costs a few percent of even the cheapest run.
+run, and counts which fields the rows have (``FieldPresence``: the metrics are planned on every
+row, not a sample of them); ``iter_batches`` then yields validated samples batch by batch for
+scoring. Validation runs at ~90k rows/s, so the first pass costs a few percent of even the
+cheapest run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
 from ragmeter.io import parse_json_line
+from ragmeter.plan import FieldPresence
 from ragmeter.sample import Sample, validate_records
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson", ".parquet", ".pq")
@@ -138,9 +141,13 @@ def _validate(batch: RawBatch, source: str) -> tuple[list[Sample], list[Problem]
     return samples, batch.problems
 
 
-def check_file(path: str | Path, batch_size: int = 10_000) -> int:
+def check_file(
+    path: str | Path, batch_size: int = 10_000, presence: FieldPresence | None = None
+) -> int:
     """Validate every row of the file; the number of rows, or a DataError listing problems
-    (the first MAX_PROBLEMS, with the total) before any scoring starts."""
+    (the first MAX_PROBLEMS, with the total) before any scoring starts. ``presence``, when
+    given, counts which fields each valid row has: this pass is the only one before work
+    that sees every row, so the metrics are planned on the whole file from it."""
     source = str(path)
     problems: list[Problem] = []
     n_problems = 0
@@ -151,6 +158,8 @@ def check_file(path: str | Path, batch_size: int = 10_000) -> int:
         n_problems += len(found)
         problems.extend(found[: max(MAX_PROBLEMS - len(problems), 0)])
         for sample, row in zip(samples, batch.rows, strict=False):
+            if presence is not None:
+                presence.add(sample)
             first = seen.setdefault(sample.question_id, row)
             if first != row:
                 n_problems += 1

@@ -2,9 +2,9 @@
 come, memory bounded by the batch size (not the input size).
 
 The same stages as a local run (validate -> plan -> score -> aggregate -> write), each on a
-batch: a first pass validates the whole file (bad input fails before any judge call); the plan
-is made from the first batch (metrics whose inputs are absent from it are not chosen by
-default; name them to score them anyway); the model-based metrics share one ModelSession (a
+batch: a first pass validates the whole file (bad input fails before any judge call) and
+counts which fields its rows have, so the plan is made on every row (the metrics a local run
+of the same file would choose); the model-based metrics share one ModelSession (a
 local model is loaded once). Scores are identical to a local run's on the same input: the same
 metric code runs on the same samples, batch boundaries change nothing a metric sees.
 """
