@@ -43,18 +43,43 @@ class MetaEvalReport:
 
     @property
     def agreement(self) -> dict[str, float | None]:
-        """The RAGAS metrics' agreement per dimension (None where not run)."""
+        """The RAGAS metrics' agreement per dimension (None where not run, or where every
+        pair failed)."""
         return dict(self.payload["agreement"])
 
+    @property
+    def n_failed(self) -> int:
+        """Pairs left out of some scorer's agreement because a side's score failed."""
+        return sum(r.n_failed for r in self.results)
+
+    def exit_code(self) -> int:
+        """1 when a score failed (the README's exit codes: all written, each with its
+        reason), else 0. meta-eval has no --max-failure-rate: agreement over the pairs that
+        were left is another number than the one asked for."""
+        return 1 if self.n_failed else 0
+
+    def failure_lines(self) -> list[str]:
+        """One line per scorer with failed pairs: how many were left out, and why (the first
+        reason; every reason is in the JSON's pairs)."""
+        return [
+            f"{r.name}: {r.n_failed} of {len(r.outcomes)} pair(s) left out of the agreement, "
+            f"a score failed (first: {r.first_failure})"
+            for r in self.results
+            if r.n_failed
+        ]
+
     def result_line(self) -> str:
-        """``RESULT dim=agreement dim_lexical=... dim_brier=... wall_s=... judge_tokens=...``:
-        per judged metric its agreement, its no-model baseline's agreement and its Brier."""
+        """``RESULT dim=agreement dim_failed=N dim_lexical=... dim_brier=... wall_s=...
+        judge_tokens=...``: per judged metric run, its agreement ("—" when every pair
+        failed), its pairs left out as failed, its no-model baseline's agreement and Brier."""
         by_name = {r.name: r for r in self.results}
+        ragas = {r.dimension: r for r in self.results if r.kind == "ragas"}
         parts = []
         for d, a in self.agreement.items():
-            if a is None:
+            if d not in ragas:
                 continue
-            parts.append(f"{d}={a:.3f}")
+            parts.append(f"{d}={'—' if a is None else f'{a:.3f}'}")
+            parts.append(f"{d}_failed={ragas[d].n_failed}")
             lex = by_name.get(LEXICAL_BASELINE[d])
             if lex is not None and lex.agreement is not None:
                 parts.append(f"{d}_lexical={lex.agreement:.3f}")
@@ -195,6 +220,7 @@ def _payload(
         "settings": s.public_dict(),
         "paper_table1": PAPER_TABLE1,
         "agreement": {d: (ragas[d].agreement if d in ragas else None) for d in DIMENSIONS},
+        "failed_pairs": {d: ragas[d].n_failed for d in DIMENSIONS if d in ragas},
         "calibration": {d: ragas[d].calibration() for d in DIMENSIONS if d in ragas},
         "ragas_wall_s": round(sum(r.wall_s for r in ragas.values()), 1),
         "ragas_judge_tokens": sum(r.prompt_tokens + r.completion_tokens for r in ragas.values()),
