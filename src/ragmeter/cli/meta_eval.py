@@ -11,7 +11,13 @@ from rich.table import Table
 
 from ragmeter.cli._common import console, err_console, run_guarded
 from ragmeter.config import settings_from_options
-from ragmeter.meta_eval import DIMENSIONS, LEXICAL_BASELINE, PAPER_TABLE1, ScorerResult
+from ragmeter.meta_eval import (
+    DIMENSIONS,
+    LEXICAL_BASELINE,
+    PAPER_TABLE1,
+    ScorerResult,
+    check_out,
+)
 from ragmeter.meta_eval import run as run_meta_eval
 
 LABELS = {
@@ -164,9 +170,11 @@ def meta_eval_cmd(
         Path | None,
         typer.Option(help="TOML or JSON settings file."),
     ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Write the results as JSON here."),
+    out: Annotated[  # a str: Path drops the trailing "/" that says "a directory"
+        str | None,
+        typer.Option(
+            "--out", "-o", help="Write the results as JSON to this file (not a directory)."
+        ),
     ] = None,
 ) -> None:
     """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1).
@@ -185,6 +193,8 @@ def meta_eval_cmd(
         cache=cache,
         modes=mode,
     )
+    if out is not None:
+        run_guarded(check_out, out)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
     def progress(msg: str) -> None:
@@ -202,7 +212,7 @@ def meta_eval_cmd(
     )
     print_table(report.results, report.judge, report.modes)
     if out is not None:
-        console.print(f"wrote {report.write(out)}")
+        console.print(f"wrote {run_guarded(report.write, out)}")
     for line in report.failure_lines():
         err_console.print(
             f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True

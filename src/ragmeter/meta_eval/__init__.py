@@ -12,7 +12,7 @@ the CLI says so on stderr and exits 1. When every pair failed the agreement is N
 ``run_meta_eval``) are here for callers who bring their own pairs, scorers or resources.
 """
 
-from ragmeter.meta_eval._api import MetaEvalReport, run, select_pairs
+from ragmeter.meta_eval._api import MetaEvalReport, check_out, run, select_pairs
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE, context_overlap, question_overlap
 from ragmeter.meta_eval._pairs import (
     DATASETS,
@@ -48,6 +48,7 @@ __all__ = [
     "PreferencePair",
     "ScorerResult",
     "build_scorers",
+    "check_out",
     "context_overlap",
     "embedding_cosine",
     "gpt_ranking",
