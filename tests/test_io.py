@@ -258,3 +258,20 @@ def test_is_answerable_spellings_are_the_same_in_every_input(tmp_path):
     for bad in ("maybe", 2, 0.5, "", [True]):
         with pytest.raises(ragmeter.DataError, match=r"is_answerable.*expected true or false"):
             ragmeter.load([make_row(1, is_answerable=bad)])
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_truncated_jsonl_line_names_its_own_line_and_column(tmp_path, ending) -> None:
+    """The line ending is no part of the JSON: json.loads saw it and placed the error at
+    column 1 of a next line that does not exist; the error is at the cut, column 65."""
+    cut = '{"question": "When did the bridge open?", "answer": "The bridge"'
+    assert len(cut) == 64
+    lines = [json.dumps(make_row(1)), "", cut, json.dumps(make_row(2)), '{"question" "q"}', ""]
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(ending.join(lines).encode())
+    with pytest.raises(ragmeter.DataError) as info:
+        ragmeter.load(path)
+    assert [str(p) for p in info.value.problems] == [
+        "row 2, line 3: invalid JSON: Expecting ',' delimiter (column 65)",
+        "row 4, line 5: invalid JSON: Expecting ':' delimiter (column 13)",
+    ]

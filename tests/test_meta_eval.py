@@ -89,6 +89,18 @@ def test_adapter_numbers_rows_and_lines_as_evaluate_does(tmp_path):
     ]
 
 
+def test_adapter_names_the_column_of_a_line_cut_short(tmp_path):
+    """The error is at the cut (column 65 of line 2), not at "column 1" past the newline."""
+    cut = '{"question": "When did the bridge open?", "answer": "The bridge"'
+    path = tmp_path / "cut.jsonl"
+    path.write_text(f"{json.dumps(ROWS[0])}\n{cut}\r\n{json.dumps(ROWS[1])}\n")
+    with pytest.raises(DataError) as exc:
+        wikieval_pairs(path)
+    assert [str(p) for p in exc.value.problems] == [
+        "row 2: invalid JSON: Expecting ',' delimiter (column 65)"
+    ]
+
+
 @pytest.mark.parametrize("content", ["", "\n\n  \n"])
 def test_adapter_refuses_a_file_without_rows(tmp_path, content):
     path = tmp_path / "empty.jsonl"
@@ -116,11 +128,10 @@ def test_cli_meta_eval_without_rows_exits_2_before_any_model(tmp_path, monkeypat
     assert "no rows" in result.output and not out.exists()
 
 
-def test_outcome_ties_and_missing_count_half():
+def test_outcome_ties_count_half():  # failed sides: test_meta_eval_failures.py
     assert outcome(Score.ok(0.9), Score.ok(0.1)) == 1.0
     assert outcome(Score.ok(0.1), Score.ok(0.9)) == 0.0
     assert outcome(Score.ok(0.5), Score.ok(0.5)) == 0.5
-    assert outcome(Score.failed("x"), Score.ok(0.5)) == 0.5
 
 
 def by_answer(table):

@@ -163,7 +163,8 @@ def _load_jsonl(path: Path) -> list[Sample]:
 
 
 def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Problem]]:
-    """Records with their line and row numbers, and the lines that could not be parsed."""
+    """Records with their line and row numbers, and the lines that could not be parsed (each
+    without its line ending, which put a cut line's error at "column 1" of a next line)."""
     records: list[Any] = []
     lines: list[int] = []
     rows: list[int] = []
@@ -185,7 +186,7 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
             if not text.strip():
                 continue
             try:
-                records.append(parse_json_line(text))
+                records.append(parse_json_line(text.rstrip("\r\n")))
             except json.JSONDecodeError as exc:
                 problems.append(
                     Problem(

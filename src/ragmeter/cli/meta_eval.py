@@ -9,9 +9,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import console, run_guarded
+from ragmeter.cli._common import console, err_console, run_guarded
 from ragmeter.config import settings_from_options
-from ragmeter.meta_eval import DIMENSIONS, LEXICAL_BASELINE, PAPER_TABLE1, ScorerResult
+from ragmeter.meta_eval import (
+    DIMENSIONS,
+    LEXICAL_BASELINE,
+    PAPER_TABLE1,
+    ScorerResult,
+    check_out,
+)
 from ragmeter.meta_eval import run as run_meta_eval
 
 LABELS = {
@@ -52,12 +58,13 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
         toks = []
         for dim in DIMENSIONS:
             r = by_dim.get(dim)
-            if r is None or r.agreement is None:
+            if r is None:
                 cells.append("—")
                 toks.append("—")
                 continue
             miss = f" ({r.n_missing} n/a)" if r.n_missing else ""
-            cells.append(f"{r.agreement:.2f}{miss}")
+            miss += f" [red]({r.n_failed} failed)[/red]" if r.n_failed else ""
+            cells.append(("—" if r.agreement is None else f"{r.agreement:.2f}") + miss)
             tps = r.tokens_per_sample()
             facts = r.as_dict(with_pairs=False)
             comp, cpi = facts["computed_tokens_per_item"], facts["judge_calls_per_item"]
@@ -163,12 +170,20 @@ def meta_eval_cmd(
         Path | None,
         typer.Option(help="TOML or JSON settings file."),
     ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Write the results as JSON here."),
+    out: Annotated[  # a str: Path drops the trailing "/" that says "a directory"
+        str | None,
+        typer.Option(
+            "--out", "-o", help="Write the results as JSON to this file (not a directory)."
+        ),
     ] = None,
 ) -> None:
-    """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1)."""
+    """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1).
+
+    A pair whose score failed is left out of the agreement (a tie or a metric that does not
+    apply counts 1/2). Exit codes: 0 every score computed; 1 some scores failed (one stderr
+    line per scorer says how many pairs and why; all are in --out with their reasons); 2
+    usage or configuration, before any work; 3 judge unreachable; 130 interrupted.
+    """
     settings = run_guarded(
         settings_from_options,
         config,
@@ -178,6 +193,8 @@ def meta_eval_cmd(
         cache=cache,
         modes=mode,
     )
+    if out is not None:
+        run_guarded(check_out, out)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
     def progress(msg: str) -> None:
@@ -195,5 +212,17 @@ def meta_eval_cmd(
     )
     print_table(report.results, report.judge, report.modes)
     if out is not None:
-        console.print(f"wrote {report.write(out)}")
+        console.print(f"wrote {run_guarded(report.write, out)}")
+    for line in report.failure_lines():
+        err_console.print(
+            f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True
+        )
     console.print(report.result_line(), highlight=False, soft_wrap=True)
+    code = report.exit_code()
+    if code:
+        err_console.print(
+            f"exit {code}: {report.n_failed} pair(s) left out of the agreement, a score failed",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(code)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import DataError, Problem, ResourceUnavailable
+from ragmeter.errors import DataError, MetricError, OutputError, Problem, ResourceUnavailable
 from ragmeter.executors.common import run_sync
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE
 from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
@@ -28,7 +29,7 @@ from ragmeter.meta_eval._scorers import (
     build_scorers,
 )
 from ragmeter.metrics.registry import default_modes, get_metric
-from ragmeter.plan import mode_of_metric
+from ragmeter.plan import check_modes, mode_of_metric
 from ragmeter.resources import build_resources
 
 
@@ -43,18 +44,43 @@ class MetaEvalReport:
 
     @property
     def agreement(self) -> dict[str, float | None]:
-        """The RAGAS metrics' agreement per dimension (None where not run)."""
+        """The RAGAS metrics' agreement per dimension (None where not run, or where every
+        pair failed)."""
         return dict(self.payload["agreement"])
 
+    @property
+    def n_failed(self) -> int:
+        """Pairs left out of some scorer's agreement because a side's score failed."""
+        return sum(r.n_failed for r in self.results)
+
+    def exit_code(self) -> int:
+        """1 when a score failed (the README's exit codes: all written, each with its
+        reason), else 0. meta-eval has no --max-failure-rate: agreement over the pairs that
+        were left is another number than the one asked for."""
+        return 1 if self.n_failed else 0
+
+    def failure_lines(self) -> list[str]:
+        """One line per scorer with failed pairs: how many were left out, and why (the first
+        reason; every reason is in the JSON's pairs)."""
+        return [
+            f"{r.name}: {r.n_failed} of {len(r.outcomes)} pair(s) left out of the agreement, "
+            f"a score failed (first: {r.first_failure})"
+            for r in self.results
+            if r.n_failed
+        ]
+
     def result_line(self) -> str:
-        """``RESULT dim=agreement dim_lexical=... dim_brier=... wall_s=... judge_tokens=...``:
-        per judged metric its agreement, its no-model baseline's agreement and its Brier."""
+        """``RESULT dim=agreement dim_failed=N dim_lexical=... dim_brier=... wall_s=...
+        judge_tokens=...``: per judged metric run, its agreement ("—" when every pair
+        failed), its pairs left out as failed, its no-model baseline's agreement and Brier."""
         by_name = {r.name: r for r in self.results}
+        ragas = {r.dimension: r for r in self.results if r.kind == "ragas"}
         parts = []
         for d, a in self.agreement.items():
-            if a is None:
+            if d not in ragas:
                 continue
-            parts.append(f"{d}={a:.3f}")
+            parts.append(f"{d}={'—' if a is None else f'{a:.3f}'}")
+            parts.append(f"{d}_failed={ragas[d].n_failed}")
             lex = by_name.get(LEXICAL_BASELINE[d])
             if lex is not None and lex.agreement is not None:
                 parts.append(f"{d}_lexical={lex.agreement:.3f}")
@@ -69,10 +95,66 @@ class MetaEvalReport:
         )
 
     def write(self, path: str | Path) -> Path:
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(self.payload, indent=1, ensure_ascii=False), encoding="utf-8")
+        """The payload as JSON at ``path`` (checked with ``check_out``; OutputError if not)."""
+        out = check_out(path)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(self.payload, indent=1, ensure_ascii=False)
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"--out {out} cannot be written ({exc.strerror or exc})") from None
         return out
+
+
+def check_out(out: str | Path) -> Path:
+    """The JSON file ``--out`` names, checked before any work (as ``report`` checks its
+    HTML file): finding after an hour of judge calls that it cannot be written lost them.
+
+    A directory, or a path ending in a separator, is refused rather than given a file name
+    of our choosing: the command then writes exactly the file the user named. Writability
+    is probed with a temporary file in the nearest existing directory (a permission check
+    alone is wrong for root and for /proc-like file systems). OutputError says why.
+    """
+    text = str(out)
+    path = Path(out).expanduser()
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise OutputError(
+            f"--out {text} is a directory: give the JSON file to write, "
+            f"e.g. {path / 'meta_eval.json'}"
+        )
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OutputError(f"--out {path} cannot be created: {existing} is a file, not a directory")
+    try:
+        if path.exists():
+            with path.open("a", encoding="utf-8"):
+                pass
+        else:
+            fd, probe = tempfile.mkstemp(prefix=".ragmeter-meta-eval-", dir=existing)
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(
+            f"--out {path} cannot be written ({exc.strerror or exc}): give a writable file path"
+        ) from None
+    return path
+
+
+def _check_modes(s: Settings) -> None:
+    """Every ``--mode`` names a metric that has that mode (``plan.check_modes``, as evaluate
+    checks them), and the judged metrics' modes, ``options.mode`` included, exist: an
+    unknown one was an internal ValueError, or silently ignored, once the data was read."""
+    check_modes(s.modes)
+    for name in RAGAS_METRICS.values():
+        metric = get_metric(name)
+        mode = mode_of_metric(metric, s.metric_options())
+        if mode is not None and mode not in metric.mode_names:
+            raise MetricError(
+                f"mode {mode!r} (options.mode) is no mode of {name}; choose one of "
+                + ", ".join(metric.mode_names)
+            )
 
 
 def select_pairs(
@@ -132,10 +214,12 @@ def run(
 ) -> MetaEvalReport:
     """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences.
 
-    Raises ``DataError`` for a bad request and ``ResourceUnavailable`` when a resource the
-    run needs cannot be built, both before any pair is scored.
+    Raises ``DataError`` for a bad request, ``MetricError`` for an unknown mode and
+    ``ResourceUnavailable`` when a resource the run needs cannot be built, all before any
+    pair is scored.
     """
     s = as_settings(settings)
+    _check_modes(s)
     dims = list(dimensions) if dimensions is not None else list(DIMENSIONS)
     pairs = select_pairs(dataset, data, dims, limit)
     wanted = [b.strip() for b in baselines if b.strip() and b.strip() != "none"]
@@ -195,6 +279,7 @@ def _payload(
         "settings": s.public_dict(),
         "paper_table1": PAPER_TABLE1,
         "agreement": {d: (ragas[d].agreement if d in ragas else None) for d in DIMENSIONS},
+        "failed_pairs": {d: ragas[d].n_failed for d in DIMENSIONS if d in ragas},
         "calibration": {d: ragas[d].calibration() for d in DIMENSIONS if d in ragas},
         "ragas_wall_s": round(sum(r.wall_s for r in ragas.values()), 1),
         "ragas_judge_tokens": sum(r.prompt_tokens + r.completion_tokens for r in ragas.values()),

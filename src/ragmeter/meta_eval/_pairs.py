@@ -42,7 +42,8 @@ def _strip(text: str, prefix: str) -> str:
 def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict[str, Any]]]:
     """(row, line, record) of each non-blank line, numbered from 1 as ``evaluate`` numbers
     them (rows skip blank lines, lines do not); each unreadable line goes to ``problems``,
-    and a file without any row raises "no rows"."""
+    and a file without any row raises "no rows". A line is parsed without its line ending:
+    with it, json placed the error of a line cut short at "column 1" of a next line."""
     if not path.is_file():
         raise DataError([Problem(None, "data", f"file not found: {path}")])
     out: list[tuple[int, int, dict[str, Any]]] = []
@@ -61,7 +62,7 @@ def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict
                 continue
             row += 1
             try:
-                record = json.loads(text)
+                record = json.loads(text.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 problems.append(
                     Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", line)

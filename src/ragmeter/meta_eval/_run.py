@@ -1,5 +1,11 @@
 """Scoring every pair with every scorer of its dimension, in a prefix-friendly order.
 
+A pair counts 1 when the human-preferred side scores strictly higher, 0 when lower, and 1/2
+for a tie or a side without a value by definition (undefined, skipped: the metric does not
+apply, which is a finding about the pair). A pair where a side's score FAILED is left out of
+the agreement and counted (``n_failed``): a broken judge is no evidence either way, and
+counting it as a tie pulled every agreement towards 0.5 without a word.
+
 Calls run one after another: pairs are grouped by source row and, within a row, every
 scorer's calls on one context are sent back to back, so a local judge evaluates each context
 (and its longer variant) about once.
@@ -27,9 +33,12 @@ class ScorerResult:
     name: str
     dimension: str
     kind: str
-    outcomes: list[float] = field(default_factory=list)  # 1 / 0.5 / 0 per pair
+    # per pair 1 / 0.5 / 0, or None where a side's score failed (left out of the agreement)
+    outcomes: list[float | None] = field(default_factory=list)
     pairs: list[dict[str, Any]] = field(default_factory=list)
-    n_missing: int = 0  # pairs where a side had no value (counted as ties)
+    n_missing: int = 0  # pairs with a side not applicable (undefined, skipped): ties
+    n_failed: int = 0  # pairs left out: a side's score failed
+    first_failure: str | None = None  # the reason of the first failed score
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0  # judge calls
@@ -55,7 +64,19 @@ class ScorerResult:
 
     @property
     def agreement(self) -> float | None:
-        return float(np.mean(self.outcomes)) if self.outcomes else None
+        """Mean outcome of the pairs whose sides were both scored; None when there is none
+        (every pair failed), never a 0.5 made of failures."""
+        counted = [o for o in self.outcomes if o is not None]
+        return float(np.mean(counted)) if counted else None
+
+    def add_failure(self, *scores: Score) -> bool:
+        """Count the pair as failed when one of its scores failed (keeping the first reason);
+        True when it did."""
+        failed = [sc for sc in scores if sc.status == "failed"]
+        if failed:
+            self.n_failed += 1
+            self.first_failure = self.first_failure or failed[0].reason or "no reason given"
+        return bool(failed)
 
     def tokens_per_sample(self) -> float | None:
         if not self.n_samples:
@@ -69,7 +90,10 @@ class ScorerResult:
             "kind": self.kind,
             "agreement": self.agreement,
             "n_pairs": len(self.outcomes),
+            "n_counted": len(self.outcomes) - self.n_failed,
             "n_missing": self.n_missing,
+            "n_failed": self.n_failed,
+            "first_failure": self.first_failure,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "judge_calls": self.calls,
@@ -100,7 +124,11 @@ def _judge_stats(judge: Any) -> Any:
     return None
 
 
-def outcome(preferred: Score, other: Score) -> float:
+def outcome(preferred: Score, other: Score) -> float | None:
+    """1 / 0 when the preferred side scores higher / lower, 0.5 for a tie or a side without a
+    value by definition (undefined, skipped); None when a side failed (see the module doc)."""
+    if preferred.status == "failed" or other.status == "failed":
+        return None
     if preferred.value is None or other.value is None:
         return 0.5
     if preferred.value > other.value:
@@ -187,24 +215,27 @@ async def run_meta_eval(
                         res.completion_tokens += ct
                         res.calls += _calls(detail)
                         res.n_samples += 1
-                        res.n_missing += int(detail.value is None)
-                        res.outcomes.append(win)
+                        failed = res.add_failure(detail)
+                        res.n_missing += int(not failed and detail.value is None)
+                        won = None if failed else win
+                        res.outcomes.append(won)
                         res.pairs.append(
-                            {"pair": pair.pair_id, "outcome": win, "ranking": _brief(detail)}
+                            {"pair": pair.pair_id, "outcome": won, "ranking": _brief(detail)}
                         )
                     else:
                         a = await score(sc, pair.preferred)
                         b = await score(sc, pair.other)
-                        res.n_missing += int(a.value is None or b.value is None)
+                        if not res.add_failure(a, b):
+                            res.n_missing += int(a.value is None or b.value is None)
                         for side, label in ((a, 1), (b, 0)):
                             if side.value is not None and 0.0 <= side.value <= 1.0:
                                 res.labelled.append((side.value, label))
-                        win = outcome(a, b)
-                        res.outcomes.append(win)
+                        got = outcome(a, b)
+                        res.outcomes.append(got)
                         res.pairs.append(
                             {
                                 "pair": pair.pair_id,
-                                "outcome": win,
+                                "outcome": got,
                                 "preferred": _brief(a),
                                 "other": _brief(b),
                             }
