@@ -207,3 +207,17 @@ def test_markdown_escapes_user_values():
     a = _result(rows)
     md = compare(a, a, by="source").to_markdown()
     assert "| wiki\\|&lt;b&gt;x&lt;/b&gt; |" in md and "<b>" not in md
+
+
+def test_markdown_cells_never_hold_a_line_break():
+    """A newline in a slice label split its table row and made '# head' a heading."""
+    labels = ["**bold**\n# head", "a\r\nb", "c\rd", "e\u2028f", "g\x85h"]
+    rows = [make_row(i, source=labels[i % len(labels)]) for i in range(10)]
+    a = _result(rows)
+    md = compare(a, a, by="source").to_markdown()
+    assert md.splitlines() == md.split("\n")[:-1]  # no \r, \u2028, \x85 ... left anywhere
+    table = md.split("<details>", 1)[1].split("</details>", 1)[0].strip().splitlines()[2:]
+    assert len(table) == 2 + 2 * len(labels)  # header, rule, one row per (metric, label)
+    assert all(line.startswith("|") and line.endswith("|") for line in table)
+    assert not any(line.startswith("#") for line in md.splitlines()[1:])
+    assert "| token_f1 | **bold**<br># head |" in md and "| e<br>f |" in md

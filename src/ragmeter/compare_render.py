@@ -7,6 +7,7 @@ direction, or higher / lower when neither direction is better (refusal_rate).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
@@ -124,11 +125,21 @@ def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
     ]
 
 
+# Every line break str.splitlines() knows (\r, \u2028, \x85, ...): any of them ends a
+# Markdown line, so one in a slice label split its table row and started a heading.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def md_inline(text: str) -> str:
+    """User text (slice labels, run names, ids in warnings) made safe for one Markdown line:
+    HTML escaped, line breaks as <br> (GitHub shows them as breaks inside the cell)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _LINE_BREAK.sub("<br>", text)
+
+
 def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(cell: str) -> str:  # user values (slice labels) must not break the table or inject HTML
-        return (
-            cell.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-        )
+    def esc(cell: str) -> str:  # user values must not break the table or inject HTML
+        return md_inline(cell).replace("|", "\\|")
 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
@@ -142,8 +153,8 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
     changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
     head = (
-        f"### ragmeter compare: `{cmp.b.name}` (B) vs `{cmp.a.name}` (A), "
-        f"{len(cmp.ids)} paired samples"
+        f"### ragmeter compare: `{md_inline(cmp.b.name)}` (B) vs `{md_inline(cmp.a.name)}` "
+        f"(A), {len(cmp.ids)} paired samples"
     )
     summary = []
     if worse:
@@ -167,9 +178,10 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     ]
     lines[-1] = " ".join(filter(None, [lines[-1], na_legend(cmp), direction_legend(cmp)]))
     if cmp.warnings:
-        lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
+        lines += ["", "> [!WARNING]"] + [f"> {md_inline(w)}  " for w in cmp.warnings]
     if cmp.slices:
-        lines += ["", f"<details><summary>Slices by <code>{cmp.by}</code></summary>", ""]
+        by = md_inline(str(cmp.by))
+        lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
         lines += _md_table(SLICE_HEADERS, slice_rows(cmp))
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
