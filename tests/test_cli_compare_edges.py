@@ -160,3 +160,31 @@ def test_report_rejects_bad_numeric_options_with_exit_2(runs, tmp_path, args):
     )
     assert res.exit_code == 2 and ("--alpha" in res.output or "--worst" in res.output)
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--json"])
+def test_compare_checks_its_output_paths_before_any_work(runs, tmp_path, monkeypatch, option):
+    """A bad --markdown / --json was found only after the statistics: internal error, exit 1."""
+    import importlib
+
+    cli_compare = importlib.import_module("ragmeter.cli.compare")
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("compared before the output paths were checked")
+
+    a, b, _ = runs
+    with monkeypatch.context() as patched:
+        patched.setattr(cli_compare, "compare", no_work)
+        for bad, said in [
+            (tmp_path, f"{option} {tmp_path} is a directory"),
+            (a / "scores.jsonl" / "c.out", "is a file, not a directory"),
+            *([("/proc/nope/c.out", f"{option} /proc/nope/c.out cannot be written")]
+              if Path("/proc/self").is_dir() else []),
+        ]:  # fmt: skip
+            res = runner.invoke(app, ["compare", str(a), str(b), option, str(bad)])
+            assert res.exit_code == 2, res.output
+            assert said in res.output and "internal error" not in res.output
+    fresh = tmp_path / "new" / "dir" / "c.out"  # a missing directory is made, as report's -o
+    res = runner.invoke(app, ["compare", str(a), str(b), option, str(fresh)])
+    assert res.exit_code == 0, res.output
+    assert fresh.read_text().startswith("### ragmeter" if option == "--markdown" else "{")
