@@ -304,7 +304,8 @@ def compare(
     run_a, run_b = _side(as_run(a), "A"), _side(as_run(b), "B")
     ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]
-    warnings = manifest_differences(run_a, run_b)
+    warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
+    warnings += manifest_differences(run_a, run_b)
     for run, other in ((run_a, run_b), (run_b, run_a)):
         extra = [m for m in run.result.metrics if m not in other.result.metrics]
         if extra:

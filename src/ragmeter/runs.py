@@ -26,6 +26,14 @@ RECORD_KEYS = frozenset(
 )
 
 
+FINISHED = "complete"  # run.json's status once scores.jsonl and summary.json are written
+_STATES = {
+    "interrupted": "was interrupted (Ctrl-C)",
+    "aborted": "was aborted",
+    "running": "is still running, or was killed before it finished",
+}
+
+
 @dataclass
 class Run:
     """One evaluation run: its result, its manifest (run.json, may be empty), where it came from."""
@@ -37,6 +45,14 @@ class Run:
     @property
     def name(self) -> str:
         return Path(self.source).name if self.source != "in-memory result" else self.source
+
+    def unfinished(self) -> str | None:
+        """Why this run may not be whole (its run.json says it did not complete), or None."""
+        status, error = self.manifest.get("status"), self.manifest.get("error")
+        if not isinstance(status, str) or status == FINISHED:
+            return None
+        said = _unfinished(Path(self.source), (status, error if isinstance(error, str) else None))
+        return f"{said}. The scores read may be from an earlier run in {self.name}"
 
     def provenance(self) -> dict[str, Any]:
         """What decides comparability: summary.json's config, and run.json when present."""
@@ -173,6 +189,41 @@ def _aggregate_from(entry: Any, metric: str, scores: list[Score]) -> Aggregate:
     return aggregate(metric, scores)
 
 
+def _state(directory: Path) -> tuple[str, str | None] | None:
+    """(status, error line) of the run.json in ``directory``; None when there is none."""
+    try:
+        doc = json.loads((directory / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("status"), str):
+        return None
+    error = doc.get("error")
+    return doc["status"], error if isinstance(error, str) else None
+
+
+def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | None:
+    """What a run directory whose run.json is not ``complete`` holds, and how to finish it.
+
+    Why: an interrupted or aborted evaluate leaves run.json (status and the line it ended
+    with) but no scores.jsonl, and "not a run directory" sent users looking for a path
+    mistake when re-running the same command would resume the run from the call cache.
+    """
+    if state is None or state[0] == FINISHED:
+        return None
+    status, error = state
+    what = _STATES.get(status, f"did not finish (status {status!r})")
+    partial = directory / "scores.jsonl.partial"
+    when = "once it has stopped, re-running" if status == "running" else "re-running"
+    return (
+        f"not a finished run: the run in {directory} {what} (run.json: status {status!r}"
+        + (f"; {error}" if error else "")
+        + ")"
+        + (f"; the rows it scored are in {partial}" if partial.exists() else "")
+        + f". {when[0].upper()}{when[1:]} the same `ragmeter evaluate` command (same data, "
+        "metrics and -o) resumes it"
+    )
+
+
 def load_run(path: str | Path) -> Run:
     """Rebuild a run from its directory (or its scores.jsonl); DataError naming what is wrong."""
     path = Path(path)
@@ -194,8 +245,13 @@ def load_run(path: str | Path) -> Run:
             ]
         )
     if not scores_path.exists():
+        said = _unfinished(directory, _state(directory))
         raise DataError(
-            [Problem(None, None, f"not a run directory: {path} (no scores.jsonl / run.json)")]
+            [
+                Problem(
+                    None, None, said or f"not a run directory: {path} (no scores.jsonl / run.json)"
+                )
+            ]
         )
     problems: list[Problem] = []
     summary = _read_json(directory / "summary.json", problems)
@@ -224,4 +280,8 @@ def load_run(path: str | Path) -> Run:
         usage=dict(summary.get("usage") or {}),
         config=dict(summary.get("config") or {}),
     )
-    return Run(result, manifest, source)
+    run = Run(result, manifest, source)
+    unfinished = run.unfinished()  # scores.jsonl of an earlier run there, or of a partial one
+    if unfinished:
+        result.notes.insert(0, unfinished)
+    return run
