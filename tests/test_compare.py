@@ -93,29 +93,14 @@ def test_pairs_where_either_run_has_no_value_are_left_out_and_counted():
     assert m.n == 3 and m.n_excluded == 1
 
 
-def test_manifest_differences_warn_loudly(tmp_path):
-    a = _result([make_row(i) for i in range(1, 4)])
-    b = _result([make_row(i) for i in range(1, 4)])
-    a.config["settings"] = {"judge": "local", "modes": {"faithfulness": "fast"}}
-    b.config["settings"] = {"judge": "openai:gpt-4o", "modes": {"faithfulness": "fast"}}
-    warnings = compare(a, b).warnings
-    assert warnings[0].startswith("NOT COMPARABLE")
-    assert any("settings.judge" in w and "openai:gpt-4o" in w for w in warnings)
-    assert not any("modes" in w for w in warnings)
-    # run.json (issue 11's manifest) is read and compared when both runs have one
-    a.write(tmp_path / "a")
-    b.config["settings"] = dict(a.config["settings"])
-    b.write(tmp_path / "b")
-    (tmp_path / "a" / "run.json").write_text(json.dumps({"prompts": {"common": "common-2"}}))
+def test_a_run_without_run_json_beside_one_with_it_is_said(tmp_path):
+    """(Which differences make runs NOT COMPARABLE: tests/test_comparability.py.)"""
+    for name in ("a", "b"):
+        _result([make_row(i) for i in range(1, 4)]).write(tmp_path / name)
     (tmp_path / "b" / "run.json").unlink()  # b as written by a ragmeter without manifests
-    only_one = compare(tmp_path / "a", tmp_path / "b").warnings
-    assert any("only a has a run.json" in w for w in only_one)
-    (tmp_path / "b" / "run.json").write_text(
-        json.dumps({"prompts": {"common": "common-3"}, "started": "later"})
-    )
-    both = compare(tmp_path / "a", tmp_path / "b").warnings
-    assert any("run.prompts.common" in w and "common-3" in w for w in both)
-    assert not any("started" in w for w in both)
+    warnings = compare(tmp_path / "a", tmp_path / "b").warnings
+    assert "manifest: only a has a run.json; the other run's metric versions" in warnings[0]
+    assert not any("NOT COMPARABLE" in w for w in warnings)
 
 
 def test_slices_are_sorted_by_effect_and_small_ones_flagged():

@@ -51,6 +51,16 @@ def direction_of(metric: str) -> str:
         return "higher"
 
 
+def models_of(metric: str, mode: str | None) -> frozenset[str] | None:
+    """The models (judge, embedder, ...) a metric asks in a mode, as the registry declares;
+    None for a name or mode it does not know (comparability then assumes every model)."""
+    try:
+        m = get_metric(metric)
+        return m.needs_in(mode) | m.uses_in(mode)
+    except (MetricError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class MetricDelta:
     """One metric's paired comparison; None values where no pair has both scores."""
@@ -304,17 +314,17 @@ def compare(
     run_a, run_b = _side(as_run(a), "A"), _side(as_run(b), "B")
     ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]
-    warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
-    warnings += manifest_differences(run_a, run_b)
-    for run, other in ((run_a, run_b), (run_b, run_a)):
-        extra = [m for m in run.result.metrics if m not in other.result.metrics]
-        if extra:
-            warnings.append(f"only in {run.name}, not compared: {', '.join(extra)}")
     if metrics is not None:
         unknown = [m for m in metrics if m not in shared]
         if unknown:
             raise UnpairedRunsError.metrics(unknown, shared)
         shared = [m for m in shared if m in metrics]
+    warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
+    warnings += manifest_differences(run_a, run_b, shared, uses_of=models_of)
+    for run, other in ((run_a, run_b), (run_b, run_a)):
+        extra = [m for m in run.result.metrics if m not in other.result.metrics]
+        if extra:
+            warnings.append(f"only in {run.name}, not compared: {', '.join(extra)}")
     if only_a or only_b:
         warnings.append(
             f"compared on the {len(ids)} shared ids; {len(only_a)} only in A, "
