@@ -10,11 +10,12 @@ they still load, with empty questions and an empty manifest.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from ragmeter.errors import DataError, Problem
+from ragmeter.errors import DataError, Problem, UnpairedRunsError
 from ragmeter.metrics.base import Score
 from ragmeter.result import Aggregate, EvaluationResult, aggregate
 from ragmeter.sample import Sample
@@ -285,3 +286,37 @@ def load_run(path: str | Path) -> Run:
     if unfinished:
         result.notes.insert(0, unfinished)
     return run
+
+
+def pair_ids(a: Run, b: Run, intersect: bool) -> tuple[list[str], list[str], list[str]]:
+    """(paired ids in A's order, ids only in A, ids only in B); UnpairedRunsError naming
+    the ids that do not pair unless ``intersect``, and always when none pair."""
+    ids_a = [s.question_id for s in a.result.samples]
+    ids_b = {s.question_id for s in b.result.samples}
+    set_a = set(ids_a)
+    only_a = [q for q in ids_a if q not in ids_b]
+    only_b = sorted(ids_b - set_a)
+    if (only_a or only_b) and not intersect:
+        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source), only_a + only_b)
+    paired = [q for q in ids_a if q in ids_b]
+    if not paired:
+        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source, none_paired=True), ids_a)
+    return paired, only_a, only_b
+
+
+_GENERATED_ID = re.compile(r"q\d{5,}-[0-9a-f]{8}")  # sample.py: row number + question hash
+
+
+def _hint(error: UnpairedRunsError, ids: list[str]) -> NoReturn:
+    """Raise ``error``, saying why when the ids that did not pair were generated: the data had
+    no question_id, so each id holds its row number and rows in another order (or one row
+    more or less) pair with nothing."""
+    if ids and all(_GENERATED_ID.fullmatch(q) for q in ids):
+        raise UnpairedRunsError(
+            error.only_in_a,
+            error.only_in_b,
+            message=f"{error}. These ids were generated from row numbers (the data has no "
+            "question_id): give every row a question_id, or keep both files' rows in the same "
+            "order",
+        )
+    raise error
