@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import make_row
+from tests.needs import require_module
 from typer.testing import CliRunner
 
 import ragmeter
@@ -96,3 +97,49 @@ def test_the_comparison_counts_why_pairs_were_left_out(runs, tmp_path):
     data = json.loads(compare(runs["a"], runs["lost"]).to_json())
     row = next(x for x in data["metrics"] if x["metric"] == "answer_relevance")
     assert (row["failed_a"], row["failed_b"], row["not_applicable"]) == (0, 5, 0)
+
+
+def _section(html: str, name: str) -> str:
+    return html.split(f'<section id="{name}">', 1)[1].split("</section>", 1)[0]
+
+
+def test_the_report_shows_both_runs_summaries_and_failures(runs, tmp_path):
+    require_module("jinja2")
+    require_module("matplotlib")
+    out = tmp_path / "r.html"
+    res = runner.invoke(
+        app, ["report", str(runs["a"]), "--compare", str(runs["lost"]), "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    html = out.read_text()
+    summary = _section(html, "summary")
+    assert "<h2>Summary of A = a</h2>" in summary and "<h2>Summary of B = lost</h2>" in summary
+    b_rows = summary.split("Summary of B = lost", 1)[1]
+    # B's answer_relevance: 0 ok, 0 undefined, 0 skipped, 5 failed
+    cells = '<td class="num">0</td>' * 3 + '<td class="num worse">5</td>'
+    assert cells in b_rows
+    failures = _section(html, "failures")
+    assert "Failed scores in A = a (0)" in failures and "Failed scores in B = lost (5)" in failures
+    b_failed = failures.split("Failed scores in B = lost", 1)[1].split("<h3", 1)[0]
+    assert b_failed.count('<td class="text">answer_relevance</td>') == 5
+    assert "500" in b_failed  # the judge's error is the reason
+    deltas = html.split('<table id="deltas">', 1)[1].split("</table>", 1)[0]
+    assert '<th class="text">pairs left out</th>' in deltas
+    assert '<td class="text">5 (failed in B 5)</td>' in deltas
+    assert '<td class="text">1 (undefined or skipped 1)</td>' in deltas
+    assert "answer_relevance: B failed 5 of 5 scores, A failed 0: no pair left to compare" in html
+
+
+def test_the_report_lists_failed_and_not_applicable_scores_apart(runs, tmp_path):
+    """'Failures (5)' counted 4 failed and 1 undefined together; summary.json keeps them apart."""
+    require_module("jinja2")
+    require_module("matplotlib")
+    from ragmeter.reporting import render_report
+
+    failures = _section(render_report(runs["part"]), "failures")
+    assert "Failures (" not in failures
+    assert "Failed scores (4)" in failures
+    assert "Not applicable (undefined or skipped) (1)" in failures
+    failed, na = failures.split("Not applicable (undefined or skipped)", 1)
+    assert failed.count('<td class="text">failed</td>') == 4 and "undefined" not in failed
+    assert na.count('<td class="text">undefined</td>') == 1 and "token_f1" in na
