@@ -160,3 +160,73 @@ def test_report_rejects_bad_numeric_options_with_exit_2(runs, tmp_path, args):
     )
     assert res.exit_code == 2 and ("--alpha" in res.output or "--worst" in res.output)
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--json"])
+def test_compare_checks_its_output_paths_before_any_work(runs, tmp_path, monkeypatch, option):
+    """A bad --markdown / --json was found only after the statistics: internal error, exit 1."""
+    import importlib
+
+    cli_compare = importlib.import_module("ragmeter.cli.compare")
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("compared before the output paths were checked")
+
+    a, b, _ = runs
+    with monkeypatch.context() as patched:
+        patched.setattr(cli_compare, "compare", no_work)
+        for bad, said in [
+            (tmp_path, f"{option} {tmp_path} is a directory"),
+            (a / "scores.jsonl" / "c.out", "is a file, not a directory"),
+            *([("/proc/nope/c.out", f"{option} /proc/nope/c.out cannot be written")]
+              if Path("/proc/self").is_dir() else []),
+        ]:  # fmt: skip
+            res = runner.invoke(app, ["compare", str(a), str(b), option, str(bad)])
+            assert res.exit_code == 2, res.output
+            assert said in res.output and "internal error" not in res.output
+    fresh = tmp_path / "new" / "dir" / "c.out"  # a missing directory is made, as report's -o
+    res = runner.invoke(app, ["compare", str(a), str(b), option, str(fresh)])
+    assert res.exit_code == 0, res.output
+    assert fresh.read_text().startswith("### ragmeter" if option == "--markdown" else "{")
+
+
+@pytest.mark.parametrize(
+    ("status", "state"),
+    [
+        ("interrupted", "was interrupted"),
+        ("aborted", "was aborted"),
+        ("running", "is still running, or was killed before it finished"),
+    ],
+)
+def test_an_unfinished_run_says_its_state_and_how_to_resume(runs, tmp_path, status, state):
+    """An interrupted evaluate leaves run.json but no scores.jsonl: that was 'not a run
+    directory: ... (no scores.jsonl / run.json)', though run.json was right there."""
+    import importlib.util
+    import json
+    import shutil
+
+    a, b, _ = runs
+    cut = tmp_path / "cut"
+    shutil.copytree(a, cut)
+    (cut / "scores.jsonl").unlink()
+    (cut / "summary.json").unlink()
+    doc = json.loads((cut / "run.json").read_text())
+    line = "interrupted: 3 of 12 judged scores done, kept in CACHE; re-run the same command"
+    (cut / "run.json").write_text(json.dumps({**doc, "status": status, "error": line}))
+    commands = [["compare", str(cut), str(b)]]
+    if all(importlib.util.find_spec(m) for m in ("jinja2", "matplotlib")):  # report's extra
+        commands.append(["report", str(cut), "-o", str(tmp_path / "r.html")])
+    for args in commands:
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        text = " ".join(res.output.split())
+        assert f"not a finished run: the run in {cut} {state}" in text
+        assert f"status '{status}'; {line}" in text and "not a run directory" not in text
+        assert "same `ragmeter evaluate` command (same data, metrics and -o) resumes it" in text
+    # scores.jsonl left there by an earlier run: read, but said, not passed off as this run's
+    shutil.copy(a / "scores.jsonl", cut / "scores.jsonl")
+    res = runner.invoke(app, ["compare", str(cut), str(b)])
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert f"warning: not a finished run: the run in {cut} {state}" in said
+    assert "The scores read may be from an earlier run in cut" in said

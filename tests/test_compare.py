@@ -93,29 +93,14 @@ def test_pairs_where_either_run_has_no_value_are_left_out_and_counted():
     assert m.n == 3 and m.n_excluded == 1
 
 
-def test_manifest_differences_warn_loudly(tmp_path):
-    a = _result([make_row(i) for i in range(1, 4)])
-    b = _result([make_row(i) for i in range(1, 4)])
-    a.config["settings"] = {"judge": "local", "modes": {"faithfulness": "fast"}}
-    b.config["settings"] = {"judge": "openai:gpt-4o", "modes": {"faithfulness": "fast"}}
-    warnings = compare(a, b).warnings
-    assert warnings[0].startswith("NOT COMPARABLE")
-    assert any("settings.judge" in w and "openai:gpt-4o" in w for w in warnings)
-    assert not any("modes" in w for w in warnings)
-    # run.json (issue 11's manifest) is read and compared when both runs have one
-    a.write(tmp_path / "a")
-    b.config["settings"] = dict(a.config["settings"])
-    b.write(tmp_path / "b")
-    (tmp_path / "a" / "run.json").write_text(json.dumps({"prompts": {"common": "common-2"}}))
+def test_a_run_without_run_json_beside_one_with_it_is_said(tmp_path):
+    """(Which differences make runs NOT COMPARABLE: tests/test_comparability.py.)"""
+    for name in ("a", "b"):
+        _result([make_row(i) for i in range(1, 4)]).write(tmp_path / name)
     (tmp_path / "b" / "run.json").unlink()  # b as written by a ragmeter without manifests
-    only_one = compare(tmp_path / "a", tmp_path / "b").warnings
-    assert any("only a has a run.json" in w for w in only_one)
-    (tmp_path / "b" / "run.json").write_text(
-        json.dumps({"prompts": {"common": "common-3"}, "started": "later"})
-    )
-    both = compare(tmp_path / "a", tmp_path / "b").warnings
-    assert any("run.prompts.common" in w and "common-3" in w for w in both)
-    assert not any("started" in w for w in both)
+    warnings = compare(tmp_path / "a", tmp_path / "b").warnings
+    assert "manifest: only a has a run.json; the other run's metric versions" in warnings[0]
+    assert not any("NOT COMPARABLE" in w for w in warnings)
 
 
 def test_slices_are_sorted_by_effect_and_small_ones_flagged():
@@ -207,3 +192,17 @@ def test_markdown_escapes_user_values():
     a = _result(rows)
     md = compare(a, a, by="source").to_markdown()
     assert "| wiki\\|&lt;b&gt;x&lt;/b&gt; |" in md and "<b>" not in md
+
+
+def test_markdown_cells_never_hold_a_line_break():
+    """A newline in a slice label split its table row and made '# head' a heading."""
+    labels = ["**bold**\n# head", "a\r\nb", "c\rd", "e\u2028f", "g\x85h"]
+    rows = [make_row(i, source=labels[i % len(labels)]) for i in range(10)]
+    a = _result(rows)
+    md = compare(a, a, by="source").to_markdown()
+    assert md.splitlines() == md.split("\n")[:-1]  # no \r, \u2028, \x85 ... left anywhere
+    table = md.split("<details>", 1)[1].split("</details>", 1)[0].strip().splitlines()[2:]
+    assert len(table) == 2 + 2 * len(labels)  # header, rule, one row per (metric, label)
+    assert all(line.startswith("|") and line.endswith("|") for line in table)
+    assert not any(line.startswith("#") for line in md.splitlines()[1:])
+    assert "| token_f1 | **bold**<br># head |" in md and "| e<br>f |" in md

@@ -13,15 +13,15 @@ Optionally the same per slice of an input column. Statistics: ``ragmeter.stats``
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, NoReturn
+from typing import Any
 
 from ragmeter.comparability import manifest_differences
+from ragmeter.compare_render import failure_warning
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
-from ragmeter.runs import Run, as_run
+from ragmeter.runs import Run, as_run, pair_ids
 from ragmeter.slices import SMALL_SLICE, check_column, slice_value
 from ragmeter.stats import holm, paired_delta_ci, paired_p_value
 
@@ -51,6 +51,16 @@ def direction_of(metric: str) -> str:
         return "higher"
 
 
+def models_of(metric: str, mode: str | None) -> frozenset[str] | None:
+    """The models (judge, embedder, ...) a metric asks in a mode, as the registry declares;
+    None for a name or mode it does not know (comparability then assumes every model)."""
+    try:
+        m = get_metric(metric)
+        return m.needs_in(mode) | m.uses_in(mode)
+    except (MetricError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class MetricDelta:
     """One metric's paired comparison; None values where no pair has both scores."""
@@ -70,6 +80,17 @@ class MetricDelta:
     losses: int
     note: str | None = None  # why the CI and p are missing (too few pairs)
     direction: str = "higher"  # which way is better: "higher", "lower" or "none"
+    # Why pairs were left out: scores failed in A, failed in B (a pair failed in both counts
+    # in both), and pairs neither failed but one had no value by definition (undefined,
+    # skipped). A run B that lost a metric to failures shows here, not as a quiet "no pairs".
+    failed_a: int = 0
+    failed_b: int = 0
+    not_applicable: int = 0
+
+    @property
+    def lost_to_failures(self) -> bool:
+        """B failed more of this metric's scores than A: a regression of its own."""
+        return self.failed_b > self.failed_a
 
     def significant(self, alpha: float) -> bool:
         return self.p_holm is not None and self.p_holm < alpha
@@ -175,36 +196,21 @@ def _values(run: Run, metric: str) -> dict[str, float | None]:
     }
 
 
-def _pair_ids(a: Run, b: Run, intersect: bool) -> tuple[list[str], list[str], list[str]]:
-    ids_a = [s.question_id for s in a.result.samples]
-    ids_b = {s.question_id for s in b.result.samples}
-    set_a = set(ids_a)
-    only_a = [q for q in ids_a if q not in ids_b]
-    only_b = sorted(ids_b - set_a)
-    if (only_a or only_b) and not intersect:
-        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source), only_a + only_b)
-    paired = [q for q in ids_a if q in ids_b]
-    if not paired:
-        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source, none_paired=True), ids_a)
-    return paired, only_a, only_b
+def _excluded(a: Run, b: Run, metric: str, ids: list[str]) -> dict[str, int]:
+    """failed_a, failed_b and not_applicable over the paired ids (see MetricDelta)."""
+    va, vb = _values(a, metric), _values(b, metric)
+    fa, fb = (_failed(r, metric) & set(ids) for r in (a, b))
+    left_out = {q for q in ids if va.get(q) is None or vb.get(q) is None}
+    return {"failed_a": len(fa), "failed_b": len(fb), "not_applicable": len(left_out - fa - fb)}
 
 
-_GENERATED_ID = re.compile(r"q\d{5,}-[0-9a-f]{8}")  # sample.py: row number + question hash
-
-
-def _hint(error: UnpairedRunsError, ids: list[str]) -> NoReturn:
-    """Raise ``error``, saying why when the ids that did not pair were generated: the data had
-    no question_id, so each id holds its row number and rows in another order (or one row
-    more or less) pair with nothing."""
-    if ids and all(_GENERATED_ID.fullmatch(q) for q in ids):
-        raise UnpairedRunsError(
-            error.only_in_a,
-            error.only_in_b,
-            message=f"{error}. These ids were generated from row numbers (the data has no "
-            "question_id): give every row a question_id, or keep both files' rows in the same "
-            "order",
-        )
-    raise error
+def _failed(run: Run, metric: str) -> set[str]:
+    res = run.result
+    return {
+        s.question_id
+        for s, sc in zip(res.samples, res.scores[metric], strict=True)
+        if sc.status == "failed"
+    }
 
 
 def _paired_stats(
@@ -302,18 +308,19 @@ def compare(
     """
     _check_options(confidence, n_resamples, permutations, seed, min_slice)
     run_a, run_b = _side(as_run(a), "A"), _side(as_run(b), "B")
-    ids, only_a, only_b = _pair_ids(run_a, run_b, intersect)
+    ids, only_a, only_b = pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]
-    warnings = manifest_differences(run_a, run_b)
-    for run, other in ((run_a, run_b), (run_b, run_a)):
-        extra = [m for m in run.result.metrics if m not in other.result.metrics]
-        if extra:
-            warnings.append(f"only in {run.name}, not compared: {', '.join(extra)}")
     if metrics is not None:
         unknown = [m for m in metrics if m not in shared]
         if unknown:
             raise UnpairedRunsError.metrics(unknown, shared)
         shared = [m for m in shared if m in metrics]
+    warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
+    warnings += manifest_differences(run_a, run_b, shared, uses_of=models_of)
+    for run, other in ((run_a, run_b), (run_b, run_a)):
+        extra = [m for m in run.result.metrics if m not in other.result.metrics]
+        if extra:
+            warnings.append(f"only in {run.name}, not compared: {', '.join(extra)}")
     if only_a or only_b:
         warnings.append(
             f"compared on the {len(ids)} shared ids; {len(only_a)} only in A, "
@@ -342,10 +349,12 @@ def compare(
                 "ties": len(diffs) - wins - losses,
                 "losses": losses,
                 "direction": direction_of(name),
+                **_excluded(run_a, run_b, name, ids),
             }
         )
     adjusted = holm([r["p_value"] for r in rows])
     deltas = [MetricDelta(**r, p_holm=p) for r, p in zip(rows, adjusted, strict=True)]
+    warnings += [said for m in deltas if (said := failure_warning(m))]
     out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
     if by is not None:
         check_column(run_a.result.samples, by, run_a.source)

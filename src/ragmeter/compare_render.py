@@ -7,6 +7,7 @@ direction, or higher / lower when neither direction is better (refusal_rate).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
@@ -71,6 +72,39 @@ def na_legend(cmp: Comparison) -> str:
     return ""
 
 
+def exclusion_text(m: MetricDelta) -> str:
+    """How many pairs a metric left out and why: '10 (failed in B 10)', or '0'."""
+    why = [
+        f"{label} {k}"
+        for label, k in (
+            ("failed in A", m.failed_a),
+            ("failed in B", m.failed_b),
+            ("undefined or skipped", m.not_applicable),
+        )
+        if k
+    ]
+    return f"{m.n_excluded} ({', '.join(why)})" if why else str(m.n_excluded)
+
+
+def excluded_line(cmp: Comparison) -> str:
+    """One sentence naming every metric that left pairs out and why, else ''. Why: ``n``
+    alone hid that B had failed where A scored."""
+    parts = [f"{m.metric} {exclusion_text(m)}" for m in cmp.metrics if m.n_excluded]
+    return f"Pairs left out: {'; '.join(parts)}." if parts else ""
+
+
+def failure_warning(m: MetricDelta) -> str | None:
+    """A warning when B failed more of a metric's scores than A (worst: no pair left, the
+    metric lost), or when no pair is left for any reason; else None."""
+    total = m.n + m.n_excluded
+    if m.lost_to_failures:
+        left = "no pair left to compare" if m.n == 0 else f"compared on the {m.n} pair(s) left"
+        return f"{m.metric}: B failed {m.failed_b} of {total} scores, A failed {m.failed_a}: {left}"
+    if m.n == 0 and total:
+        return f"{m.metric}: no pair scored in both runs; left out {exclusion_text(m)}"
+    return None
+
+
 def direction_legend(cmp: Comparison) -> str:
     """One sentence for the legend when some metric has no better direction, else ''."""
     names = undirected(cmp)
@@ -124,11 +158,21 @@ def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
     ]
 
 
+# Every line break str.splitlines() knows (\r, \u2028, \x85, ...): any of them ends a
+# Markdown line, so one in a slice label split its table row and started a heading.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def md_inline(text: str) -> str:
+    """User text (slice labels, run names, ids in warnings) made safe for one Markdown line:
+    HTML escaped, line breaks as <br> (GitHub shows them as breaks inside the cell)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _LINE_BREAK.sub("<br>", text)
+
+
 def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(cell: str) -> str:  # user values (slice labels) must not break the table or inject HTML
-        return (
-            cell.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-        )
+    def esc(cell: str) -> str:  # user values must not break the table or inject HTML
+        return md_inline(cell).replace("|", "\\|")
 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
@@ -142,10 +186,15 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
     changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
     head = (
-        f"### ragmeter compare: `{cmp.b.name}` (B) vs `{cmp.a.name}` (A), "
-        f"{len(cmp.ids)} paired samples"
+        f"### ragmeter compare: `{md_inline(cmp.b.name)}` (B) vs `{md_inline(cmp.a.name)}` "
+        f"(A), {len(cmp.ids)} paired samples"
     )
     summary = []
+    lost = [
+        f"{m.metric} ({m.failed_b} vs {m.failed_a} in A)" for m in cmp.metrics if m.lost_to_failures
+    ]
+    if lost:
+        summary.append(f"**More failed scores in B**: {', '.join(lost)}")
     if worse:
         summary.append(f"**Worse** (Holm p < {alpha}): {', '.join(worse)}")
     if better:
@@ -165,11 +214,13 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         "delta = mean(B − A) over pairs scored in both runs; CI: paired bootstrap; p: sign-flip "
         "permutation test; W/T/L: samples where B is higher / equal / lower.",
     ]
-    lines[-1] = " ".join(filter(None, [lines[-1], na_legend(cmp), direction_legend(cmp)]))
+    legend = [lines[-1], na_legend(cmp), direction_legend(cmp), excluded_line(cmp)]
+    lines[-1] = " ".join(filter(None, legend))
     if cmp.warnings:
-        lines += ["", "> [!WARNING]"] + [f"> {w}  " for w in cmp.warnings]
+        lines += ["", "> [!WARNING]"] + [f"> {md_inline(w)}  " for w in cmp.warnings]
     if cmp.slices:
-        lines += ["", f"<details><summary>Slices by <code>{cmp.by}</code></summary>", ""]
+        by = md_inline(str(cmp.by))
+        lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
         lines += _md_table(SLICE_HEADERS, slice_rows(cmp))
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
@@ -213,6 +264,8 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         direction_legend(cmp),
     ]
     out: list[Any] = [table, Text(" ".join(filter(None, legend)), style="dim")]
+    if excluded_line(cmp):  # not dim: a failed score is never shown as a footnote
+        out.append(Text(excluded_line(cmp), style="yellow"))
     if cmp.slices:
         st = Table(
             title=f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)",

@@ -3,7 +3,8 @@
 ``fail_under``: a metric's mean (or its CI lower bound, ``on="ci_low"``) must reach a
 threshold. ``fail_on_regression``: no metric may get significantly worse (Holm-adjusted p
 below alpha, against the metric's direction: a drop for higher-is-better metrics; a metric
-with no better direction, such as refusal_rate, never fails it). The CLI's ``--fail-under`` /
+with no better direction, such as refusal_rate, never fails by its change), and B may not
+fail more of a metric's scores than A did. The CLI's ``--fail-under`` /
 ``--fail-on-regression`` and the pytest helper ``assert_scores`` call these.
 """
 
@@ -142,12 +143,23 @@ def fail_under(
 
 
 def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
-    """The metrics that got significantly worse in B: Holm p < alpha and the delta against
-    the metric's direction (``MetricDelta.worse``)."""
+    """The metrics that got worse in B: significantly (Holm p < alpha and the delta against
+    the metric's direction, ``MetricDelta.worse``), or by failing: B failed more of its
+    scores than A (``lost_to_failures``; whatever its direction). Why the second: a metric
+    whose every score failed in B had no pair, hence no p-value, and passed the gate."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), not {alpha}")
     failures = []
     for m in comparison.metrics:
+        if getattr(m, "lost_to_failures", False):
+            left = "no pair left to compare" if m.n == 0 else f"{m.n} pair(s) left"
+            failures.append(
+                GateFailure(
+                    m.metric,
+                    f"B failed {m.failed_b} of {m.n + m.n_excluded} scores, A failed "
+                    f"{m.failed_a} ({left})",
+                )
+            )
         if m.worse(alpha):
             moved = "dropped" if m.delta < 0 else "rose"
             failures.append(

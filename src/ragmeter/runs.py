@@ -10,11 +10,12 @@ they still load, with empty questions and an empty manifest.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from ragmeter.errors import DataError, Problem
+from ragmeter.errors import DataError, Problem, UnpairedRunsError
 from ragmeter.metrics.base import Score
 from ragmeter.result import Aggregate, EvaluationResult, aggregate
 from ragmeter.sample import Sample
@@ -24,6 +25,14 @@ RECORD_KEYS = frozenset(
     {"question_id", "question", "answer", "contexts", "context_ids", "metadata"}
     | {"status", "reasons", "details"}
 )
+
+
+FINISHED = "complete"  # run.json's status once scores.jsonl and summary.json are written
+_STATES = {
+    "interrupted": "was interrupted (Ctrl-C)",
+    "aborted": "was aborted",
+    "running": "is still running, or was killed before it finished",
+}
 
 
 @dataclass
@@ -37,6 +46,14 @@ class Run:
     @property
     def name(self) -> str:
         return Path(self.source).name if self.source != "in-memory result" else self.source
+
+    def unfinished(self) -> str | None:
+        """Why this run may not be whole (its run.json says it did not complete), or None."""
+        status, error = self.manifest.get("status"), self.manifest.get("error")
+        if not isinstance(status, str) or status == FINISHED:
+            return None
+        said = _unfinished(Path(self.source), (status, error if isinstance(error, str) else None))
+        return f"{said}. The scores read may be from an earlier run in {self.name}"
 
     def provenance(self) -> dict[str, Any]:
         """What decides comparability: summary.json's config, and run.json when present."""
@@ -173,6 +190,41 @@ def _aggregate_from(entry: Any, metric: str, scores: list[Score]) -> Aggregate:
     return aggregate(metric, scores)
 
 
+def _state(directory: Path) -> tuple[str, str | None] | None:
+    """(status, error line) of the run.json in ``directory``; None when there is none."""
+    try:
+        doc = json.loads((directory / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("status"), str):
+        return None
+    error = doc.get("error")
+    return doc["status"], error if isinstance(error, str) else None
+
+
+def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | None:
+    """What a run directory whose run.json is not ``complete`` holds, and how to finish it.
+
+    Why: an interrupted or aborted evaluate leaves run.json (status and the line it ended
+    with) but no scores.jsonl, and "not a run directory" sent users looking for a path
+    mistake when re-running the same command would resume the run from the call cache.
+    """
+    if state is None or state[0] == FINISHED:
+        return None
+    status, error = state
+    what = _STATES.get(status, f"did not finish (status {status!r})")
+    partial = directory / "scores.jsonl.partial"
+    when = "once it has stopped, re-running" if status == "running" else "re-running"
+    return (
+        f"not a finished run: the run in {directory} {what} (run.json: status {status!r}"
+        + (f"; {error}" if error else "")
+        + ")"
+        + (f"; the rows it scored are in {partial}" if partial.exists() else "")
+        + f". {when[0].upper()}{when[1:]} the same `ragmeter evaluate` command (same data, "
+        "metrics and -o) resumes it"
+    )
+
+
 def load_run(path: str | Path) -> Run:
     """Rebuild a run from its directory (or its scores.jsonl); DataError naming what is wrong."""
     path = Path(path)
@@ -194,8 +246,13 @@ def load_run(path: str | Path) -> Run:
             ]
         )
     if not scores_path.exists():
+        said = _unfinished(directory, _state(directory))
         raise DataError(
-            [Problem(None, None, f"not a run directory: {path} (no scores.jsonl / run.json)")]
+            [
+                Problem(
+                    None, None, said or f"not a run directory: {path} (no scores.jsonl / run.json)"
+                )
+            ]
         )
     problems: list[Problem] = []
     summary = _read_json(directory / "summary.json", problems)
@@ -224,4 +281,42 @@ def load_run(path: str | Path) -> Run:
         usage=dict(summary.get("usage") or {}),
         config=dict(summary.get("config") or {}),
     )
-    return Run(result, manifest, source)
+    run = Run(result, manifest, source)
+    unfinished = run.unfinished()  # scores.jsonl of an earlier run there, or of a partial one
+    if unfinished:
+        result.notes.insert(0, unfinished)
+    return run
+
+
+def pair_ids(a: Run, b: Run, intersect: bool) -> tuple[list[str], list[str], list[str]]:
+    """(paired ids in A's order, ids only in A, ids only in B); UnpairedRunsError naming
+    the ids that do not pair unless ``intersect``, and always when none pair."""
+    ids_a = [s.question_id for s in a.result.samples]
+    ids_b = {s.question_id for s in b.result.samples}
+    set_a = set(ids_a)
+    only_a = [q for q in ids_a if q not in ids_b]
+    only_b = sorted(ids_b - set_a)
+    if (only_a or only_b) and not intersect:
+        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source), only_a + only_b)
+    paired = [q for q in ids_a if q in ids_b]
+    if not paired:
+        _hint(UnpairedRunsError(only_a, only_b, a.source, b.source, none_paired=True), ids_a)
+    return paired, only_a, only_b
+
+
+_GENERATED_ID = re.compile(r"q\d{5,}-[0-9a-f]{8}")  # sample.py: row number + question hash
+
+
+def _hint(error: UnpairedRunsError, ids: list[str]) -> NoReturn:
+    """Raise ``error``, saying why when the ids that did not pair were generated: the data had
+    no question_id, so each id holds its row number and rows in another order (or one row
+    more or less) pair with nothing."""
+    if ids and all(_GENERATED_ID.fullmatch(q) for q in ids):
+        raise UnpairedRunsError(
+            error.only_in_a,
+            error.only_in_b,
+            message=f"{error}. These ids were generated from row numbers (the data has no "
+            "question_id): give every row a question_id, or keep both files' rows in the same "
+            "order",
+        )
+    raise error

@@ -2,7 +2,8 @@
 
 Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric got significantly worse (by its
 direction; never one with no better direction, such as refusal_rate), 2 runs that
-do not pair (the ids are named) or other bad input.
+do not pair (the ids are named), an output path (--markdown, --json) that is a directory or
+cannot be written (checked before any run is read) or other bad input.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ragmeter.cli._gates import report_gate
 from ragmeter.compare import MIN_RESAMPLES, compare
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
+from ragmeter.reporting import check_out, write_out
 
 FORMATS = ("table", "markdown", "json")
 WIDEST = 10_000  # measuring a table at this width gives the width it needs
@@ -81,6 +83,10 @@ def compare_cmd(
     if not 0 < alpha < 1:
         err_console.print("[bold red]error:[/bold red] --alpha must be between 0 and 1")
         raise typer.Exit(EXIT_BAD_INPUT)
+    # Every output path before any work: a bad one found after the statistics was an
+    # internal error (exit 1) and the comparison was lost.
+    outputs = {"--markdown": (markdown, "comment.md"), "--json": (json_out, "compare.json")}
+    checked = {o: run_guarded(check_out, p, o, e) for o, (p, e) in outputs.items() if p}
     listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     cmp = run_guarded(
         compare,
@@ -102,9 +108,9 @@ def compare_cmd(
     else:
         for renderable in to_rich(cmp, alpha=alpha):
             print_table(renderable)
-    if markdown is not None:
-        markdown.write_text(to_markdown(cmp, alpha=alpha), encoding="utf-8")
-    if json_out is not None:
-        json_out.write_text(cmp.to_json(), encoding="utf-8")
+    if "--markdown" in checked:
+        run_guarded(write_out, checked["--markdown"], to_markdown(cmp, alpha=alpha), "--markdown")
+    if "--json" in checked:
+        run_guarded(write_out, checked["--json"], cmp.to_json(), "--json")
     if fail_on_regression:
         report_gate(regressions(cmp, alpha=alpha))

@@ -14,12 +14,13 @@ from typing import Any
 
 from ragmeter.errors import OutputError, ReportUnavailable
 
-__all__ = ["check_out", "render_report", "report"]
+__all__ = ["check_out", "render_report", "report", "write_out"]
 
 
-def check_out(out: str | Path) -> Path:
-    """The report's path, checked before any work: rendering takes seconds, and finding then
-    that ``out`` is a directory or cannot be written wastes them. OutputError says why.
+def check_out(out: str | Path, option: str = "--out", example: str = "report.html") -> Path:
+    """An output file's path, checked before any work: rendering takes seconds, and finding
+    then that ``out`` is a directory or cannot be written wastes them. OutputError says why,
+    naming ``option`` (``compare --markdown`` / ``--json`` check theirs with it too).
 
     Writability is probed with a temporary file in the nearest existing directory (a
     permission check alone is wrong for root and for /proc-like file systems).
@@ -27,13 +28,15 @@ def check_out(out: str | Path) -> Path:
     path = Path(out).expanduser()
     if path.is_dir():
         raise OutputError(
-            f"--out {path} is a directory: give the HTML file to write, e.g. {path / 'report.html'}"
+            f"{option} {path} is a directory: give the file to write, e.g. {path / example}"
         )
     existing = path.parent
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise OutputError(f"--out {path} cannot be created: {existing} is a file, not a directory")
+        raise OutputError(
+            f"{option} {path} cannot be created: {existing} is a file, not a directory"
+        )
     try:
         if path.exists():
             with path.open("a", encoding="utf-8"):
@@ -44,8 +47,19 @@ def check_out(out: str | Path) -> Path:
             os.unlink(probe)
     except OSError as exc:
         raise OutputError(
-            f"--out {path} cannot be written ({exc.strerror or exc}): give a writable file path"
+            f"{option} {path} cannot be written ({exc.strerror or exc}): give a writable file path"
         ) from None
+    return path
+
+
+def write_out(path: Path, text: str, option: str = "--out") -> Path:
+    """Write ``text`` to a path ``check_out`` accepted, creating its directories; OutputError
+    (not a traceback) if the file system refuses after all."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{option} {path} cannot be written ({exc.strerror or exc})") from None
     return path
 
 
@@ -123,10 +137,4 @@ def report(
     ``out`` is checked first (``check_out``): OutputError before any rendering.
     """
     path = check_out(out)
-    html = render_report(run, compare, **options)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
-    except OSError as exc:
-        raise OutputError(f"--out {path} cannot be written ({exc.strerror or exc})") from None
-    return path
+    return write_out(path, render_report(run, compare, **options))

@@ -97,8 +97,9 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
     return {"regressions": down, "improvements": up}
 
 
-def _summary_rows(run: Run) -> list[dict[str, Any]]:
-    return [run.result.aggregates[m].to_dict() for m in run.result.metrics]
+def _summary_rows(run: Run, label: str) -> dict[str, Any]:
+    rows = [run.result.aggregates[m].to_dict() for m in run.result.metrics]
+    return {"label": label, "rows": rows}
 
 
 def _distributions(run: Run, prefix: str) -> list[dict[str, str]]:
@@ -114,17 +115,22 @@ def _distributions(run: Run, prefix: str) -> list[dict[str, str]]:
     return out
 
 
-def _failures(run: Run) -> list[dict[str, Any]]:
+def _failures(run: Run, label: str) -> dict[str, Any]:
+    """A run's scores without a value, kept apart as summary.json keeps them: ``failed``
+    (should have had a value: judge or model error) and ``not_applicable`` (undefined or
+    skipped: no value by definition or for lack of inputs), each with its reason. Why apart:
+    one "Failures (5)" list for 4 failed and 1 undefined overstated the failures."""
     questions = {s.question_id: s.question for s in run.result.samples}
-    return [
-        {**f, "question": questions.get(f["question_id"], "")}
-        for f in run.result.failures()
-        if f["status"] != "skipped"
-    ]
+    rows = [{**f, "question": questions.get(f["question_id"], "")} for f in run.result.failures()]
+    return {
+        "label": label,
+        "failed": [f for f in rows if f["status"] == "failed"],
+        "not_applicable": [f for f in rows if f["status"] != "failed"],
+    }
 
 
 def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
-    from ragmeter.compare_render import direction_legend, metric_rows, verdict
+    from ragmeter.compare_render import direction_legend, exclusion_text, metric_rows, verdict
 
     paired = [m for m in cmp.metrics if m.delta is not None]
     with_ci = [m for m in paired if m.ci_low is not None and m.ci_high is not None]
@@ -155,7 +161,11 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "a": cmp.a.name,
         "b": cmp.b.name,
         "n_paired": len(cmp.ids),
-        "rows": metric_rows(cmp, alpha),
+        # n, then the pairs left out and why (failed in A / in B, undefined or skipped)
+        "rows": [
+            [*row[:2], exclusion_text(m), *row[2:]]
+            for row, m in zip(metric_rows(cmp, alpha), cmp.metrics, strict=True)
+        ],
         "forest": forest,
         "scatters": scatters,
         "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
@@ -166,6 +176,14 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "alpha": alpha,
         "direction_legend": direction_legend(cmp),
     }
+
+
+def _per_run(run: Run, cmp: Comparison | None, fn: Any) -> list[Any]:
+    """``fn`` of the run alone, or of A and B (labelled) when compared: B's summary and
+    failures were not on the page, so a B that failed every judged score looked fine."""
+    if cmp is None:
+        return [fn(run, "")]
+    return [fn(cmp.a, f"A = {cmp.a.name}"), fn(cmp.b, f"B = {cmp.b.name}")]
 
 
 def _version() -> str:
@@ -200,12 +218,12 @@ def report_context(
         "run_name": run.name,
         "n_samples": len(res.samples),
         "confidence": res.config.get("confidence", 0.95),
-        "summary": _summary_rows(run),
+        "summaries": _per_run(run, comparison, _summary_rows),
         "distributions": _distributions(run, "d"),
         "by": by,
         "slices": slices or [],
         "worst": {m: worst_samples(run, m, worst) for m in res.metrics},
-        "failures": _failures(run),
+        "failures": _per_run(run, comparison, _failures),
         "notes": res.notes,
         "manifest": json.dumps(run.provenance(), indent=2, ensure_ascii=False, default=str),
         "compare": _compare_section(comparison, worst, alpha) if comparison is not None else None,
