@@ -126,3 +126,41 @@ def test_single_run_report_shows_context_relevance_evidence(judged_runs):
     assert '<tr class="marked"><td>[1]</td><td class="text">Fact 1 is that the sky is blue.' in cr
     assert '<tr class=""><td>[2]</td><td class="text">Grass is green.</td>' in cr
     assert "judged needed to answer the question" in cr
+
+
+def _chart(html: str, metric: str) -> str:
+    return html.split(f'data-chart="dist-{metric}">', 1)[1].split("</figure>", 1)[0]
+
+
+def test_compare_distributions_show_both_runs(judged_runs, report_html):
+    """With --compare each distribution holds A's and B's values (B's means were nowhere on the
+    page's charts before) and says which is which; a single-run report keeps one mean."""
+    from ragmeter.reporting import render_report
+    from ragmeter.runs import load_run
+
+    html = report_html.read_text()
+    a, b = (load_run(p).result for p in judged_runs)
+    for metric in ("faithfulness", "token_f1"):
+        chart = _chart(html, metric)
+        means = [a.aggregates[metric].mean, b.aggregates[metric].mean]
+        assert f"A mean {means[0]:.3f}" in chart and f"B mean {means[1]:.3f}" in chart
+    assert "outlined (dashed mean line)" in html
+    single = _chart(render_report(judged_runs[0]), "faithfulness")
+    assert "B mean" not in single and f"mean {a.aggregates['faithfulness'].mean:.3f}" in single
+
+
+def test_compare_worst_samples_of_each_run(report_html):
+    """Each run's weakest samples, labelled: B's invented statement ("The sky is also green.")
+    is among B's worst faithfulness samples, and A's among A's."""
+    html = report_html.read_text()
+    worst = html.split('<section id="worst">', 1)[1].split("</section>", 1)[0]
+    rows = re.findall(
+        r'<details class="sample worst" data-metric="faithfulness"[^>]*'
+        r'data-run="([AB])">(.*?)</details>',
+        worst,
+        re.S,
+    )
+    by_run = {r: " ".join(body for run, body in rows if run == r) for r in "AB"}
+    assert "The moon is made of cheese." in by_run["A"]
+    assert "The sky is also green." in by_run["B"]
+    assert "The moon is made of cheese." not in by_run["B"]

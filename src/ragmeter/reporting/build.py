@@ -102,17 +102,31 @@ def _summary_rows(run: Run, label: str) -> dict[str, Any]:
     return {"label": label, "rows": rows}
 
 
-def _distributions(run: Run, prefix: str) -> list[dict[str, str]]:
+def _values(run: Run, metric: str) -> list[float]:
+    return [
+        sc.value
+        for sc in run.result.scores.get(metric, [])
+        if sc.status == "ok" and sc.value is not None
+    ]
+
+
+def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[str, str]]:
+    """One histogram per metric; with a comparison, A's and B's values on the same axes."""
     out = []
-    for i, metric in enumerate(run.result.metrics):
-        values = [
-            sc.value
-            for sc in run.result.scores[metric]
-            if sc.status == "ok" and sc.value is not None
-        ]
-        if values:
-            out.append({"metric": metric, "svg": charts.histogram(values, metric, f"{prefix}h{i}")})
+    metrics = list(run.result.metrics)
+    if cmp is not None:
+        metrics += [m for m in cmp.b.result.metrics if m not in metrics]
+    for i, metric in enumerate(metrics):
+        values = _values(run, metric)
+        other = _values(cmp.b, metric) if cmp is not None else None
+        if values or other:
+            svg = charts.histogram(values, metric, f"{prefix}h{i}", other)
+            out.append({"metric": metric, "svg": svg})
     return out
+
+
+def _worst(run: Run, label: str, n: int) -> dict[str, Any]:
+    return {"label": label, "metrics": {m: worst_samples(run, m, n) for m in run.result.metrics}}
 
 
 def _failures(run: Run, label: str) -> dict[str, Any]:
@@ -219,10 +233,11 @@ def report_context(
         "n_samples": len(res.samples),
         "confidence": res.config.get("confidence", 0.95),
         "summaries": _per_run(run, comparison, _summary_rows),
-        "distributions": _distributions(run, "d"),
+        "distributions": _distributions(run, comparison, "d"),
         "by": by,
         "slices": slices or [],
-        "worst": {m: worst_samples(run, m, worst) for m in res.metrics},
+        # with a comparison, each run's weakest samples: B's are what a reviewer of B asks for
+        "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
         "failures": _per_run(run, comparison, _failures),
         "notes": res.notes,
         "manifest": json.dumps(run.provenance(), indent=2, ensure_ascii=False, default=str),

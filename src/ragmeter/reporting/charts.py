@@ -54,26 +54,51 @@ def to_svg(fig, prefix: str) -> str:  # type: ignore[no-untyped-def]
     return svg.strip()
 
 
-def histogram(values: Sequence[float], metric: str, prefix: str) -> str:
-    """Distribution of one metric's per-sample values, with the mean marked."""
+def histogram(
+    values: Sequence[float],
+    metric: str,
+    prefix: str,
+    other: Sequence[float] | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+) -> str:
+    """Distribution of one metric's per-sample values, with the mean marked.
+
+    With ``other`` (a comparison's run B), both runs on the same bins, A filled and B as an
+    outline, each mean marked in its colour: a report of B vs A that showed A's distribution
+    alone hid where B's scores went."""
     with _rc():
         fig = _figure(4.2, 2.2)
         ax = fig.add_subplot()
         arr = np.asarray(values, dtype=float)
+        both = arr if other is None else np.concatenate([arr, np.asarray(other, dtype=float)])
         lo, hi = (
             (0.0, 1.0)
-            if arr.size == 0 or (arr.min() >= 0 and arr.max() <= 1)
-            else (
-                float(arr.min()),
-                float(arr.max()),
-            )
+            if both.size == 0 or (both.min() >= 0 and both.max() <= 1)
+            else (float(both.min()), float(both.max()))
         )
-        ax.hist(arr, bins=20, range=(lo, hi if hi > lo else lo + 1), color=BLUE, alpha=0.85)
+        bins = np.linspace(lo, hi if hi > lo else lo + 1, 21)
+        first = "" if other is None else f"{labels[0]} "
+        ax.hist(arr, bins=bins, color=BLUE, alpha=0.85 if other is None else 0.55, label=None)
         if arr.size:
             ax.axvline(
-                float(arr.mean()), color=ORANGE, linewidth=1.5, label=f"mean {arr.mean():.3f}"
+                float(arr.mean()),
+                color=BLUE if other is not None else ORANGE,
+                linewidth=1.5,
+                label=f"{first}mean {arr.mean():.3f}",
             )
-            ax.legend(frameon=False, loc="upper left")
+        if other is not None:
+            b = np.asarray(other, dtype=float)
+            ax.hist(b, bins=bins, histtype="step", color=ORANGE, linewidth=1.5)
+            if b.size:
+                ax.axvline(
+                    float(b.mean()),
+                    color=ORANGE,
+                    linewidth=1.5,
+                    linestyle="--",
+                    label=f"{labels[1]} mean {b.mean():.3f}",
+                )
+        if both.size:
+            ax.legend(frameon=False, loc="upper left" if other is None else "best")
         ax.set_xlabel(metric)
         ax.set_ylabel("samples")
         return to_svg(fig, prefix)
