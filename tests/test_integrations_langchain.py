@@ -73,11 +73,78 @@ def test_dict_output_and_metadata_ids():
 def test_a_failing_chain_raises_its_own_error():
     from langchain_core.runnables import RunnableLambda
 
+    from ragmeter.errors import PipelineFailed
+
     def boom(_q: str) -> str:
         raise RuntimeError("pipeline broke")
 
-    with pytest.raises(RuntimeError, match="pipeline broke"):
+    with pytest.raises(PipelineFailed, match="1 of 1 questions raised.*pipeline broke") as err:
         rl.collect(RunnableLambda(boom), ["q?"])
+    assert isinstance(err.value.__cause__, RuntimeError)  # the chain's own error, kept
+    assert err.value.samples == [] and err.value.failures[0][0] == "q?"
+
+
+def _flaky_chain():
+    """A real chain (retriever -> answer) whose answer step raises on one question."""
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+    class Fixed(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager):  # type: ignore[no-untyped-def]
+            return [Document(page_content=TEXTS["paris"], metadata={"id": "paris"})]
+
+    def answer(d):  # type: ignore[no-untyped-def]
+        if "Spain" in d["question"]:
+            raise RuntimeError("model timed out")
+        return {"answer": "Paris.", "context": d["docs"], "input": d["question"]}
+
+    return {"docs": Fixed(), "question": RunnablePassthrough()} | RunnableLambda(answer)
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_one_failing_question_loses_none_of_the_others(concurrency):
+    """Before, the first exception was re-raised from chain.batch and every answer already
+    captured was lost; now every question is asked and the others' samples are kept."""
+    from ragmeter.errors import PipelineFailed
+
+    qs = ["Capital of France?", "Capital of Spain?", "Where is Paris?"]
+    with pytest.raises(
+        PipelineFailed,
+        match=r"1 of 3 questions raised in the chain: "
+        r"'Capital of Spain\?': RuntimeError: model timed out",
+    ) as err:
+        rl.collect(_flaky_chain(), qs, max_concurrency=concurrency)
+    assert [s.question for s in err.value.samples] == [qs[0], qs[2]]
+    assert all(s.answer == "Paris." and s.contexts for s in err.value.samples)
+    assert [q for q, _ in err.value.failures] == [qs[1]]
+    with pytest.warns(RuntimeWarning, match=r"1 of 3 questions raised.*2 samples kept"):
+        kept = rl.collect(_flaky_chain(), qs, on_error="skip", max_concurrency=concurrency)
+    assert [s.question for s in kept] == [qs[0], qs[2]]
+
+
+def test_a_failing_retriever_keeps_the_other_questions():
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+
+    from ragmeter.errors import PipelineFailed
+
+    class Flaky(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager):  # type: ignore[no-untyped-def]
+            if query == "bad?":
+                raise ConnectionError("index down")
+            return [Document(page_content=TEXTS["madrid"], metadata={"id": "madrid"})]
+
+    with pytest.raises(PipelineFailed, match="raised in the retriever.*index down") as err:
+        rl.collect(Flaky(), ["ok?", "bad?", "fine?"], max_concurrency=2)
+    assert [s.question for s in err.value.samples] == ["ok?", "fine?"]
+
+
+def test_on_error_must_be_raise_or_skip():
+    from ragmeter.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="on_error must be 'raise' or 'skip'"):
+        rl.collect(langchain_chain(), ["q?"], on_error="ignore")  # type: ignore[arg-type]
 
 
 def test_question_records_without_a_question_are_a_data_error_before_any_call():

@@ -88,3 +88,25 @@ def test_a_question_record_giving_an_answer_is_a_data_error_before_any_query():
         rli.collect(Engine(), [{"question": "q?", "answer": "REF"}, "fine?"])
     with pytest.raises(DataError, match=r"row 2, field 'question'"):
         rli.collect(Engine(), ["fine?", {"query": "no question key"}])
+
+
+def test_one_failing_query_loses_none_of_the_others():
+    """Before, the first exception from .query ended collect and every answer already
+    captured was lost; now every question is asked and the others' samples are kept."""
+    from ragmeter.errors import PipelineFailed
+
+    engine = llamaindex_engine(k=2)
+    qs = [QUESTIONS[0]["question"], QUESTIONS[1]["question"], "Where is Madrid?"]
+
+    class Flaky:
+        def query(self, q):  # type: ignore[no-untyped-def]
+            if q == qs[1]:
+                raise TimeoutError("LLM timed out")
+            return engine.query(q)
+
+    with pytest.raises(PipelineFailed, match="1 of 3 questions raised in the query engine") as err:
+        rli.collect(Flaky(), qs)
+    assert [s.question for s in err.value.samples] == [qs[0], qs[2]]
+    assert isinstance(err.value.__cause__, TimeoutError)
+    with pytest.warns(RuntimeWarning, match="LLM timed out.*2 samples kept"):
+        assert len(rli.collect(Flaky(), qs, on_error="skip")) == 2

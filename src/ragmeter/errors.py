@@ -40,6 +40,7 @@ a ``DataError`` carries, so the user sees every problem in one go.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,21 @@ class ExecutorUnavailable(ConfigError, ImportError):
 
 class OutputError(UsageError):
     """The output directory cannot be written, or holds a run made with other settings."""
+
+
+class PipelineFailed(RagmeterError):
+    """Questions raised in the caller's pipeline during an integration's ``collect``.
+
+    Every question is still asked, so one failing question no longer throws away the answers
+    already captured: the samples of those that ran are on ``.samples`` (in question order)
+    and each failure on ``.failures`` as ``(question, exception)``; the first exception is
+    also the ``__cause__``. ``collect(..., on_error="skip")`` returns the samples with a
+    warning instead."""
+
+    def __init__(self, message: str, samples: list[Any], failures: list[tuple[str, BaseException]]):
+        super().__init__(message)
+        self.samples = samples
+        self.failures = failures
 
 
 # ---- a run that cannot go on -----------------------------------------------------------------

@@ -12,10 +12,12 @@ answer the pipeline never gave, or hide the one it gave. A reference answer goes
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from ragmeter.errors import DataError, Problem
+from ragmeter.errors import ConfigError, DataError, PipelineFailed, Problem
+from ragmeter.redact import describe
 from ragmeter.sample import ALIASES, FIELDS
 
 CAPTURED = {
@@ -57,3 +59,36 @@ def question_records(questions: Sequence[str | Mapping[str, Any]], what: str) ->
     if problems:
         raise DataError(problems, "questions")
     return records
+
+
+OnError = Literal["raise", "skip"]
+
+
+def check_on_error(on_error: str) -> None:
+    if on_error not in ("raise", "skip"):
+        raise ConfigError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+
+
+def finish(
+    samples: list[Any], failures: list[tuple[str, BaseException]], n: int, what: str, on_error: str
+) -> list[Any]:
+    """The samples of the questions that ran; the failed ones said, never silently dropped.
+
+    ``raise``: PipelineFailed carrying the samples and failures (nothing already answered is
+    lost); ``skip``: a RuntimeWarning naming how many failed and the first one."""
+    if not failures:
+        return samples
+    question, exc = failures[0]
+    more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+    head = f"{len(failures)} of {n} questions raised in {what}: {question!r}: {describe(exc)}{more}"
+    kept = f"{len(samples)} sample{'' if len(samples) == 1 else 's'}"
+    if on_error == "skip":
+        warnings.warn(f"{head}; left out, {kept} kept", RuntimeWarning, stacklevel=3)
+        return samples
+    raise PipelineFailed(
+        f"{head}. Every question was asked: the others' {kept} are on this error's .samples "
+        "and the failures on .failures; collect(..., on_error='skip') returns them with a "
+        "warning instead",
+        samples,
+        failures,
+    ) from exc

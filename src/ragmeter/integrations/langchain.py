@@ -29,7 +29,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
-from ragmeter.integrations._questions import question_records
+from ragmeter.integrations._questions import OnError, check_on_error, finish, question_records
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "langchain"
@@ -291,6 +291,7 @@ def collect(
     input_key: str | None = None,
     id_key: str = "id",
     max_concurrency: int = 1,
+    on_error: OnError = "raise",
 ) -> list[Sample]:
     """Run every question through ``chain`` (any Runnable) and return one Sample each.
 
@@ -301,7 +302,12 @@ def collect(
     ``{input_key: question}`` when ``input_key`` is given. Runs go through ``chain.batch``
     with ``max_concurrency`` (1 by default: one after another, in order). A bare retriever
     is a pipeline too: its samples hold its documents and no answer (retrieval metrics).
+
+    Every question is asked even when some raise: ``on_error="raise"`` (default) then raises
+    ``PipelineFailed`` holding the other questions' samples (``.samples``) and each failure
+    (``.failures``); ``"skip"`` returns those samples with a warning naming the failures.
     """
+    check_on_error(on_error)
     retriever_class = require("langchain_core.retrievers", EXTRA).BaseRetriever
     is_retriever = isinstance(chain, retriever_class)
     if is_retriever and input_key is not None:
@@ -314,14 +320,16 @@ def collect(
         {"callbacks": [handler], "run_id": rid, "max_concurrency": max_concurrency}
         for rid in run_ids
     ]
+    outcomes: list[Any] = []
     if is_retriever:
-        _invoke_retriever(chain, inputs, configs, run_ids, max_concurrency)
+        outcomes = _invoke_retriever(chain, inputs, configs, run_ids, max_concurrency)
     elif records:
-        chain.batch(inputs, config=configs)
+        outcomes = chain.batch(inputs, config=configs, return_exceptions=True)
+    raised = [o if isinstance(o, Exception) else None for o in outcomes] or [None] * len(records)
     unmatched = [
         r["question"]
-        for rid, r in zip(run_ids, records, strict=True)
-        if rid not in handler.recorder.turns
+        for rid, r, exc in zip(run_ids, records, raised, strict=True)
+        if exc is None and rid not in handler.recorder.turns
     ]
     if unmatched:
         raise ConfigError(
@@ -331,23 +339,35 @@ def collect(
             "RunnableLambda(lambda q: pipeline.invoke(q)), or attach RagmeterCallbackHandler "
             "yourself"
         )
-    rows = [handler.recorder.record(rid, **rec) for rid, rec in zip(run_ids, records, strict=True)]
-    return validate_records(rows, "LangChain chain")
+    rows = [
+        handler.recorder.record(rid, **rec)
+        for rid, rec, exc in zip(run_ids, records, raised, strict=True)
+        if exc is None
+    ]
+    failures = [(r["question"], e) for r, e in zip(records, raised, strict=True) if e is not None]
+    samples = validate_records(rows, "LangChain chain") if rows or not records else []
+    what = "the retriever" if is_retriever else "the chain"
+    return finish(samples, failures, len(records), what, on_error)
 
 
 def _invoke_retriever(
     retriever: Any, inputs: list[Any], configs: list[Any], run_ids: list[Any], workers: int
-) -> None:
+) -> list[Any]:
     """``BaseRetriever.invoke`` takes its run id as a keyword and ignores the one in the
-    config (which ``batch`` passes), so each question is invoked with its own ``run_id``."""
+    config (which ``batch`` passes), so each question is invoked with its own ``run_id``.
+    Each question's documents, or the exception it raised (as ``batch(return_exceptions=True)``)."""
     calls = [
-        functools.partial(retriever.invoke, q, config=c, run_id=rid)
+        functools.partial(_outcome, retriever.invoke, q, config=c, run_id=rid)
         for q, c, rid in zip(inputs, configs, run_ids, strict=True)
     ]
     if workers <= 1:
-        for call in calls:
-            call()
-        return
+        return [call() for call in calls]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for future in [pool.submit(call) for call in calls]:
-            future.result()  # the first error is raised as is, as batch does
+        return [future.result() for future in [pool.submit(call) for call in calls]]
+
+
+def _outcome(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:  # the caller's pipeline: kept and reported, not raised here
+        return exc

@@ -23,7 +23,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
-from ragmeter.integrations._questions import question_records
+from ragmeter.integrations._questions import OnError, check_on_error, finish, question_records
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "llamaindex"
@@ -91,6 +91,7 @@ def collect(
     questions: Sequence[str | Mapping[str, Any]],
     *,
     id_source: str = "node_id",
+    on_error: OnError = "raise",
 ) -> list[Sample]:
     """Ask ``query_engine`` every question (``.query``) and return one Sample each.
 
@@ -98,14 +99,25 @@ def collect(
     should carry (``question_id``, ``reference_answers``, ``reference_context_ids``,
     ``metadata``...); not what the engine produces (``answer``, ``contexts``,
     ``context_ids``: a DataError before any query, see ``_questions``). Questions run one
-    after another, in order. ``id_source``: see ``response_record``.
+    after another, in order. ``id_source``: see ``response_record``. Every question is
+    asked even when some raise: ``on_error="raise"`` (default) then raises
+    ``PipelineFailed`` holding the other questions' samples (``.samples``) and each failure
+    (``.failures``); ``"skip"`` returns those samples with a warning naming the failures.
     """
     require("llama_index.core", EXTRA)
     if id_source not in ID_SOURCES:
         raise ConfigError(f"id_source must be one of {', '.join(ID_SOURCES)}, not {id_source!r}")
-    rows = []
-    for rec in question_records(questions, "the query engine"):
-        got = response_record(query_engine.query(rec["question"]), id_source, rec["question"])
+    check_on_error(on_error)
+    records = question_records(questions, "the query engine")
+    rows, failures = [], []
+    for rec in records:
+        try:
+            response = query_engine.query(rec["question"])
+        except Exception as exc:  # the caller's engine: kept and reported, not raised here
+            failures.append((rec["question"], exc))
+            continue
+        got = response_record(response, id_source, rec["question"])
         meta = {**dict(rec.get("metadata") or {}), **got.pop("metadata")}
         rows.append({**rec, **got, "metadata": meta})
-    return validate_records(rows, "LlamaIndex query engine")
+    samples = validate_records(rows, "LlamaIndex query engine") if rows or not records else []
+    return finish(samples, failures, len(records), "the query engine", on_error)
