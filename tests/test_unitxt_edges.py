@@ -46,3 +46,67 @@ def test_no_reference_answers_is_undefined_for_every_reference_answer_metric(pat
         assert "no reference answers" in (none.reason or ""), (name, none.reason)
     assert [s.value for s in got["exact_match"][1:]] == [1.0, 0.0]
     assert got["exact_match"][1].details == {"matched_reference": 0}
+
+
+_BUILTIN_SUM = sum
+
+
+def _neumaier_sum(iterable, start=0):
+    """The builtin ``sum`` of CPython >= 3.12: floats added with Neumaier's compensation."""
+    items = list(iterable)
+    if not items or not all(type(x) is float for x in items):
+        return _BUILTIN_SUM(items, start)
+    total, comp = float(start), 0.0
+    for x in items:
+        t = total + x
+        comp += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+        total = t
+    return total + comp if comp else total
+
+
+def _retrieval_rows(n: int, seed: int) -> list[dict]:
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        pool = [f"d{j}" for j in range(rng.randint(2, 40))]
+        retrieved = rng.choices(pool, k=rng.randint(1, 30))  # duplicates too
+        relevant = rng.sample(pool, rng.randint(1, min(len(pool), 12)))
+        rows.append(
+            {
+                "question_id": f"q{i}",
+                "question": "q?",
+                "context_ids": retrieved,
+                "reference_context_ids": relevant,
+            }
+        )
+    return rows
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_unitxt_map_adds_as_unitxt_does_on_every_python(path, monkeypatch):
+    """Unitxt's MAP adds its precisions with the builtin ``sum()``, which compensates rounding
+    since Python 3.12 (Neumaier); ragmeter added left to right, so on Python >= 3.12
+    ``unitxt_map`` differed from unitxt's in the last bits on about a fifth of the rows with
+    several hits. Here the builtin ``sum`` is that of Python >= 3.12 whatever runs the test."""
+    from unitxt.artifact import fetch_artifact
+
+    from needs import require_module
+
+    require_module("unitxt")
+    rows = _retrieval_rows(400, seed=3)
+    unitxt_map, _ = fetch_artifact("metrics.map")
+
+    def theirs() -> list[float]:
+        return [
+            unitxt_map.compute([r["reference_context_ids"]], r["context_ids"], {})["map"]
+            for r in rows
+        ]
+
+    plain = theirs()
+    monkeypatch.setattr("builtins.sum", _neumaier_sum)
+    compensated = theirs()
+    assert sum(a != b for a, b in zip(plain, compensated, strict=True)) > 20  # not vacuous
+    got = _scores(rows, ["unitxt_map"], path, monkeypatch)["unitxt_map"]
+    assert [s.value for s in got] == compensated

@@ -1,9 +1,10 @@
 """Retrieval arithmetic: ranks of the relevant items and each metric from them, pure.
 
 The TREC definitions (``reciprocal_rank`` ... ``hit_at_k``) and Unitxt's positional ones
-(``unitxt_*``); metrics/retrieval.py declares the metrics on top of these. Sums run left to
-right (``_sum``), the order metrics/rank_kernel.py's compiled loops use, so both give the
-same floats.
+(``unitxt_*``); metrics/retrieval.py declares the metrics on top of these. The TREC sums run
+left to right (``_sum``), as trec_eval's C loops and metrics/rank_kernel.py's compiled loops
+add, so all give the same floats. Unitxt's MAP adds with the builtin ``sum()``, as unitxt
+does: it compensates rounding since Python 3.12, and the kernel does what ``sum`` does.
 """
 
 from __future__ import annotations
@@ -77,10 +78,15 @@ def _unitxt_rr(hits: Sequence[int]) -> float:
 
 
 def _unitxt_positional_ap(hits: Sequence[int]) -> float:
-    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2."""
+    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2.
+
+    Added with the builtin ``sum()``, as unitxt adds them (its zero terms for the misses change
+    no sum): Neumaier-compensated on Python >= 3.12, left to right before, so the float is
+    unitxt's on every Python.
+    """
     if not hits:
         return 0.0
-    return _sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
+    return sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
 
 
 def _need_relevant(relevant: set[str], what: str) -> None:
