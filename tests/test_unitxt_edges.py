@@ -4,6 +4,8 @@ per-sample path and on the whole-batch path, with and without the compiled count
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import ragmeter
@@ -110,3 +112,54 @@ def test_unitxt_map_adds_as_unitxt_does_on_every_python(path, monkeypatch):
     assert sum(a != b for a, b in zip(plain, compensated, strict=True)) > 20  # not vacuous
     got = _scores(rows, ["unitxt_map"], path, monkeypatch)["unitxt_map"]
     assert [s.value for s in got] == compensated
+
+
+class _FixedScorer:
+    """Returns each context's log-probabilities in turn."""
+
+    name = "fixed"
+
+    def __init__(self, per_context: list[list[float]]):
+        self.per_context, self.calls = per_context, 0
+
+    async def target_logprobs(self, prompt, target, *, prompt_version):
+        from ragmeter.protocols import JudgeReply, TokenLogprobs
+
+        lps = self.per_context[self.calls]
+        self.calls += 1
+        return JudgeReply(value=TokenLogprobs(tokens=["t"] * len(lps), logprobs=lps))
+
+
+@pytest.mark.parametrize(
+    ("per_context", "context", "what"),
+    [
+        ([[-1.0], [float("nan")]], 1, "nan"),  # was ok 0.368: max() passed over the NaN
+        ([[float("nan")], [-1.0]], 0, "nan"),
+        ([[0.5, 0.9], [-1.0]], 0, "above 0 (0.5)"),  # probabilities, not logs: was ok 2.01
+        ([[-2.0], [1000.0]], 1, "above 0 (1000.0)"),  # was an OverflowError ("internal error")
+        ([[-2.0], [float("inf")]], 1, "above 0 (inf)"),
+    ],
+)
+async def test_perplexity_refuses_what_is_not_a_log_probability(per_context, context, what):
+    """A scorer's NaN or positive "log-probability" is a failed score naming the context,
+    never a score above 1, a crash, or a NaN hidden by the max over contexts."""
+    from ragmeter.metrics.perplexity import context_relevance_perplexity
+    from ragmeter.protocols import Resources
+    from ragmeter.sample import Sample
+
+    sample = Sample(question="who are we?", question_id="q", contexts=["we are", "the world"])
+    score = await context_relevance_perplexity(sample, Resources(scorer=_FixedScorer(per_context)))
+    assert score.status == "failed" and score.value is None, score
+    assert what in score.reason and f"context {context}" in score.reason, score.reason
+
+
+async def test_perplexity_keeps_valid_log_probabilities_as_they_were():
+    from ragmeter.metrics.perplexity import context_relevance_perplexity
+    from ragmeter.protocols import Resources
+    from ragmeter.sample import Sample
+
+    sample = Sample(question="who are we?", question_id="q", contexts=["we are", "the world"])
+    per_context = [[-1.0, -3.0], [float("-inf"), -0.5]]  # -inf: probability 0, scores 0
+    score = await context_relevance_perplexity(sample, Resources(scorer=_FixedScorer(per_context)))
+    assert score.status == "ok" and score.value == math.exp(-2.0)
+    assert score.details["per_context"] == [round(math.exp(-2.0), 6), 0.0]
