@@ -163,3 +163,32 @@ async def test_perplexity_keeps_valid_log_probabilities_as_they_were():
     score = await context_relevance_perplexity(sample, Resources(scorer=_FixedScorer(per_context)))
     assert score.status == "ok" and score.value == math.exp(-2.0)
     assert score.details["per_context"] == [round(math.exp(-2.0), 6), 0.0]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_blank_reference_context_is_no_relevant_text(path, monkeypatch):
+    """Matched by text (no ids), an empty or punctuation-only reference context matched every
+    blank retrieved context: ["", "dog"] against ["", "dog"] had MRR 1 for a blank chunk."""
+    records = [
+        {
+            "question_id": "blank-first",
+            "question": "q?",
+            "contexts": ["", "The dog."],
+            "reference_contexts": ["...", "dog"],
+        },
+        {
+            "question_id": "only-blank",
+            "question": "q?",
+            "contexts": ["  ", "dog"],
+            "reference_contexts": ["", "!!"],
+        },
+    ]
+    got = _scores(records, ["mrr", "map", "recall@1", "hit@1"], path, monkeypatch)
+    assert [s.value for s in got["mrr"]] == [0.5, None]
+    assert got["map"][0].value == 0.5 and got["map"][0].details["n_relevant"] == 1
+    assert got["recall@1"][0].value == 0.0 and got["hit@1"][0].value == 0.0
+    for name in ("mrr", "map", "recall@1", "hit@1"):
+        assert (
+            got[name][1].status == "undefined"
+            and "no reference context has words" in got[name][1].reason
+        )
