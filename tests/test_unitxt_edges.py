@@ -192,3 +192,20 @@ def test_blank_reference_context_is_no_relevant_text(path, monkeypatch):
             got[name][1].status == "undefined"
             and "no reference context has words" in got[name][1].reason
         )
+
+
+def test_ranking_functions_count_a_relevant_id_listed_twice_once():
+    """The public ranking functions take the relevant ids as a set; given a list naming an
+    id twice, |R| counted it twice: AP of ["a", "b"] against ["a", "a"] was 0.5, not 1."""
+    from ragmeter.metrics import retrieval as r
+
+    twice, once = ["a", "a"], {"a"}
+    ret = ["a", "b", "a"]
+    for fn in (r.average_precision, r.reciprocal_rank, r.unitxt_average_precision):
+        assert fn(ret, twice) == fn(ret, once), fn.__name__
+    for fn in (r.ndcg_at_k, r.precision_at_k, r.recall_at_k, r.hit_at_k):
+        assert fn(ret, twice, 2) == fn(ret, once, 2), fn.__name__
+    assert r.average_precision(["a", "b"], twice) == 1.0
+    assert r.recall_at_k(["a"], twice, 1) == 1.0
+    with pytest.raises(ValueError, match="needs at least one relevant id"):
+        r.average_precision(ret, [])

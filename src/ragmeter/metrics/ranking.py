@@ -10,7 +10,7 @@ does: it compensates rounding since Python 3.12, and the kernel does what ``sum`
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 
@@ -89,59 +89,73 @@ def _unitxt_positional_ap(hits: Sequence[int]) -> float:
     return sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
 
 
-def _need_relevant(relevant: set[str], what: str) -> None:
+def _need_relevant(relevant: frozenset[str], what: str) -> None:
     if not relevant:
         raise ValueError(f"{what} needs at least one relevant id")
 
 
-def reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+def _relevant(relevant: Collection[str]) -> frozenset[str]:
+    """The relevant ids as a set: a list naming an id twice holds one relevant item (TREC
+    qrels and Unitxt both de-duplicate), so |R| counts it once."""
+    return relevant if isinstance(relevant, frozenset) else frozenset(relevant)
+
+
+def reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """RR = 1 / rank of the first relevant item; 0 when none is retrieved."""
+    relevant = _relevant(relevant)
     return _rr(_ranks(retrieved, relevant), len(relevant))
 
 
-def average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
+def average_precision(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """TREC AP = (1/|R|) * sum over relevant retrieved items at rank k of P@k.
 
     Normalised by all relevant items |R|, so a relevant item never retrieved costs score.
     """
+    relevant = _relevant(relevant)
     _need_relevant(relevant, "average precision")
     return _ap(_ranks(retrieved, relevant), len(relevant))
 
 
-def unitxt_average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
+def unitxt_average_precision(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """Unitxt's MAP: the mean of P@k over the positions holding a relevant id (0 if none).
 
     Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
     positions, so a duplicated relevant id counts at each of its positions.
     """
+    relevant = _relevant(relevant)
     return _unitxt_positional_ap(unitxt_hits(retrieved, relevant))
 
 
-def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """Unitxt's MRR: 1 / position of the first relevant id (0 if none); duplicates take ranks."""
+    relevant = _relevant(relevant)
     return _unitxt_rr(unitxt_hits(retrieved, relevant))
 
 
-def ndcg_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def ndcg_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """nDCG@k, binary gains: DCG = sum_{i<=k, d_i in R} 1/log2(i+1), over the ideal DCG.
 
     The ideal ranking puts min(k, |R|) relevant items first (trec_eval's ndcg_cut).
     """
+    relevant = _relevant(relevant)
     _need_relevant(relevant, "nDCG")
     return _ndcg(_ranks(retrieved, relevant), len(relevant), k)
 
 
-def precision_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def precision_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved)."""
+    relevant = _relevant(relevant)
     return _precision(_ranks(retrieved, relevant), len(relevant), k)
 
 
-def recall_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def recall_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """R@k = |relevant in top k| / |R|."""
+    relevant = _relevant(relevant)
     _need_relevant(relevant, "recall")
     return _recall(_ranks(retrieved, relevant), len(relevant), k)
 
 
-def hit_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def hit_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """1 when any relevant item is in the top k, else 0."""
+    relevant = _relevant(relevant)
     return _hit(_ranks(retrieved, relevant), len(relevant), k)
