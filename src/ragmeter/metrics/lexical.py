@@ -30,6 +30,8 @@ from ragmeter.sample import Sample
 from ragmeter.text import cached_tokens
 
 _NO_TOKENS = "answer has no tokens after normalisation"
+# SQuAD's metric_max_over_ground_truths is a max over the references: none, no value.
+_NO_REFERENCES = "no reference answers: a best over reference answers has no value for none"
 
 
 def _k_precision_from(sup: Support, n_contexts: int) -> Score:
@@ -107,6 +109,8 @@ def _best_over_references(answer: str, references: Sequence[str], kind: str) -> 
 
 def _best_from(counts: Overlaps, kind: str) -> Score:
     n_ans, overlaps = counts
+    if not overlaps:
+        return Score.undefined(_NO_REFERENCES)
     best: float | None = None
     best_i = -1
     best_detail: tuple[int, int] = (0, 0)
@@ -185,8 +189,11 @@ def exact_match(answer: str, references: Sequence[str]) -> Score:
     """1 if the normalised answer equals any normalised reference, else 0.
 
     ``normalize_answer(x) == " ".join(tokens(x))``, so equal token tuples mean equal
-    normalised strings.
+    normalised strings. No reference answers at all: undefined (a max over none), as for
+    the other reference-answer metrics, not a 0 that would lower the mean.
     """
+    if not references:
+        return Score.undefined(_NO_REFERENCES)
     i = _matched(answer, references)
     return Score.ok(0.0) if i is None else Score.ok(1.0, matched_reference=i)
 

@@ -20,6 +20,7 @@ from ragmeter.metrics import overlap_kernel
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.column import OK, UNDEFINED, ScoreColumn
 from ragmeter.metrics.lexical import (
+    _NO_REFERENCES,
     Overlaps,
     _best_from,
     _k_precision_from,
@@ -187,13 +188,15 @@ def _token_batch(kind: str) -> Any:
 
 def _exact_match_batch(rows: Sequence[Sample], shared: dict[Any, Any]) -> ScoreColumn:
     c = _counts(rows, shared, of_contexts=False)
-    values = c.best(c.equal.astype(np.float64), 0.0)
+    values = c.best(c.equal.astype(np.float64), np.nan)  # NaN: no reference answers
 
     def make(i: int) -> Score:
+        if not len(c.segments(i)):
+            return Score.undefined(_NO_REFERENCES)
         hit = [k for k, g in enumerate(c.segments(i)) if c.equal[g]]
         return Score.ok(1.0, matched_reference=hit[0]) if hit else Score.ok(0.0)
 
-    return ScoreColumn(values, np.full(len(values), OK), make)
+    return ScoreColumn(values, np.where(np.isnan(values), UNDEFINED, OK), make)
 
 
 # Declared here, registered by metrics/registry.py (which imports this module, never the reverse).
@@ -261,11 +264,13 @@ METRICS.append(
 METRICS.append(
     Metric(
         name="exact_match",
-        description="1 when the normalised answer equals a normalised reference answer.",
+        description="1 when the normalised answer equals a normalised reference answer "
+        "(undefined without reference answers).",
         requires=(("answer", "reference_answers"),),
         compute=lambda s: exact_match(s.answer or "", _references(s)),
         compute_batch=_exact_match_batch,
         reference_based=True,
         formula="max_r [norm(answer) == norm(r)]",
+        version="2",  # 1 gave 0 for a row with no reference answers
     )
 )

@@ -14,6 +14,7 @@ GGUF judge (the prompt is then wrapped in its chat template).
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from ragmeter.errors import ResourceUnavailable
@@ -25,6 +26,26 @@ from ragmeter.sample import Sample
 PROMPT = "Generate a question based on the given content: {context}"
 PROMPT_VERSION = "unitxt-perplexity-1"
 MAX_CONTEXT_CHARS = 12000  # longer contexts are cut (said in the details)
+# A log-probability is <= 0; a server's rounding may leave a hair above it, never more.
+_MAX_LOGPROB = 1e-6
+
+
+def _not_logprobs(logprobs: list[float], i: int) -> str | None:
+    """Why the scorer's values for context ``i`` are not log-probabilities, or None.
+
+    A NaN, or a value above 0 (a probability given in place of its log, an overflow), would
+    make a score above 1, an OverflowError or a NaN that ``max`` over the contexts can pass
+    over; -inf is probability 0 and scores 0.
+    """
+    for lp in logprobs:
+        if not isinstance(lp, numbers.Real) or isinstance(lp, bool) or math.isnan(lp):
+            return f"scorer returned {lp!r} as a log-probability on context {i}"
+        if lp > _MAX_LOGPROB:
+            return (
+                f"scorer returned a log-probability above 0 ({lp!r}) on context {i}: "
+                "not a log-probability"
+            )
+    return None
 
 
 def _prompt_for(scorer: Any, context: str) -> str:
@@ -65,7 +86,11 @@ async def context_relevance_perplexity(sample: Sample, resources: Resources) -> 
         if not reply.ok or reply.value is None or not reply.value.logprobs:
             return Score.failed(f"scorer error on context {i}: {reply.error or 'no tokens'}")
         tokens_used += reply.usage.total
-        per.append(math.exp(sum(reply.value.logprobs) / len(reply.value.logprobs)))
+        logprobs = reply.value.logprobs
+        bad = _not_logprobs(logprobs, i)
+        if bad is not None:
+            return Score.failed(bad)
+        per.append(min(1.0, math.exp(sum(logprobs) / len(logprobs))))
     valid = [(p, i) for i, p in enumerate(per) if p is not None]
     best, best_i = max(valid)
     return Score.ok(

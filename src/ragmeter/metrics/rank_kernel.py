@@ -73,10 +73,16 @@ def values(
     ``idcg(k, n_relevant)`` is the ideal DCG nDCG divides by (metrics/retrieval.py's)."""
     kinds = {"rr": 0, "ap": 1, "ndcg": 2, "precision": 3, "recall": 4, "hit": 5}
     if kind in ("unitxt_rr", "unitxt_ap"):
-        return _kernels()["unitxt"](r.hits, r.hit_start, kind == "unitxt_ap")
+        return _kernels()["unitxt"](r.hits, r.hit_start, kind == "unitxt_ap", sum_compensates())
     n_max = int(r.n_relevant.max(initial=0))
     ideal = np.array([idcg(k, n) if idcg and n else 1.0 for n in range(n_max + 1)])
     return _kernels()["trec"](r.n_relevant, r.ranks, r.rank_start, kinds[kind], k, ideal)
+
+
+def sum_compensates() -> bool:
+    """Whether the builtin ``sum()`` of floats compensates rounding (Neumaier's algorithm, as
+    CPython does since 3.12): unitxt's MAP adds with it, so its kernel loop must add the same."""
+    return sum([1.0, 1e100, 1.0, -1e100]) == 2.0
 
 
 def _kernels() -> dict[str, Callable[..., Any]]:
@@ -159,7 +165,8 @@ def _trec(n_relevant, ranks, rank_start, kind, k, idcg):
     return out
 
 
-def _unitxt(hits, hit_start, average):
+def _unitxt(hits, hit_start, average, compensated):
+    # ``compensated``: add as CPython >= 3.12's sum() does (Neumaier), the float unitxt gets
     out = np.empty(len(hit_start) - 1)
     for s in range(len(out)):
         lo, hi = hit_start[s], hit_start[s + 1]
@@ -169,7 +176,17 @@ def _unitxt(hits, hit_start, average):
             out[s] = 1 / hits[lo]
         else:
             acc = 0.0
+            comp = 0.0
             for j in range(lo, hi):
-                acc += (j - lo + 1) / hits[j]
+                x = (j - lo + 1) / hits[j]
+                t = acc + x
+                if compensated:
+                    if abs(acc) >= abs(x):
+                        comp += (acc - t) + x
+                    else:
+                        comp += (x - t) + acc
+                acc = t
+            if comp != 0.0:
+                acc += comp
             out[s] = acc / (hi - lo)
     return out

@@ -1,15 +1,16 @@
 """Retrieval arithmetic: ranks of the relevant items and each metric from them, pure.
 
 The TREC definitions (``reciprocal_rank`` ... ``hit_at_k``) and Unitxt's positional ones
-(``unitxt_*``); metrics/retrieval.py declares the metrics on top of these. Sums run left to
-right (``_sum``), the order metrics/rank_kernel.py's compiled loops use, so both give the
-same floats.
+(``unitxt_*``); metrics/retrieval.py declares the metrics on top of these. The TREC sums run
+left to right (``_sum``), as trec_eval's C loops and metrics/rank_kernel.py's compiled loops
+add, so all give the same floats. Unitxt's MAP adds with the builtin ``sum()``, as unitxt
+does: it compensates rounding since Python 3.12, and the kernel does what ``sum`` does.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 
@@ -77,65 +78,84 @@ def _unitxt_rr(hits: Sequence[int]) -> float:
 
 
 def _unitxt_positional_ap(hits: Sequence[int]) -> float:
-    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2."""
+    """Unitxt's MAP: mean over hits of P@position; [B, A, A] vs {A} -> (1/2 + 2/3) / 2.
+
+    Added with the builtin ``sum()``, as unitxt adds them (its zero terms for the misses change
+    no sum): Neumaier-compensated on Python >= 3.12, left to right before, so the float is
+    unitxt's on every Python.
+    """
     if not hits:
         return 0.0
-    return _sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
+    return sum((j + 1) / k for j, k in enumerate(hits)) / len(hits)
 
 
-def _need_relevant(relevant: set[str], what: str) -> None:
+def _need_relevant(relevant: frozenset[str], what: str) -> None:
     if not relevant:
         raise ValueError(f"{what} needs at least one relevant id")
 
 
-def reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+def _relevant(relevant: Collection[str]) -> frozenset[str]:
+    """The relevant ids as a set: a list naming an id twice holds one relevant item (TREC
+    qrels and Unitxt both de-duplicate), so |R| counts it once."""
+    return relevant if isinstance(relevant, frozenset) else frozenset(relevant)
+
+
+def reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """RR = 1 / rank of the first relevant item; 0 when none is retrieved."""
+    relevant = _relevant(relevant)
     return _rr(_ranks(retrieved, relevant), len(relevant))
 
 
-def average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
+def average_precision(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """TREC AP = (1/|R|) * sum over relevant retrieved items at rank k of P@k.
 
     Normalised by all relevant items |R|, so a relevant item never retrieved costs score.
     """
+    relevant = _relevant(relevant)
     _need_relevant(relevant, "average precision")
     return _ap(_ranks(retrieved, relevant), len(relevant))
 
 
-def unitxt_average_precision(retrieved: Sequence[str], relevant: set[str]) -> float:
+def unitxt_average_precision(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """Unitxt's MAP: the mean of P@k over the positions holding a relevant id (0 if none).
 
     Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
     positions, so a duplicated relevant id counts at each of its positions.
     """
+    relevant = _relevant(relevant)
     return _unitxt_positional_ap(unitxt_hits(retrieved, relevant))
 
 
-def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: set[str]) -> float:
+def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """Unitxt's MRR: 1 / position of the first relevant id (0 if none); duplicates take ranks."""
+    relevant = _relevant(relevant)
     return _unitxt_rr(unitxt_hits(retrieved, relevant))
 
 
-def ndcg_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def ndcg_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """nDCG@k, binary gains: DCG = sum_{i<=k, d_i in R} 1/log2(i+1), over the ideal DCG.
 
     The ideal ranking puts min(k, |R|) relevant items first (trec_eval's ndcg_cut).
     """
+    relevant = _relevant(relevant)
     _need_relevant(relevant, "nDCG")
     return _ndcg(_ranks(retrieved, relevant), len(relevant), k)
 
 
-def precision_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def precision_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved)."""
+    relevant = _relevant(relevant)
     return _precision(_ranks(retrieved, relevant), len(relevant), k)
 
 
-def recall_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def recall_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """R@k = |relevant in top k| / |R|."""
+    relevant = _relevant(relevant)
     _need_relevant(relevant, "recall")
     return _recall(_ranks(retrieved, relevant), len(relevant), k)
 
 
-def hit_at_k(retrieved: Sequence[str], relevant: set[str], k: int) -> float:
+def hit_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """1 when any relevant item is in the top k, else 0."""
+    relevant = _relevant(relevant)
     return _hit(_ranks(retrieved, relevant), len(relevant), k)

@@ -66,11 +66,18 @@ _REQUIRES = (("context_ids", "reference_context_ids"), ("contexts", "reference_c
 
 
 def ranking_of(sample: Sample) -> tuple[list[str], set[str], str]:
-    """The ranked ids, the relevant set, and how they were matched ('ids' or 'text')."""
+    """The ranked ids, the relevant set, and how they were matched ('ids' or 'text').
+
+    By text, a reference context with no words (empty, blank, punctuation only) is no
+    relevant item: it would match every blank retrieved context, crediting a pipeline that
+    retrieved nothing useful with a hit. A row whose reference contexts all lack words has no
+    relevant item (undefined).
+    """
     if sample.context_ids is not None and sample.reference_context_ids is not None:
         return list(sample.context_ids), set(sample.reference_context_ids), "ids"
     retrieved = [normalize_text_key(c) for c in sample.contexts or []]
     relevant = {normalize_text_key(c) for c in sample.reference_contexts or []}
+    relevant.discard("")
     return retrieved, relevant, "text"
 
 
@@ -110,17 +117,25 @@ def _judged(sample: Sample) -> _Judged:
         "n_retrieved": n_retrieved,
         "n_relevant": n_relevant,
     }
+    if matched_by == "text":
+        blank = sum(1 for c in sample.reference_contexts or () if not normalize_text_key(c))
+        if blank:
+            details["blank_reference_contexts"] = blank  # not relevant items (ranking_of)
     if n_retrieved < len(retrieved):
         details["duplicate_ids"] = len(retrieved) - n_retrieved  # each counted at its first rank
     return _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
 
 
 _NO_RELEVANT = "no reference contexts: relevance is undefined"
+_NO_RELEVANT_TEXT = (
+    "no reference context has words (empty or punctuation only): relevance is undefined"
+)
 
 
 def _score_of(j: _Judged, fn: Callable[[Sequence[int], int], float]) -> Score:
     if not j.n_relevant:
-        return Score.undefined(_NO_RELEVANT)
+        blank = j.matched_by == "text" and j.details.get("blank_reference_contexts")
+        return Score.undefined(_NO_RELEVANT_TEXT if blank else _NO_RELEVANT)
     return Score(float(fn(j.ranks, j.n_relevant)), "ok", None, j.details)
 
 
