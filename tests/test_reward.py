@@ -54,3 +54,20 @@ async def test_without_model_says_how_to_configure():
 async def test_bad_path_fails(tmp_path):
     s = await answer_reward(S, Resources(reward_model=HFRewardModel(tmp_path / "missing")))
     assert s.status == "failed" and "not found" in s.reason
+
+
+@pytest.mark.parametrize(
+    ("logit", "status", "value"),
+    [(-1000.0, "ok", 0.0), (1000.0, "ok", 1.0), (float("nan"), "failed", None)],
+)
+async def test_extreme_and_non_finite_logits(monkeypatch, logit, status, value):
+    """A logit below about -709 overflowed math.exp(-logit): an OverflowError reported as
+    "internal error"; a NaN logit was an ok NaN. Now 0.0 (a stable sigmoid) and a failure."""
+    rm = HFRewardModel("unused")
+    monkeypatch.setattr(rm, "_logit", lambda q, a: (logit, 7))
+    s = await answer_reward(S, Resources(reward_model=rm))
+    assert s.status == status, s.reason
+    if value is None:
+        assert "non-finite logit" in (s.reason or "")
+    else:
+        assert s.value == pytest.approx(value, abs=1e-12)

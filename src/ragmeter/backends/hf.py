@@ -147,9 +147,17 @@ class HFRewardModel:
             return JudgeReply(value=None, error=str(exc))
         except Exception as exc:  # model faults are replies, not exceptions
             return JudgeReply(value=None, error=f"{type(exc).__name__}: {exc}")
-        return JudgeReply(
-            value=1.0 / (1.0 + math.exp(-logit)), raw=repr(logit), usage=Usage(prompt_tokens=n)
-        )
+        if not math.isfinite(logit):
+            return JudgeReply(value=None, error=f"the reward model gave a non-finite logit {logit}")
+        return JudgeReply(value=_sigmoid(logit), raw=repr(logit), usage=Usage(prompt_tokens=n))
+
+
+def _sigmoid(x: float) -> float:
+    """1 / (1 + e^-x) without overflow: e^-x overflows below x = -709 ("internal error")."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 _SCORERS: dict[str, HFScorer] = {}

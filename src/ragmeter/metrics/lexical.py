@@ -210,7 +210,9 @@ def _references(sample: Sample) -> list[str]:
     return sample.reference_answers or []
 
 
-_LAST: list[object] = [None, None]  # (sample, Support): the K-Precision metrics of one sample
+# [(sample, Support)]: the K-Precision metrics of one sample; one tuple, read and replaced
+# whole, so two threads evaluating at once never pair a sample with another's support
+_LAST: list[tuple[object, Support | None]] = [(None, None)]
 
 
 def _sample_support(sample: Sample) -> Support:
@@ -219,8 +221,9 @@ def _sample_support(sample: Sample) -> Support:
     The runner scores every metric of a sample in a row; the last sample is remembered by
     identity (as the retrieval metrics do).
     """
-    if _LAST[0] is sample:
-        return _LAST[1]  # type: ignore[return-value]
+    last_sample, last_support = _LAST[0]
+    if last_sample is sample and last_support is not None:
+        return last_support
     sup = support(sample.answer or "", sample.contexts or [])
-    _LAST[0], _LAST[1] = sample, sup
+    _LAST[0] = (sample, sup)
     return sup
