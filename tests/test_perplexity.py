@@ -95,9 +95,52 @@ async def test_perplexity_math_and_failures():
     assert s.status == "failed" and "boom" in s.reason
     s = await context_relevance_perplexity(_sample(), Resources())
     assert s.status == "failed" and "scorer" in s.reason
-    empty = Sample(question=Q, question_id="q", contexts=[" "])
-    s = await context_relevance_perplexity(empty, Resources(scorer=FixedScorer([-1.0])))
-    assert s.status == "undefined"
+    none = Sample(question=Q, question_id="q", contexts=[])
+    s = await context_relevance_perplexity(none, Resources(scorer=FixedScorer([-1.0])))
+    assert s.status == "undefined" and s.reason == "no contexts"
+    blank_q = Sample(question="  ", question_id="q", contexts=["a"])
+    s = await context_relevance_perplexity(blank_q, Resources(scorer=FixedScorer([-1.0])))
+    assert s.status == "undefined" and s.reason == "empty question"
+
+
+@pytest.mark.parametrize(
+    ("question", "contexts"),
+    [
+        (Q, CONTEXTS),
+        (" who are we ? ", ["we are the world", "", "paris"]),  # a blank context is scored
+        (Q, ["   ", "paris is the capital of france ."]),  # and may be the best
+        (Q, ["we are the world   ", "paris\n"]),
+    ],
+)
+async def test_perplexity_equals_the_real_unitxt_package(tmp_path_factory, question, contexts):
+    """The real unitxt Perplexity metric on the same tiny T5 (flan-t5's architecture, Unitxt's
+    default scorer): equal per context and overall. Before, blank contexts were skipped
+    (Unitxt scores them) and the question was stripped."""
+    require_module("unitxt")
+    from unitxt.metrics import Perplexity
+
+    path = _t5(tmp_path_factory)
+    unitxt = Perplexity(
+        model_name=str(path),
+        source_template=PROMPT.replace("{context}", "{reference}"),
+        target_template="{prediction}",
+        main_score="perplexity",
+    )
+    [want] = unitxt.compute(references=[contexts], predictions=[question], task_data=[{}])
+    sample = Sample(question=question, question_id="q", contexts=contexts)
+    s = await context_relevance_perplexity(sample, Resources(scorer=HFScorer(path)))
+    assert s.status == "ok", s.reason
+    assert s.details["per_context"] == pytest.approx(want["reference_scores"], rel=1e-4)
+    assert s.value == pytest.approx(want["perplexity"], rel=1e-4)
+
+
+_T5: dict[str, object] = {}
+
+
+def _t5(tmp_path_factory):  # type: ignore[no-untyped-def]
+    if "path" not in _T5:
+        _T5["path"] = build_t5(tmp_path_factory.mktemp("t5") / "model")
+    return _T5["path"]
 
 
 async def test_missing_model_path_is_a_failed_score(tmp_path):

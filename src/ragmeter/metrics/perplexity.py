@@ -9,6 +9,14 @@ Scorers: ``ragmeter.backends.hf.HFScorer`` (option ``scorer_model=PATH``: a Hugg
 seq2seq or causal LM from a local path; Unitxt uses google/flan-t5-small, whose target
 includes the end-of-sequence token as in its loss), or any ``Scorer`` such as the embedded
 GGUF judge (the prompt is then wrapped in its chat template).
+
+As Unitxt (checked against the real package with flan-t5's architecture,
+``tests/test_perplexity.py``): the question as given, and every context scored, a blank one
+too. Two differences, both said: a blank question is undefined (Unitxt would score the
+end-of-sequence token alone), and a context over ``MAX_CONTEXT_CHARS`` is cut (listed in
+``truncated_contexts``). With a decoder-only scorer Unitxt's own values depend on the batch
+(it right-pads the prompts of a batch with EOS and attends to the padding); ragmeter scores
+each context alone, as an encoder-decoder does in Unitxt's batch.
 """
 
 from __future__ import annotations
@@ -65,19 +73,18 @@ async def context_relevance_perplexity(sample: Sample, resources: Resources) -> 
             "options scorer_model=PATH to a local Hugging Face LM such as "
             "google/flan-t5-small, or use a local judge (--judge local)"
         )
-    question = (sample.question or "").strip()
+    # as Unitxt: the question as given, every context scored, a blank one too (its prompt
+    # alone can be the likeliest source of the question, and then Unitxt's max is its score)
+    question = sample.question or ""
     contexts = [c for c in sample.contexts or []]
-    if not question:
+    if not question.strip():
         return Score.undefined("empty question")
-    if not any(c.strip() for c in contexts):
+    if not contexts:
         return Score.undefined("no contexts")
-    per: list[float | None] = []
+    per: list[float] = []
     cut = []
     tokens_used = 0
     for i, ctx in enumerate(contexts):
-        if not ctx.strip():
-            per.append(None)
-            continue
         if len(ctx) > MAX_CONTEXT_CHARS:
             ctx, _ = ctx[:MAX_CONTEXT_CHARS], cut.append(i)
         reply = await scorer.target_logprobs(
@@ -91,11 +98,11 @@ async def context_relevance_perplexity(sample: Sample, resources: Resources) -> 
         if bad is not None:
             return Score.failed(bad)
         per.append(min(1.0, math.exp(sum(logprobs) / len(logprobs))))
-    valid = [(p, i) for i, p in enumerate(per) if p is not None]
-    best, best_i = max(valid)
+    best_i = max(range(len(per)), key=per.__getitem__)  # the first of equal bests
+    best = per[best_i]
     return Score.ok(
         best,
-        per_context=[None if p is None else round(p, 6) for p in per],
+        per_context=[round(p, 6) for p in per],
         best_context=best_i,
         truncated_contexts=cut,
         scorer=getattr(scorer, "name", type(scorer).__name__),
@@ -112,4 +119,6 @@ METRIC = Metric(
     needs=frozenset({"scorer"}),
     default=False,
     formula="max_c exp(mean_t log p(q_t | prompt(c), q_<t))",
+    # 2: blank contexts scored and the question kept as given, as Unitxt does
+    version="2",
 )
