@@ -62,7 +62,8 @@ def compare_cmd(
         bool,
         typer.Option(
             "--fail-on-regression",
-            help="Exit 1 when a metric gets significantly worse (refusal_rate never does).",
+            help="Exit 1 when a metric gets significantly worse (refusal_rate never does), "
+            "or B failed more of a metric's scores than A.",
         ),
     ] = False,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ragmeter.cli._common import console, err_console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
+from ragmeter.compare import MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
 from ragmeter.errors import ConfigError
@@ -32,11 +33,12 @@ def evaluate(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Directory for scores.jsonl and summary.json."),
+        typer.Option("--out", "-o", help="Directory for scores.jsonl, summary.json and run.json."),
     ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap CIs (0 or more).")] = 0,
-    n_resamples: Annotated[
-        int, typer.Option(min=1, help="Bootstrap resamples of the 95% CIs (1 or more).")
+    n_resamples: Annotated[  # one resample gave a zero-width "95% CI" off the mean
+        int,
+        typer.Option(min=MIN_RESAMPLES, help="Bootstrap resamples of the 95% CIs (2 or more)."),
     ] = 1000,
     judge: Annotated[
         str | None,
@@ -64,7 +66,10 @@ def evaluate(
     ] = None,
     cache: Annotated[
         str | None,
-        typer.Option(help="Cache directory for judge/embedding calls, or 'off'."),
+        typer.Option(
+            help="Cache directory for judge/embedding calls, or 'off' (default: the user "
+            "cache dir)."
+        ),
     ] = None,
     config: Annotated[
         Path | None,
@@ -259,13 +264,16 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
                 f["metric"]
             )
     for (qid, status, reason), names in list(grouped.items())[:10]:
-        console.print(
-            f"  {qid} · {', '.join(names)} · {status}: {reason}", markup=False, highlight=False
+        console.print(  # soft_wrap: one line each, never broken at 80 columns in a CI log
+            f"  {qid} · {', '.join(names)} · {status}: {reason}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     if len(grouped) > 10:
         console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
     for note in _group_notes(result.notes, result.metrics):
-        console.print(f"note: {note}", style="dim", markup=False, highlight=False)
+        console.print(f"note: {note}", style="dim", markup=False, highlight=False, soft_wrap=True)
     usage = result.usage
     if usage.get("judge_tokens"):
         console.print(

@@ -197,8 +197,8 @@ def meta_eval_cmd(
         run_guarded(check_out, out)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
-    def progress(msg: str) -> None:
-        console.print(f"[dim]{msg} · {time.perf_counter() - started:.0f}s[/dim]")
+    def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT
+        err_console.print(f"[dim]{msg} · {time.perf_counter() - started:.0f}s[/dim]")
 
     report = run_guarded(
         run_meta_eval,
