@@ -4,6 +4,10 @@ as written, errors that point at what is wrong, output a CI log keeps whole."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -11,6 +15,15 @@ from typer.testing import CliRunner
 from ragmeter.cli import app
 
 NARROW = {"COLUMNS": "80", "TERMINAL_WIDTH": "80"}
+WIKIEVAL_ROW = {
+    "question": "Question: When did the bridge open?",
+    "answer": "Answer: The bridge opened in 1937.",
+    "ungrounded_answer": "The bridge opened in 1950.",
+    "poor_answer": "It is a bridge.",
+    "context_v1": ["The bridge opened in 1937. It is orange."],
+    "context_v2": ["The bridge opened in 1937. It is orange.", "Rivers flow."],
+    "source": "Bridge",
+}
 
 
 def test_evaluate_help_shows_extras_and_whole_option_names() -> None:
@@ -73,17 +86,8 @@ def test_meta_eval_progress_goes_to_stderr(tmp_path) -> None:
     """stdout holds the table and the RESULT line; progress went there too."""
     import fake_server
 
-    row = {
-        "question": "Question: When did the bridge open?",
-        "answer": "Answer: The bridge opened in 1937.",
-        "ungrounded_answer": "The bridge opened in 1950.",
-        "poor_answer": "It is a bridge.",
-        "context_v1": ["The bridge opened in 1937. It is orange."],
-        "context_v2": ["The bridge opened in 1937. It is orange.", "Rivers flow."],
-        "source": "Bridge",
-    }
     data = tmp_path / "wikieval.jsonl"
-    data.write_text(json.dumps(row) + "\n")
+    data.write_text(json.dumps(WIKIEVAL_ROW) + "\n")
     with fake_server.FakeOpenAIServer() as server:
         args = ["meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake"]
         args += ["--base-url", server.url, "--embedder", "none", "--cache", "off"]
@@ -93,3 +97,48 @@ def test_meta_eval_progress_goes_to_stderr(tmp_path) -> None:
     assert "rows ·" in result.stderr, result.stderr
     assert "rows ·" not in result.stdout, result.stdout
     assert result.stdout.strip().splitlines()[-1].startswith("RESULT ")
+
+
+def _run_with_stdout_closed(args: list[str], env: dict[str, str] | None = None) -> int:
+    """The command with its stdout closed before it prints, as `| head -0` does."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragmeter", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    return proc.wait(timeout=120)
+
+
+def test_compare_writes_its_files_when_stdout_closes_early(tmp_path) -> None:
+    """Rich ends the process on a broken pipe; the files were written after the table."""
+    runs = Path(__file__).resolve().parents[1] / "examples" / "compare" / "runs"
+    json_out, md_out = tmp_path / "c.json", tmp_path / "c.md"
+    args = ["compare", str(runs / "baseline"), str(runs / "reranked"), "--by", "topic"]
+    _run_with_stdout_closed([*args, "--json", str(json_out), "--markdown", str(md_out)])
+    assert json.loads(json_out.read_text())["n_paired"] == 36
+    assert "mrr" in md_out.read_text()
+
+
+def test_meta_eval_writes_its_results_when_stdout_closes_early(tmp_path) -> None:
+    import fake_server
+
+    data = tmp_path / "wikieval.jsonl"
+    data.write_text(json.dumps(WIKIEVAL_ROW) + "\n")
+    out = tmp_path / "meta.json"
+    with fake_server.FakeOpenAIServer() as server:
+        args = ["meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake"]
+        args += ["--base-url", server.url, "--embedder", "none", "--cache", "off"]
+        args += ["--baselines", "k_precision", "-o", str(out)]
+        _run_with_stdout_closed(args, env={"OPENAI_API_KEY": "sk-test-not-real"})
+    assert json.loads(out.read_text())["n_pairs_per_dimension"] == 1
+
+
+def test_a_bad_structured_output_names_the_option(example_jsonl) -> None:
+    args = ["evaluate", str(example_jsonl), "-m", "mrr", "--structured-output", "xml"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    flat = " ".join(result.output.split())
+    assert "--structured-output must be auto, json_schema, json_object, none, not 'xml'" in flat

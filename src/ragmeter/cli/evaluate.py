@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import console, err_console, fmt, run_guarded
+from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.compare import MIN_RESAMPLES
 from ragmeter.config import settings_from_options
@@ -162,6 +162,11 @@ def evaluate(
     --fail-under gate exits 1 with one `gate failed:` line per metric.
     """
     on = check_gate_on(gate_on)
+    if structured_output is not None and structured_output not in STRUCTURED_MODES:
+        # else Settings' pattern error, naming a field (structured_mode) nobody typed
+        raise_usage(
+            f"--structured-output must be {', '.join(STRUCTURED_MODES)}, not {structured_output!r}"
+        )
     settings = run_guarded(
         settings_from_options,
         config,
@@ -200,11 +205,12 @@ def evaluate(
         format=data_format,
         **extra,
     )
+    # Logged before printing: a stdout closed early (`| head`) ends the process as it prints.
+    run_id = run_guarded(log_result, result, out_dir=out) if mlflow else None
     print_result(result, title=str(data))
     if out is not None:
         console.print(f"wrote {out}/scores.jsonl, summary.json and run.json")
-    if mlflow:
-        run_id = run_guarded(log_result, result, out_dir=out)
+    if run_id is not None:
         console.print(f"logged to MLflow run {run_id}", highlight=False)
     finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
     code = result.exit_code(max_failure_rate)
@@ -215,6 +221,14 @@ def evaluate(
             highlight=False,
         )
         raise typer.Exit(code)
+
+
+STRUCTURED_MODES = ("auto", "json_schema", "json_object", "none")
+
+
+def raise_usage(message: str) -> None:
+    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def _check_executor_options(executor: str, by: str | None, mlflow: bool) -> None:

@@ -210,9 +210,11 @@ def meta_eval_cmd(
         limit=limit,
         progress=progress,
     )
+    # The file first: a stdout closed early (`| head`) ends the process as it prints.
+    written = run_guarded(report.write, out) if out is not None else None
     print_table(report.results, report.judge, report.modes)
-    if out is not None:
-        console.print(f"wrote {run_guarded(report.write, out)}")
+    if written is not None:
+        console.print(f"wrote {written}")
     for line in report.failure_lines():
         err_console.print(
             f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True
