@@ -141,4 +141,7 @@ def test_a_bad_structured_output_names_the_option(example_jsonl) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     flat = " ".join(result.output.split())
-    assert "--structured-output must be auto, json_schema, json_object, none, not 'xml'" in flat
+    assert (
+        "--structured-output (structured_mode) must be auto, json_schema, json_object, none, "
+        "not 'xml'" in flat
+    )

@@ -165,7 +165,8 @@ def evaluate(
     if structured_output is not None and structured_output not in STRUCTURED_MODES:
         # else Settings' pattern error, naming a field (structured_mode) nobody typed
         raise_usage(
-            f"--structured-output must be {', '.join(STRUCTURED_MODES)}, not {structured_output!r}"
+            f"--structured-output (structured_mode) must be {', '.join(STRUCTURED_MODES)}, "
+            f"not {structured_output!r}"
         )
     settings = run_guarded(
         settings_from_options,
