@@ -25,10 +25,11 @@ def fmt(x: float | None) -> str:
 
 
 def report_data_error(exc: DataError) -> None:
+    # No source: an option's problem (-m, --fail-under), not the input's; "in the input" sent
+    # the user to a data file with nothing wrong. Each problem names its field.
+    where = f" in {escape(str(exc.source))}" if exc.source else ""
     err_console.print(
-        f"[bold red]error:[/bold red] {len(exc.problems)} problem(s) in "
-        f"{escape(str(exc.source or 'the input'))}",
-        soft_wrap=True,
+        f"[bold red]error:[/bold red] {len(exc.problems)} problem(s){where}:", soft_wrap=True
     )
     for p in exc.problems[:200]:
         err_console.print(f"  - {p}", markup=False, highlight=False, soft_wrap=True)

@@ -62,7 +62,8 @@ def compare_cmd(
         bool,
         typer.Option(
             "--fail-on-regression",
-            help="Exit 1 when a metric gets significantly worse (refusal_rate never does).",
+            help="Exit 1 when a metric gets significantly worse (refusal_rate never does), "
+            "or B failed more of a metric's scores than A.",
         ),
     ] = False,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
@@ -99,6 +100,11 @@ def compare_cmd(
         n_resamples=n_resamples,
         permutations=permutations,
     )
+    # The files first: a stdout closed early (`| head`) ends the process as it prints.
+    if "--markdown" in checked:
+        run_guarded(write_out, checked["--markdown"], to_markdown(cmp, alpha=alpha), "--markdown")
+    if "--json" in checked:
+        run_guarded(write_out, checked["--json"], cmp.to_json(), "--json")
     for warning in cmp.warnings:
         err_console.print(f"warning: {warning}", style="bold yellow", markup=False)
     if output == "json":
@@ -108,9 +114,5 @@ def compare_cmd(
     else:
         for renderable in to_rich(cmp, alpha=alpha):
             print_table(renderable)
-    if "--markdown" in checked:
-        run_guarded(write_out, checked["--markdown"], to_markdown(cmp, alpha=alpha), "--markdown")
-    if "--json" in checked:
-        run_guarded(write_out, checked["--json"], cmp.to_json(), "--json")
     if fail_on_regression:
         report_gate(regressions(cmp, alpha=alpha))

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import console, err_console, fmt, run_guarded
+from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, fmt, run_guarded
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
+from ragmeter.compare import MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
 from ragmeter.errors import ConfigError
@@ -32,11 +33,12 @@ def evaluate(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Directory for scores.jsonl and summary.json."),
+        typer.Option("--out", "-o", help="Directory for scores.jsonl, summary.json and run.json."),
     ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap CIs (0 or more).")] = 0,
-    n_resamples: Annotated[
-        int, typer.Option(min=1, help="Bootstrap resamples of the 95% CIs (1 or more).")
+    n_resamples: Annotated[  # one resample gave a zero-width "95% CI" off the mean
+        int,
+        typer.Option(min=MIN_RESAMPLES, help="Bootstrap resamples of the 95% CIs (2 or more)."),
     ] = 1000,
     judge: Annotated[
         str | None,
@@ -64,7 +66,10 @@ def evaluate(
     ] = None,
     cache: Annotated[
         str | None,
-        typer.Option(help="Cache directory for judge/embedding calls, or 'off'."),
+        typer.Option(
+            help="Cache directory for judge/embedding calls, or 'off' (default: the user "
+            "cache dir)."
+        ),
     ] = None,
     config: Annotated[
         Path | None,
@@ -157,6 +162,12 @@ def evaluate(
     --fail-under gate exits 1 with one `gate failed:` line per metric.
     """
     on = check_gate_on(gate_on)
+    if structured_output is not None and structured_output not in STRUCTURED_MODES:
+        # else Settings' pattern error, naming a field (structured_mode) nobody typed
+        raise_usage(
+            f"--structured-output (structured_mode) must be {', '.join(STRUCTURED_MODES)}, "
+            f"not {structured_output!r}"
+        )
     settings = run_guarded(
         settings_from_options,
         config,
@@ -195,11 +206,12 @@ def evaluate(
         format=data_format,
         **extra,
     )
+    # Logged before printing: a stdout closed early (`| head`) ends the process as it prints.
+    run_id = run_guarded(log_result, result, out_dir=out) if mlflow else None
     print_result(result, title=str(data))
     if out is not None:
         console.print(f"wrote {out}/scores.jsonl, summary.json and run.json")
-    if mlflow:
-        run_id = run_guarded(log_result, result, out_dir=out)
+    if run_id is not None:
         console.print(f"logged to MLflow run {run_id}", highlight=False)
     finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
     code = result.exit_code(max_failure_rate)
@@ -210,6 +222,14 @@ def evaluate(
             highlight=False,
         )
         raise typer.Exit(code)
+
+
+STRUCTURED_MODES = ("auto", "json_schema", "json_object", "none")
+
+
+def raise_usage(message: str) -> None:
+    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def _check_executor_options(executor: str, by: str | None, mlflow: bool) -> None:
@@ -259,13 +279,16 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
                 f["metric"]
             )
     for (qid, status, reason), names in list(grouped.items())[:10]:
-        console.print(
-            f"  {qid} · {', '.join(names)} · {status}: {reason}", markup=False, highlight=False
+        console.print(  # soft_wrap: one line each, never broken at 80 columns in a CI log
+            f"  {qid} · {', '.join(names)} · {status}: {reason}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     if len(grouped) > 10:
         console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
     for note in _group_notes(result.notes, result.metrics):
-        console.print(f"note: {note}", style="dim", markup=False, highlight=False)
+        console.print(f"note: {note}", style="dim", markup=False, highlight=False, soft_wrap=True)
     usage = result.usage
     if usage.get("judge_tokens"):
         console.print(

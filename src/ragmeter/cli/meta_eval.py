@@ -197,8 +197,8 @@ def meta_eval_cmd(
         run_guarded(check_out, out)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
-    def progress(msg: str) -> None:
-        console.print(f"[dim]{msg} · {time.perf_counter() - started:.0f}s[/dim]")
+    def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT
+        err_console.print(f"[dim]{msg} · {time.perf_counter() - started:.0f}s[/dim]")
 
     report = run_guarded(
         run_meta_eval,
@@ -210,9 +210,11 @@ def meta_eval_cmd(
         limit=limit,
         progress=progress,
     )
+    # The file first: a stdout closed early (`| head`) ends the process as it prints.
+    written = run_guarded(report.write, out) if out is not None else None
     print_table(report.results, report.judge, report.modes)
-    if out is not None:
-        console.print(f"wrote {run_guarded(report.write, out)}")
+    if written is not None:
+        console.print(f"wrote {written}")
     for line in report.failure_lines():
         err_console.print(
             f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True

