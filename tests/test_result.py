@@ -128,3 +128,17 @@ def test_exports(tmp_path, rows):
     assert summary["not_applicable"][0]["question_id"] == "q3"
     assert summary["config"]["seed"] == 0
     assert "NaN" not in summary_path.read_text() + scores_path.read_text()
+
+
+def test_no_resamples_means_no_ci_and_one_resample_is_refused():
+    """n_resamples=0 gave the CI [mean, mean] and 1 a zero-width interval around one resample's
+    mean: both read as certainty. Now 0 is no CI at all and 1 a ConfigError before any work."""
+    from ragmeter.errors import ConfigError
+
+    rows = [
+        {"question": f"q{i}", "answer": f"a {i}", "reference_answers": ["a 1"]} for i in range(6)
+    ]
+    agg = ragmeter.evaluate(rows, ["token_recall"], n_resamples=0).aggregates["token_recall"]
+    assert agg.mean is not None and agg.ci_low is None and agg.ci_high is None
+    with pytest.raises(ConfigError, match="n_resamples must be 0 .no CI. or an integer of 2"):
+        ragmeter.evaluate(rows, ["token_recall"], n_resamples=1)

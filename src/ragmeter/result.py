@@ -132,7 +132,8 @@ def aggregate_values(
     n = (counts["ok"], counts["undefined"], counts["skipped"], counts["failed"])
     if not arr.size:
         return Aggregate(name, None, None, None, *n)
-    if arr.size < 2:  # one value has no spread to resample: no CI, not a zero-width [v, v]
+    if arr.size < 2 or n_resamples == 0:  # one value has no spread to resample; 0 resamples
+        # ask for no CI: either way none, not a zero-width [v, v] that reads as certainty
         return Aggregate(name, float(arr.mean()), None, None, *n)
     # One seed per metric so adding a metric never changes another metric's interval.
     low, high = bootstrap_ci(
