@@ -78,7 +78,7 @@ def test_a_failing_chain_raises_its_own_error():
     def boom(_q: str) -> str:
         raise RuntimeError("pipeline broke")
 
-    with pytest.raises(PipelineFailed, match="1 of 1 questions raised.*pipeline broke") as err:
+    with pytest.raises(PipelineFailed, match=r"1 of 1 questions raised.*pipeline broke") as err:
         rl.collect(RunnableLambda(boom), ["q?"])
     assert isinstance(err.value.__cause__, RuntimeError)  # the chain's own error, kept
     assert err.value.samples == [] and err.value.failures[0][0] == "q?"
@@ -135,7 +135,7 @@ def test_a_failing_retriever_keeps_the_other_questions():
                 raise ConnectionError("index down")
             return [Document(page_content=TEXTS["madrid"], metadata={"id": "madrid"})]
 
-    with pytest.raises(PipelineFailed, match="raised in the retriever.*index down") as err:
+    with pytest.raises(PipelineFailed, match=r"raised in the retriever.*index down") as err:
         rl.collect(Flaky(), ["ok?", "bad?", "fine?"], max_concurrency=2)
     assert [s.question for s in err.value.samples] == ["ok?", "fine?"]
 

@@ -140,5 +140,5 @@ def test_no_resamples_means_no_ci_and_one_resample_is_refused():
     ]
     agg = ragmeter.evaluate(rows, ["token_recall"], n_resamples=0).aggregates["token_recall"]
     assert agg.mean is not None and agg.ci_low is None and agg.ci_high is None
-    with pytest.raises(ConfigError, match="n_resamples must be 0 .no CI. or an integer of 2"):
+    with pytest.raises(ConfigError, match=r"n_resamples must be 0 \(no CI\) or an integer of 2"):
         ragmeter.evaluate(rows, ["token_recall"], n_resamples=1)
