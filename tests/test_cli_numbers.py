@@ -53,7 +53,7 @@ def test_meta_eval_refuses_a_limit_below_one(tmp_path) -> None:
     ("kwargs", "expected"),
     [
         ({"seed": -1}, "seed must be an integer of 0 or more"),
-        ({"n_resamples": -5}, "n_resamples must be an integer of 0 or more"),
+        ({"n_resamples": -5}, r"n_resamples must be 0 \(no CI\) or an integer of 2 or more"),
         ({"confidence": 1.0}, "confidence must be between 0 and 1"),
     ],
 )
@@ -61,3 +61,27 @@ def test_api_refuses_bad_bootstrap_settings_before_any_work(example_jsonl, kwarg
     """numpy refused a negative seed only when the first CI was drawn, after the scoring."""
     with pytest.raises(ConfigError, match=expected):
         ragmeter.evaluate(example_jsonl, ["k_precision"], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--ray-address", "auto"], "--ray-address apply to --executor ray only"),
+        (["--actors", "4", "--executor", "stream"], "--actors apply to --executor ray only"),
+        (["--batch-size", "8"], "--batch-size applies to --executor stream or ray only"),
+    ],
+)
+def test_an_executors_options_without_it_are_refused(tmp_path, extra, says):
+    """They were silently ignored: --ray-address without --executor ray ran locally."""
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"question": "q", "answer": "a", "reference_answers": ["a"]}\n')
+    out = tmp_path / "o"
+    args = ["evaluate", str(data), "-m", "token_recall", "--out", str(out), *extra]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert says in " ".join(res.output.split())
+    assert not out.exists()

@@ -186,7 +186,8 @@ def evaluate(
         print_estimate(run_guarded(run_dry, data, metrics, settings, format=data_format))
         return
     thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
-    run_guarded(_check_executor_options, executor, by, mlflow)
+    checks = {"actors": actors, "ray_address": ray_address, "batch_size": batch_size}
+    run_guarded(_check_executor_options, executor, by, mlflow, **checks)
     if mlflow:
         run_guarded(check_mlflow)  # a missing extra is said before any scoring
     extra: dict[str, Any] = {}
@@ -232,11 +233,31 @@ def raise_usage(message: str) -> None:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def _check_executor_options(executor: str, by: str | None, mlflow: bool) -> None:
-    """--by needs the scores in memory; --mlflow logs a streamed run from its --out."""
+def _check_executor_options(
+    executor: str,
+    by: str | None,
+    mlflow: bool,
+    *,
+    actors: int = 2,
+    ray_address: str | None = None,
+    batch_size: int | None = None,
+) -> None:
+    """--by needs the scores in memory; an executor's own options without it (ignored before:
+    ``--ray-address`` without ``--executor ray`` ran locally) are refused."""
     if executor != "local" and by:
         raise ConfigError(
             f"--by needs the scores in memory: use it with --executor local, not {executor}"
+        )
+    if executor != "ray":
+        given = [o for o, v in (("--ray-address", ray_address), ("--actors", actors != 2)) if v]
+        if given:
+            raise ConfigError(
+                f"{' and '.join(given)} apply to --executor ray only, not {executor}: "
+                "add --executor ray, or leave them out"
+            )
+    if executor == "local" and batch_size is not None:
+        raise ConfigError(
+            "--batch-size applies to --executor stream or ray only: a local run holds every row"
         )
 
 
