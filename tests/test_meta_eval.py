@@ -341,3 +341,19 @@ async def test_python_api_runs_inside_a_running_event_loop(data, monkeypatch):
             dimensions=["faithfulness"],
         )
     assert report.agreement["faithfulness"] is not None
+
+
+def test_a_baselines_missing_embedder_is_named_with_the_baseline(data, monkeypatch):
+    """--embedder none with the default baselines said only "no embedder configured", which
+    reads as if the judged metrics needed one; it now names the baseline and the way out."""
+    import fake_server
+    from ragmeter import ResourceUnavailable, Settings, meta_eval
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    with fake_server.FakeOpenAIServer() as server:
+        settings = Settings(judge="openai:fake", base_url=server.url, embedder="none", cache="off")
+        with pytest.raises(ResourceUnavailable) as err:
+            meta_eval.run("wikieval", data, settings=settings, baselines=["embedding_cosine"])
+    msg = str(err.value)
+    assert "no embedder configured" in msg
+    assert "embedding_cosine baseline needs" in msg and "--baselines" in msg

@@ -202,6 +202,11 @@ def _needs(scorers: Sequence[PairScorer], baselines: Sequence[str], s: Settings)
     return needs
 
 
+def judged_needs(judged: Sequence[Any], s: Settings) -> set[str]:
+    """What the judged metrics themselves need (the rest of ``_needs`` is the baselines')."""
+    return {n for m in judged for n in m.needs_in(mode_of_metric(m, s.metric_options()))}
+
+
 def run(
     dataset: str,
     data: str | Path,
@@ -230,7 +235,14 @@ def run(
     t_build = time.perf_counter()
     built = build_resources(s, needs | uses)
     build_s = time.perf_counter() - t_build
-    missing = [why for need, why in built.unavailable.items() if need in needs]
+    why_needed = {"embedder": "the embedding_cosine baseline", "scorer": "the perplexity baseline"}
+    missing = [
+        f"{why}, which {why_needed[need]} needs (leave it out of --baselines, or configure one)"
+        if need in why_needed and need not in judged_needs(judged, s)
+        else why
+        for need, why in built.unavailable.items()
+        if need in needs
+    ]
     if missing:
         run_sync(built.aclose())
         raise ResourceUnavailable("; ".join(missing))
