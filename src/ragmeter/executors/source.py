@@ -95,14 +95,19 @@ def _read_batch(
         except UnicodeDecodeError as exc:
             row += 1
             batch.problems.append(
-                Problem(row, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}", lineno)
+                Problem(
+                    row,
+                    None,
+                    f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line",
+                    lineno,
+                )
             )
             continue
         if not text.strip():
             continue
         row += 1
-        try:
-            record = parse_json_line(text)
+        try:  # without its line ending, as ragmeter.load: a cut line's error is at the cut
+            record = parse_json_line(text.rstrip("\r\n"))
         except json.JSONDecodeError as exc:
             batch.problems.append(
                 Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", lineno)
@@ -134,10 +139,13 @@ def _iter_parquet(path: Path, batch_size: int) -> Iterator[RawBatch]:
 
 
 def _validate(batch: RawBatch, source: str) -> tuple[list[Sample], list[Problem]]:
+    if not batch.records:  # only unparseable lines (a file cut short): nothing to validate,
+        return [], batch.problems  # and no "no rows" beside them (ragmeter.load says none)
     try:
         samples = validate_records(batch.records, source, batch.lines, rows=batch.rows)
-    except DataError as exc:
-        return [], batch.problems + exc.problems
+    except DataError as exc:  # in the file's order, as ragmeter.load lists them
+        found = batch.problems + exc.problems
+        return [], sorted(found, key=lambda p: (p.line or 0, p.row or 0))
     return samples, batch.problems
 
 
