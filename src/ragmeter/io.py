@@ -13,6 +13,7 @@ from typing import Any
 
 import pydantic_core
 
+from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
@@ -89,16 +90,8 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
             return load_traces(path)
         if suffix in (".csv", ".tsv"):
             return _load_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        if suffix in (".parquet", ".pq"):
-            import pandas as pd
-
-            try:
-                frame = pd.read_parquet(path)
-            except Exception as exc:  # pyarrow raises several types for corrupt files
-                raise DataError(
-                    [Problem(None, None, f"unreadable Parquet file: {exc}")], src
-                ) from None
-            return _load_dataframe(frame, src)
+        if suffix in (".parquet", ".pq"):  # as a streamed run reads it: see _parquet
+            return validate_records(read_parquet(path), src)
     except UnicodeDecodeError as exc:
         located = _first_bad_utf8(path)
         problem = located or Problem(None, None, f"not UTF-8 text: {exc.reason}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragmeter._parquet import iter_parquet
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
 from ragmeter.io import parse_json_line
@@ -122,17 +123,8 @@ def _read_batch(
 
 
 def _iter_parquet(path: Path, batch_size: int) -> Iterator[RawBatch]:
-    import pyarrow.parquet as pq
-
-    try:
-        pf = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise DataError(
-            [Problem(None, None, f"unreadable Parquet file: {exc}")], str(path)
-        ) from None
     row = 0
-    for table in pf.iter_batches(batch_size=batch_size):
-        records = table.to_pylist()
+    for records in iter_parquet(path, batch_size):
         rows = list(range(row + 1, row + len(records) + 1))
         row += len(records)
         yield RawBatch(records=records, rows=rows)
