@@ -13,6 +13,7 @@ from typing import Any
 
 import pydantic_core
 
+from ragmeter._csv import read_csv_records
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
@@ -244,16 +245,8 @@ def _read_json(path: Path) -> list[Any]:
 
 
 def _load_csv(path: Path, sep: str) -> list[Sample]:
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""])
-    except pd.errors.EmptyDataError:
-        raise DataError([Problem(None, None, "no rows: the file is empty")], str(path)) from None
-    except pd.errors.ParserError as exc:
-        raise DataError([Problem(None, None, f"malformed CSV: {exc}")], str(path)) from None
+    records, lines = read_csv_records(path, sep)
     problems: list[Problem] = []
-    records = frame.to_dict(orient="records")
     for i, record in enumerate(records):
         for key, value in list(record.items()):
             if not isinstance(value, str):
@@ -268,12 +261,12 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                             i + 1,
                             key,
                             f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})",
-                            i + 2,
+                            lines[i],
                         )
                     )
     if problems:
         raise DataError(problems, str(path))
-    return validate_records(records, str(path), [i + 2 for i in range(len(records))])
+    return validate_records(records, str(path), lines)
 
 
 def _load_dataframe(frame: Any, source: str) -> list[Sample]:
