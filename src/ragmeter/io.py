@@ -16,6 +16,7 @@ import pydantic_core
 from ragmeter._csv import read_csv_records
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
+from ragmeter._sample_checks import line_surrogate
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
@@ -92,7 +93,7 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
         if suffix in (".csv", ".tsv"):
             return _load_csv(path, sep="\t" if suffix == ".tsv" else ",")
         if suffix in (".parquet", ".pq"):  # as a streamed run reads it: see _parquet
-            return validate_records(read_parquet(path), src)
+            return validate_records(read_parquet(path), src, check_text=False)
     except UnicodeDecodeError as exc:
         located = _first_bad_utf8(path)
         problem = located or Problem(None, None, f"not UTF-8 text: {exc.reason}")
@@ -146,7 +147,7 @@ def _load_jsonl(path: Path) -> list[Sample]:
     records, lines, rows, problems = _read_jsonl(path)
     if records or not problems:
         try:
-            samples = validate_records(records, str(path), lines, rows=rows)
+            samples = validate_records(records, str(path), lines, rows=rows, check_text=False)
         except DataError as exc:
             problems = problems + exc.problems
         else:
@@ -180,7 +181,7 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
             if not text.strip():
                 continue
             try:
-                records.append(parse_json_line(text.rstrip("\r\n")))
+                record = parse_json_line(text.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 problems.append(
                     Problem(
@@ -191,6 +192,10 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
                     )
                 )
                 continue
+            if found := line_surrogate(text, record):
+                problems.append(Problem(len(records) + len(problems) + 1, *found, lineno))
+                continue
+            records.append(record)
             lines.append(lineno)
             rows.append(len(records) + len(problems))
     return records, lines, rows, problems
@@ -266,7 +271,7 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                     )
     if problems:
         raise DataError(problems, str(path))
-    return validate_records(records, str(path), lines)
+    return validate_records(records, str(path), lines, check_text=False)
 
 
 def _load_dataframe(frame: Any, source: str) -> list[Sample]:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter._perf import gc_paused
+from ragmeter._sample_checks import surrogate_in
 from ragmeter.errors import DataError, Problem
 
 LIST_FIELDS = (
@@ -246,9 +247,15 @@ def canonical_columns(
 
 
 def validate_record(
-    record: Mapping[str, Any], row: int, problems: list[Problem], line: int | None = None
+    record: Mapping[str, Any],
+    row: int,
+    problems: list[Problem],
+    line: int | None = None,
+    check_text: bool = True,
 ) -> Sample | None:
-    """Check one raw record; append every problem found; return the Sample when valid."""
+    """Check one raw record; append every problem found; return the Sample when valid.
+    ``check_text=False`` skips the search for lone surrogates (``_sample_checks``), for
+    records read from text decoded as UTF-8, which cannot hold one."""
     if not isinstance(record, Mapping):
         problems.append(
             Problem(
@@ -328,8 +335,13 @@ def validate_record(
                 )
             )
 
-    if len(problems) > start:
-        return None
+    if check_text and (found := surrogate_in(clean, "")):
+        problems.append(Problem(row, found[0], found[1], line))
+    return None if len(problems) > start else _sample(clean, row)
+
+
+def _sample(clean: dict[str, Any], row: int) -> Sample:
+    """The Sample of a valid record, its question_id generated when it has none."""
     if "question_id" not in clean:
         clean["question_id"] = (
             f"q{row:05d}-{uuid.uuid5(uuid.NAMESPACE_OID, clean['question']).hex[:8]}"
@@ -343,11 +355,13 @@ def validate_records(
     lines: list[int] | None = None,
     *,
     rows: list[int] | None = None,
+    check_text: bool = True,
 ) -> list[Sample]:
     """Validate all rows; raise DataError listing every problem, or return the samples.
 
     ``rows`` gives each record's row number when some rows of the source were dropped
-    earlier (unparseable lines); by default rows are numbered from 1.
+    earlier (unparseable lines); by default rows are numbered from 1. ``check_text``: see
+    ``validate_record``.
     """
     problems: list[Problem] = []
     samples: list[Sample] = []
@@ -358,7 +372,7 @@ def validate_records(
             n += 1
             row = rows[i] if rows else i + 1
             line = lines[i] if lines else None
-            sample = validate_record(record, row, problems, line)
+            sample = validate_record(record, row, problems, line, check_text)
             if sample is None:
                 continue
             first = seen.get(sample.question_id)

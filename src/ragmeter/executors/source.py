@@ -19,6 +19,7 @@ from typing import Any
 
 from ragmeter._parquet import iter_parquet
 from ragmeter._perf import gc_paused
+from ragmeter._sample_checks import line_surrogate
 from ragmeter.errors import DataError, Problem
 from ragmeter.io import parse_json_line
 from ragmeter.plan import FieldPresence
@@ -114,6 +115,9 @@ def _read_batch(
                 Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", lineno)
             )
             continue
+        if found := line_surrogate(text, record):
+            batch.problems.append(Problem(row, *found, lineno))
+            continue
         batch.records.append(record)
         batch.lines.append(lineno)
         batch.rows.append(row)
@@ -134,7 +138,9 @@ def _validate(batch: RawBatch, source: str) -> tuple[list[Sample], list[Problem]
     if not batch.records:  # only unparseable lines (a file cut short): nothing to validate,
         return [], batch.problems  # and no "no rows" beside them (ragmeter.load says none)
     try:
-        samples = validate_records(batch.records, source, batch.lines, rows=batch.rows)
+        samples = validate_records(  # text decoded as UTF-8 holds no lone surrogate
+            batch.records, source, batch.lines, rows=batch.rows, check_text=False
+        )
     except DataError as exc:  # in the file's order, as ragmeter.load lists them
         found = batch.problems + exc.problems
         return [], sorted(found, key=lambda p: (p.line or 0, p.row or 0))
