@@ -69,3 +69,16 @@ def test_escaped_pairs_and_other_text_are_kept(tmp_path: Path) -> None:
     path.write_text(json.dumps(make_row(1, answer=text)) + "\n")  # "\ud83d\ude00" escapes
     assert ragmeter.load(path)[0].answer == text
     assert ragmeter.load([make_row(1, answer=text)])[0].answer == text
+
+
+@pytest.mark.parametrize("metadata_key", ["metadata", "metadata_field"])
+def test_a_column_and_a_metadata_key_of_the_same_name_that_differ(metadata_key: str) -> None:
+    """An unknown column is kept in metadata under its name; when metadata already held that
+    name with another value, the column's value was silently dropped."""
+    row = {"question": "q", metadata_key: {"source": "wiki"}, "source": "web", "lang": "en"}
+    assert _messages([row]) == [
+        f"row 1, field 'source': both column 'source' and '{metadata_key}.source' are given "
+        "and differ; an unknown column is kept in metadata under its name"
+    ]
+    same = {**row, "source": "wiki"}
+    assert ragmeter.load([same])[0].metadata == {"source": "wiki", "lang": "en"}

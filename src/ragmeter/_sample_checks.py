@@ -1,4 +1,5 @@
-"""Text that cannot be written: lone UTF-16 surrogates.
+"""Checks of raw values that validation shares: yes/no flags, and text that cannot be
+written (lone UTF-16 surrogates).
 
 Why: ``json.loads`` (and Python code building rows) accepts ``"\\ud83d"``, half of an
 escaped emoji pair whose other half was cut off. Such a string is no Unicode text: it cannot
@@ -14,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+
+__all__ = ["as_flag", "line_surrogate", "surrogate", "surrogate_in"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -64,3 +67,25 @@ def line_surrogate(line: str, record: Any) -> tuple[str, str] | None:
     """``surrogate_in`` for a record parsed from a JSON line: JSON writes a surrogate only as
     a ``\\u`` escape (raw, it is not UTF-8), so a line without one needs no search."""
     return surrogate_in(record, "") if "\\u" in line else None
+
+
+_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
+
+
+def as_flag(value: Any) -> bool | None:
+    """A yes/no field as a bool, None when it is not one.
+
+    Why so lenient: the same data arrives as CSV (every cell a string), as
+    ``pd.read_csv(..., dtype=str)``, as 0/1 integer columns (1.0/0.0 once pandas has seen a
+    gap), or as JSON booleans; each input path must accept what the others do. Accepted:
+    bools, 0 and 1, and true/false/yes/no/1/0 in any case.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE
+    return None

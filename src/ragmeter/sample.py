@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter._perf import gc_paused
-from ragmeter._sample_checks import surrogate_in
+from ragmeter._sample_checks import as_flag, surrogate_in
 from ragmeter.errors import DataError, Problem
 
 LIST_FIELDS = (
@@ -127,28 +127,6 @@ def _check_str(
     return value
 
 
-_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
-
-
-def as_flag(value: Any) -> bool | None:
-    """A yes/no field as a bool, None when it is not one.
-
-    Why so lenient: the same data arrives as CSV (every cell a string), as
-    ``pd.read_csv(..., dtype=str)``, as 0/1 integer columns (1.0/0.0 once pandas has seen a
-    gap), or as JSON booleans; each input path must accept what the others do. Accepted:
-    bools, 0 and 1, and true/false/yes/no/1/0 in any case.
-    """
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        low = value.strip().lower()
-        if low in _TRUE or low in _FALSE:
-            return low in _TRUE
-    return None
-
-
 def _short(value: Any, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -242,6 +220,16 @@ def canonical_columns(
         if meta is None:
             out["metadata"] = dict(extra)
         elif isinstance(meta, dict):
+            for key in (k for k in extra if k in meta and meta[k] != extra[k]):
+                problems.append(
+                    Problem(
+                        row,
+                        key,
+                        f"both column '{key}' and '{origin['metadata']}.{key}' are given "
+                        "and differ; an unknown column is kept in metadata under its name",
+                        line,
+                    )
+                )
             out["metadata"] = {**extra, **meta}
     return out
 
