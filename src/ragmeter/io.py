@@ -17,6 +17,7 @@ from ragmeter._csv import read_csv_records
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
 from ragmeter._sample_checks import line_surrogate
+from ragmeter._tables import frame_records, read_json_records
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
@@ -85,7 +86,7 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
         if suffix in (".jsonl", ".ndjson"):
             return _load_jsonl(path)
         if suffix == ".json":
-            return validate_records(_read_json(path), src)
+            return validate_records(read_json_records(path), src)
         if format == "otel":
             from ragmeter.integrations.otel import load_traces
 
@@ -201,54 +202,6 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
     return records, lines, rows, problems
 
 
-def _read_json(path: Path) -> list[Any]:
-    text = path.read_text(encoding="utf-8-sig")
-    if not text.strip():
-        raise DataError([Problem(None, None, "no rows: the file is empty")], str(path))
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            [
-                Problem(
-                    None, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-                )
-            ],
-            str(path),
-        ) from None
-    if isinstance(data, Mapping) and ("resourceSpans" in data or "resource_spans" in data):
-        raise DataError(
-            [Problem(None, None, "this is an OTLP trace export: load it with --format otel")],
-            str(path),
-        )
-    if isinstance(data, Mapping):
-        # {"samples": [...]} / {"data": [...]}, or columnar {"question": [...], ...}
-        for key in ("samples", "data", "rows", "records"):
-            if isinstance(data.get(key), list):
-                return data[key]
-        if data and all(isinstance(v, list) for v in data.values()):
-            lengths = {len(v) for v in data.values()}
-            if len(lengths) == 1:
-                n = lengths.pop()
-                return [{k: v[i] for k, v in data.items()} for i in range(n)]
-        raise DataError(
-            [
-                Problem(
-                    None,
-                    None,
-                    "a JSON object must hold a list under 'samples' (or be a list of objects)",
-                )
-            ],
-            str(path),
-        )
-    if not isinstance(data, list):
-        raise DataError(
-            [Problem(None, None, f"expected a JSON list of objects, got {type(data).__name__}")],
-            str(path),
-        )
-    return data
-
-
 def _load_csv(path: Path, sep: str) -> list[Sample]:
     records, lines = read_csv_records(path, sep)
     problems: list[Problem] = []
@@ -275,7 +228,7 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
 
 
 def _load_dataframe(frame: Any, source: str) -> list[Sample]:
-    return validate_records(frame.to_dict(orient="records"), source)
+    return validate_records(frame_records(frame, source), source)
 
 
 def _is_dataframe(obj: Any) -> bool:
