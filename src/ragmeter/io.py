@@ -13,7 +13,11 @@ from typing import Any
 
 import pydantic_core
 
+from ragmeter._csv import read_csv_records
+from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
+from ragmeter._sample_checks import line_surrogate
+from ragmeter._tables import frame_records, read_json_records
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
@@ -82,23 +86,15 @@ def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
         if suffix in (".jsonl", ".ndjson"):
             return _load_jsonl(path)
         if suffix == ".json":
-            return validate_records(_read_json(path), src)
+            return validate_records(read_json_records(path), src)
         if format == "otel":
             from ragmeter.integrations.otel import load_traces
 
             return load_traces(path)
         if suffix in (".csv", ".tsv"):
             return _load_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        if suffix in (".parquet", ".pq"):
-            import pandas as pd
-
-            try:
-                frame = pd.read_parquet(path)
-            except Exception as exc:  # pyarrow raises several types for corrupt files
-                raise DataError(
-                    [Problem(None, None, f"unreadable Parquet file: {exc}")], src
-                ) from None
-            return _load_dataframe(frame, src)
+        if suffix in (".parquet", ".pq"):  # as a streamed run reads it: see _parquet
+            return validate_records(read_parquet(path), src, check_text=False)
     except UnicodeDecodeError as exc:
         located = _first_bad_utf8(path)
         problem = located or Problem(None, None, f"not UTF-8 text: {exc.reason}")
@@ -152,7 +148,7 @@ def _load_jsonl(path: Path) -> list[Sample]:
     records, lines, rows, problems = _read_jsonl(path)
     if records or not problems:
         try:
-            samples = validate_records(records, str(path), lines, rows=rows)
+            samples = validate_records(records, str(path), lines, rows=rows, check_text=False)
         except DataError as exc:
             problems = problems + exc.problems
         else:
@@ -186,7 +182,7 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
             if not text.strip():
                 continue
             try:
-                records.append(parse_json_line(text.rstrip("\r\n")))
+                record = parse_json_line(text.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 problems.append(
                     Problem(
@@ -197,70 +193,18 @@ def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Probl
                     )
                 )
                 continue
+            if found := line_surrogate(text, record):
+                problems.append(Problem(len(records) + len(problems) + 1, *found, lineno))
+                continue
+            records.append(record)
             lines.append(lineno)
             rows.append(len(records) + len(problems))
     return records, lines, rows, problems
 
 
-def _read_json(path: Path) -> list[Any]:
-    text = path.read_text(encoding="utf-8-sig")
-    if not text.strip():
-        raise DataError([Problem(None, None, "no rows: the file is empty")], str(path))
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            [
-                Problem(
-                    None, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-                )
-            ],
-            str(path),
-        ) from None
-    if isinstance(data, Mapping) and ("resourceSpans" in data or "resource_spans" in data):
-        raise DataError(
-            [Problem(None, None, "this is an OTLP trace export: load it with --format otel")],
-            str(path),
-        )
-    if isinstance(data, Mapping):
-        # {"samples": [...]} / {"data": [...]}, or columnar {"question": [...], ...}
-        for key in ("samples", "data", "rows", "records"):
-            if isinstance(data.get(key), list):
-                return data[key]
-        if data and all(isinstance(v, list) for v in data.values()):
-            lengths = {len(v) for v in data.values()}
-            if len(lengths) == 1:
-                n = lengths.pop()
-                return [{k: v[i] for k, v in data.items()} for i in range(n)]
-        raise DataError(
-            [
-                Problem(
-                    None,
-                    None,
-                    "a JSON object must hold a list under 'samples' (or be a list of objects)",
-                )
-            ],
-            str(path),
-        )
-    if not isinstance(data, list):
-        raise DataError(
-            [Problem(None, None, f"expected a JSON list of objects, got {type(data).__name__}")],
-            str(path),
-        )
-    return data
-
-
 def _load_csv(path: Path, sep: str) -> list[Sample]:
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""])
-    except pd.errors.EmptyDataError:
-        raise DataError([Problem(None, None, "no rows: the file is empty")], str(path)) from None
-    except pd.errors.ParserError as exc:
-        raise DataError([Problem(None, None, f"malformed CSV: {exc}")], str(path)) from None
+    records, lines = read_csv_records(path, sep)
     problems: list[Problem] = []
-    records = frame.to_dict(orient="records")
     for i, record in enumerate(records):
         for key, value in list(record.items()):
             if not isinstance(value, str):
@@ -275,16 +219,16 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                             i + 1,
                             key,
                             f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})",
-                            i + 2,
+                            lines[i],
                         )
                     )
     if problems:
         raise DataError(problems, str(path))
-    return validate_records(records, str(path), [i + 2 for i in range(len(records))])
+    return validate_records(records, str(path), lines, check_text=False)
 
 
 def _load_dataframe(frame: Any, source: str) -> list[Sample]:
-    return validate_records(frame.to_dict(orient="records"), source)
+    return validate_records(frame_records(frame, source), source)
 
 
 def _is_dataframe(obj: Any) -> bool:

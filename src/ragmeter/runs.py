@@ -98,6 +98,12 @@ def _read_json(path: Path, problems: list[Problem]) -> dict[str, Any]:
     return data
 
 
+_CUT = (
+    "; the file ends inside this record, cut short (a copy or a disk that filled up?): "
+    "re-run the `ragmeter evaluate` command that wrote it, with the same -o, to write it whole"
+)
+
+
 def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
     """The records of scores.jsonl, each with its line number under ``_line``."""
     rows: list[dict[str, Any]] = []
@@ -106,9 +112,11 @@ def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
-                problems.append(Problem(lineno, None, f"invalid JSON: {exc.msg}"))
+                cut = "" if line.endswith("\n") else _CUT
+                said = f"scores.jsonl: invalid JSON: {exc.msg} (column {exc.colno}){cut}"
+                problems.append(Problem(lineno, None, said))
                 continue
             if not isinstance(row, dict) or "question_id" not in row:
                 problems.append(Problem(lineno, "question_id", "a record needs a question_id"))

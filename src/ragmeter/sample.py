@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter._perf import gc_paused
+from ragmeter._sample_checks import as_flag, surrogate_in
 from ragmeter.errors import DataError, Problem
 
 LIST_FIELDS = (
@@ -126,28 +127,6 @@ def _check_str(
     return value
 
 
-_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
-
-
-def as_flag(value: Any) -> bool | None:
-    """A yes/no field as a bool, None when it is not one.
-
-    Why so lenient: the same data arrives as CSV (every cell a string), as
-    ``pd.read_csv(..., dtype=str)``, as 0/1 integer columns (1.0/0.0 once pandas has seen a
-    gap), or as JSON booleans; each input path must accept what the others do. Accepted:
-    bools, 0 and 1, and true/false/yes/no/1/0 in any case.
-    """
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        low = value.strip().lower()
-        if low in _TRUE or low in _FALSE:
-            return low in _TRUE
-    return None
-
-
 def _short(value: Any, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -241,14 +220,30 @@ def canonical_columns(
         if meta is None:
             out["metadata"] = dict(extra)
         elif isinstance(meta, dict):
+            for key in (k for k in extra if k in meta and meta[k] != extra[k]):
+                problems.append(
+                    Problem(
+                        row,
+                        key,
+                        f"both column '{key}' and '{origin['metadata']}.{key}' are given "
+                        "and differ; an unknown column is kept in metadata under its name",
+                        line,
+                    )
+                )
             out["metadata"] = {**extra, **meta}
     return out
 
 
 def validate_record(
-    record: Mapping[str, Any], row: int, problems: list[Problem], line: int | None = None
+    record: Mapping[str, Any],
+    row: int,
+    problems: list[Problem],
+    line: int | None = None,
+    check_text: bool = True,
 ) -> Sample | None:
-    """Check one raw record; append every problem found; return the Sample when valid."""
+    """Check one raw record; append every problem found; return the Sample when valid.
+    ``check_text=False`` skips the search for lone surrogates (``_sample_checks``), for
+    records read from text decoded as UTF-8, which cannot hold one."""
     if not isinstance(record, Mapping):
         problems.append(
             Problem(
@@ -328,8 +323,13 @@ def validate_record(
                 )
             )
 
-    if len(problems) > start:
-        return None
+    if check_text and (found := surrogate_in(clean, "")):
+        problems.append(Problem(row, found[0], found[1], line))
+    return None if len(problems) > start else _sample(clean, row)
+
+
+def _sample(clean: dict[str, Any], row: int) -> Sample:
+    """The Sample of a valid record, its question_id generated when it has none."""
     if "question_id" not in clean:
         clean["question_id"] = (
             f"q{row:05d}-{uuid.uuid5(uuid.NAMESPACE_OID, clean['question']).hex[:8]}"
@@ -343,11 +343,13 @@ def validate_records(
     lines: list[int] | None = None,
     *,
     rows: list[int] | None = None,
+    check_text: bool = True,
 ) -> list[Sample]:
     """Validate all rows; raise DataError listing every problem, or return the samples.
 
     ``rows`` gives each record's row number when some rows of the source were dropped
-    earlier (unparseable lines); by default rows are numbered from 1.
+    earlier (unparseable lines); by default rows are numbered from 1. ``check_text``: see
+    ``validate_record``.
     """
     problems: list[Problem] = []
     samples: list[Sample] = []
@@ -358,7 +360,7 @@ def validate_records(
             n += 1
             row = rows[i] if rows else i + 1
             line = lines[i] if lines else None
-            sample = validate_record(record, row, problems, line)
+            sample = validate_record(record, row, problems, line, check_text)
             if sample is None:
                 continue
             first = seen.get(sample.question_id)

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragmeter._parquet import iter_parquet
 from ragmeter._perf import gc_paused
+from ragmeter._sample_checks import line_surrogate
 from ragmeter.errors import DataError, Problem
 from ragmeter.io import parse_json_line
 from ragmeter.plan import FieldPresence
@@ -95,18 +97,26 @@ def _read_batch(
         except UnicodeDecodeError as exc:
             row += 1
             batch.problems.append(
-                Problem(row, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}", lineno)
+                Problem(
+                    row,
+                    None,
+                    f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line",
+                    lineno,
+                )
             )
             continue
         if not text.strip():
             continue
         row += 1
-        try:
-            record = parse_json_line(text)
+        try:  # without its line ending, as ragmeter.load: a cut line's error is at the cut
+            record = parse_json_line(text.rstrip("\r\n"))
         except json.JSONDecodeError as exc:
             batch.problems.append(
                 Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", lineno)
             )
+            continue
+        if found := line_surrogate(text, record):
+            batch.problems.append(Problem(row, *found, lineno))
             continue
         batch.records.append(record)
         batch.lines.append(lineno)
@@ -117,27 +127,23 @@ def _read_batch(
 
 
 def _iter_parquet(path: Path, batch_size: int) -> Iterator[RawBatch]:
-    import pyarrow.parquet as pq
-
-    try:
-        pf = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise DataError(
-            [Problem(None, None, f"unreadable Parquet file: {exc}")], str(path)
-        ) from None
     row = 0
-    for table in pf.iter_batches(batch_size=batch_size):
-        records = table.to_pylist()
+    for records in iter_parquet(path, batch_size):
         rows = list(range(row + 1, row + len(records) + 1))
         row += len(records)
         yield RawBatch(records=records, rows=rows)
 
 
 def _validate(batch: RawBatch, source: str) -> tuple[list[Sample], list[Problem]]:
+    if not batch.records:  # only unparseable lines (a file cut short): nothing to validate,
+        return [], batch.problems  # and no "no rows" beside them (ragmeter.load says none)
     try:
-        samples = validate_records(batch.records, source, batch.lines, rows=batch.rows)
-    except DataError as exc:
-        return [], batch.problems + exc.problems
+        samples = validate_records(  # text decoded as UTF-8 holds no lone surrogate
+            batch.records, source, batch.lines, rows=batch.rows, check_text=False
+        )
+    except DataError as exc:  # in the file's order, as ragmeter.load lists them
+        found = batch.problems + exc.problems
+        return [], sorted(found, key=lambda p: (p.line or 0, p.row or 0))
     return samples, batch.problems
 
 
