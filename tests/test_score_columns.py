@@ -48,7 +48,7 @@ EDGE = [
     ("ΟΔΟΣ Straße İstanbul", ["οδος strasse i̇stanbul", "ΟΔΟΣ"], ["Straße"], ["g"], ["g"]),
     ("l’the a’ x—y", ["l’the x—y a’"], ["x—y"], ["u"], ["u"]),
     ("caf\u00e9\u2003au\u3000lait 🙂", ["café au lait", "🙂"], ["café au lait 🙂"], ["v"], []),
-    ("\ud800 lone", ["\ud800 lone"], ["lone"], ["w"], ["w"]),
+    # a lone surrogate ("\\ud800") is refused by the loaders since 2026-11-27: no row holds one
 ]
 
 
