@@ -192,3 +192,33 @@ def test_batches_keep_order_and_leave_the_collector_on(tmp_path: Path) -> None:
         ids += [s.question_id for s in batch]
     assert sizes == [2, 2, 1] and ids == [r["question_id"] for r in records]
     assert gc.isenabled()
+
+
+def test_stream_progress_goes_to_stderr(tmp_path: Path) -> None:
+    """Progress lines went to stdout, mixed into the result table a script reads; the local
+    executor's go to stderr."""
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = write_jsonl(tmp_path / "in.jsonl", rows(9))
+    args = ["evaluate", str(data), "-m", "k_precision", "--executor", "stream"]
+    res = CliRunner().invoke(app, [*args, "--batch-size", "4", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "stream: 9/9 rows" in res.stderr
+    assert "stream:" not in res.stdout and "9 samples" in res.stdout
+
+
+def test_many_problems_are_counted_right(tmp_path: Path) -> None:
+    """120 bad rows said "51 problem(s)": the 50 listed plus the "... and 70 more" line."""
+    from ragmeter.errors import DataError
+    from ragmeter.executors.source import check_file
+
+    data = tmp_path / "bad.jsonl"
+    data.write_text("".join(json.dumps({"answer": f"a{i}"}) + "\n" for i in range(120)))
+    with pytest.raises(DataError) as err:
+        check_file(data, batch_size=7)
+    text = str(err.value)
+    assert text.splitlines()[0].startswith("120 problem(s)")
+    assert text.splitlines()[-1] == "  ... and 70 more"
+    assert err.value.total == 120 and len(err.value.problems) == 50

@@ -78,13 +78,18 @@ class UsageError(RagmeterError):
 class DataError(UsageError, ValueError):
     """The input data (or the requested metrics) cannot be used; lists every problem."""
 
-    def __init__(self, problems: list[Problem], source: str | None = None) -> None:
+    def __init__(
+        self, problems: list[Problem], source: str | None = None, *, total: int | None = None
+    ) -> None:
+        """``total``: how many problems there were when only the first few were kept."""
         self.problems = list(problems)
         self.source = source
-        head = f"{len(self.problems)} problem(s) in {source or 'the input'}"
-        lines = [head, *(f"  - {p}" for p in self.problems[:50])]
-        if len(self.problems) > 50:
-            lines.append(f"  ... and {len(self.problems) - 50} more")
+        self.total = max(total or 0, len(self.problems))
+        head = f"{self.total} problem(s) in {source or 'the input'}"
+        shown = self.problems[:50]
+        lines = [head, *(f"  - {p}" for p in shown)]
+        if self.total > len(shown):
+            lines.append(f"  ... and {self.total - len(shown)} more")
         super().__init__("\n".join(lines))
 
 

@@ -180,11 +180,7 @@ def check_file(
                     )
         n += len(batch.records) + len(batch.problems)
     if n_problems:
-        if n_problems > len(problems):
-            problems.append(
-                Problem(None, None, f"... and {n_problems - len(problems)} more problem(s)")
-            )
-        raise DataError(problems, source)
+        raise DataError(problems, source, total=n_problems)
     if n == 0:
         raise DataError([Problem(None, None, "no rows: the file is empty")], source)
     return n

@@ -12,6 +12,7 @@ metric code runs on the same samples, batch boundaries change nothing a metric s
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -90,7 +91,7 @@ async def astream_evaluate(
                 scores.update(await session.score(batch))
             writer.add(batch, scores)
             if progress:
-                print(f"stream: {writer.n_samples}/{n_rows} rows", flush=True)
+                print(f"stream: {writer.n_samples}/{n_rows} rows", file=sys.stderr, flush=True)
         if session is not None:
             usage = session.usage()
     except RunAborted as exc:
