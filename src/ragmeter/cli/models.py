@@ -56,7 +56,7 @@ def install(
                 task = bar.add_task(f"assembling {model.filename}", total=model.size)
                 path = model_store.assemble(
                     model,
-                    force=True,
+                    force=force,
                     progress=lambda done, total, t=task: bar.update(t, completed=done, total=total),
                 )
             console.print(
@@ -85,9 +85,16 @@ def list_models() -> None:
             m.upstream,
             f"{st.parts_installed}/{m.n_parts}",
             "yes" if st.assembled else "no",
-            "yes" if st.verified else ("unverified" if st.assembled else "—"),
+            _verified(st),
         )
         paths.append(f"{m.key}: {st.path}")
+        if st.wrong_size:
+            paths.append(
+                f"  {m.key} is corrupt: {st.size:,} bytes, the pinned file has {m.size:,}; "
+                "`ragmeter models install` assembles it again"
+            )
+        elif st.assembled and not st.verified:
+            paths.append(f"  {m.key}: sha256 not checked yet; `ragmeter models install` checks it")
     console.print(table)
     for line in paths:
         console.print(line, highlight=False, soft_wrap=True)
@@ -95,3 +102,11 @@ def list_models() -> None:
         "[dim]chunks: pinned PyPI packages from an unknown publisher (no declared "
         "licence); upstream models: Qwen2.5-Coder-Instruct, Apache-2.0[/dim]"
     )
+
+
+def _verified(st: model_store.ModelStatus) -> str:
+    if st.verified:
+        return "yes"
+    if st.wrong_size:
+        return "no: corrupt"
+    return "unverified" if st.assembled else "—"

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.config import Settings, hide_secrets
+from ragmeter.errors import ConfigError
 from ragmeter.executors.common import run_sync
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
 from ragmeter.protocols import Resources
 from ragmeter.result import EvaluationResult, aggregate
-from ragmeter.runner import aevaluate
+from ragmeter.runner import aevaluate, check_bootstrap
 
 SCRIPTED = ("scripted", "scripted:overlap")
 
@@ -84,8 +85,22 @@ class Evaluator:
         n_resamples: int = 1000,
         confidence: float = 0.95,
         seed: int = 0,
+        format: str | None = None,
+        progress: bool = False,  # nothing to wait for: scripted answers are instant
+        out: Any = None,
+        overwrite: bool = False,
     ) -> EvaluationResult:
-        samples = load(data)
+        """The keywords of ``ragmeter.evaluate`` that a test may pass whatever the judge
+        (switching RAGMETER_JUDGE to scripted must not turn them into a TypeError)."""
+        if out is not None or overwrite:
+            raise ConfigError(
+                f"Evaluator(judge={_judge_name(self.judge)!r}).evaluate(out=...): a run "
+                "directory records its judge's settings (run.json), which a scripted judge or "
+                "a judge object does not have; give a spec judge (local, openai:MODEL, ...) "
+                "or save what you need from the result (result.to_jsonl(path))"
+            )
+        check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+        samples = load(data, format=format)
         notes: list[str] = []
         chosen = plan_metrics(
             samples, metrics, notes, {"judge", "embedder"}, self._metric_options()
@@ -123,3 +138,7 @@ async def _score(metric: Metric, sample: Any, resources: Resources) -> Score:
         return await metric.acompute(sample, resources)
     except Exception as exc:  # one bad sample must not sink the test run
         return Score.failed(f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _judge_name(judge: Any) -> str:
+    return judge if isinstance(judge, str) else getattr(judge, "name", type(judge).__name__)

@@ -36,20 +36,52 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+OPTIONS = (
+    ("--ragmeter-judge", "RAGMETER_JUDGE"),
+    ("--ragmeter-embedder", "RAGMETER_EMBEDDER"),
+    ("--ragmeter-cache", "RAGMETER_CACHE"),
+)
+
+
 def _option(config: pytest.Config, name: str, env: str) -> str | None:
     value = config.getoption(name)
     return value if value is not None else os.environ.get(env) or None
 
 
+def _evaluator(config: pytest.Config) -> Any:
+    from ragmeter.testing.evaluator import Evaluator
+
+    judge, embedder, cache = (_option(config, name, env) for name, env in OPTIONS)
+    return Evaluator(
+        judge=judge or "local", embedder=embedder, options={"cache": cache} if cache else {}
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Options given are checked now, once, as a usage error naming where each came from:
+    not as the same traceback in every test that asks for the fixture."""
+    given = [
+        f"{name}={value!r}" if config.getoption(name) is not None else f"${env}={value!r}"
+        for name, env in OPTIONS
+        if (value := _option(config, name, env)) is not None
+    ]
+    if not given or config.getoption("help", False) or config.getoption("version", False):
+        return  # nothing asked: stay lazy (this module loads in every session)
+    from ragmeter.errors import UsageError
+
+    try:
+        _evaluator(config)
+    except UsageError as exc:
+        raise pytest.UsageError(
+            f"ragmeter plugin options ({', '.join(given)}): {exc}\n(--ragmeter-judge also "
+            "takes 'scripted', the word-overlap judge for offline unit tests)"
+        ) from None
+
+
 @pytest.fixture(scope="session")
 def ragmeter_evaluator(pytestconfig: pytest.Config) -> Any:
     """An ``Evaluator`` configured from the command line or the environment."""
-    from ragmeter.testing.evaluator import Evaluator
-
-    judge = _option(pytestconfig, "--ragmeter-judge", "RAGMETER_JUDGE") or "local"
-    embedder = _option(pytestconfig, "--ragmeter-embedder", "RAGMETER_EMBEDDER")
-    cache = _option(pytestconfig, "--ragmeter-cache", "RAGMETER_CACHE")
-    return Evaluator(judge=judge, embedder=embedder, options={"cache": cache} if cache else {})
+    return _evaluator(pytestconfig)
 
 
 @pytest.fixture
