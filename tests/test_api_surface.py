@@ -7,6 +7,7 @@ import asyncio
 import re
 import threading
 
+import pytest
 from tests.conftest import ROOT, make_row
 
 import ragmeter
@@ -65,3 +66,16 @@ def test_the_whole_error_hierarchy_is_exported() -> None:
     ]
     assert len(classes) > 20
     assert [n for n in classes if getattr(ragmeter, n, None) is not getattr(errors, n)] == []
+
+
+def test_a_sync_runs_error_is_not_chained_to_the_event_loop_probe():
+    """run_sync called asyncio.run inside ``except RuntimeError``, so every error of a sync
+    evaluate() read "During handling ... RuntimeError: no running event loop" first."""
+    from ragmeter.executors.common import run_sync
+
+    async def boom() -> None:
+        raise ValueError("the run's own error")
+
+    with pytest.raises(ValueError, match="the run's own error") as err:
+        run_sync(boom())
+    assert err.value.__context__ is None

@@ -31,8 +31,11 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """
     try:
         asyncio.get_running_loop()
+        running = True
     except RuntimeError:
-        return asyncio.run(coro)
+        running = False
+    if not running:  # outside the except block: a run's own error is not chained to
+        return asyncio.run(coro)  # "RuntimeError: no running event loop"
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1, thread_name_prefix="ragmeter-run") as pool:
