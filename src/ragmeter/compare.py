@@ -23,9 +23,8 @@ from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run, pair_ids
 from ragmeter.slices import SMALL_SLICE, check_column, slice_value
-from ragmeter.stats import holm, paired_delta_ci, paired_p_value
+from ragmeter.stats import TIE, holm, mean_difference, paired_delta_ci, paired_p_value
 
-TIE = 1e-9  # |b - a| at or below this is a tie
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
 # resample and two sign patterns): the cell shows n/a with the reason instead of a number.
 MIN_PAIRS = 2
@@ -228,7 +227,7 @@ def _paired_stats(
     if not xs:
         return out
     out["mean_a"], out["mean_b"] = sum(xs) / len(xs), sum(ys) / len(ys)
-    out["delta"] = sum(y - x for x, y in zip(xs, ys, strict=True)) / len(xs)
+    out["delta"] = mean_difference(xs, ys)  # a difference within TIE is a tie, counted as 0
     if out["note"] is not None:
         return out
     seed = opts["seed"] ^ zlib.crc32(name.encode())
