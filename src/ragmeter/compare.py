@@ -22,7 +22,7 @@ from ragmeter.compare_render import failure_warning
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run, pair_ids
-from ragmeter.slices import SMALL_SLICE, check_column, slice_value
+from ragmeter.slices import SMALL_SLICE, paired_labels
 from ragmeter.stats import TIE, holm, mean_difference, paired_delta_ci, paired_p_value
 
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
@@ -356,18 +356,26 @@ def compare(
     warnings += [said for m in deltas if (said := failure_warning(m))]
     out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
     if by is not None:
-        check_column(run_a.result.samples, by, run_a.source)
-        out.slices = _slice_deltas(out, by, opts, min_slice)
+        sources = (run_a.source, run_b.source)
+        labels, differ = paired_labels(run_a.result.samples, run_b.result.samples, by, sources)
+        if differ:
+            out.warnings.append(
+                f"slices by {by}: {len(differ)} id(s) have another value in B than in A "
+                f"(e.g. {differ[0]}); sliced by A's"
+            )
+        out.slices = _slice_deltas(out, labels, opts, min_slice)
     return out
 
 
-def _slice_deltas(cmp: Comparison, by: str, opts: dict[str, Any], min_n: int) -> list[SliceDelta]:
-    """Per metric and slice (the column's value in run A): paired delta, CI, p-value.
+def _slice_deltas(
+    cmp: Comparison, label_of: dict[str, str], opts: dict[str, Any], min_n: int
+) -> list[SliceDelta]:
+    """Per metric and slice (the column's value in run A, else in B): delta, CI, p-value.
 
     Within a metric, slices are sorted by |delta|, largest first; small ones are flagged,
     and one of a single pair keeps its delta but has no CI or p (``note`` says why).
     """
-    label_of = {s.question_id: slice_value(s, by) for s in cmp.a.result.samples}
+    by = str(cmp.by)
     out: list[SliceDelta] = []
     for m in cmp.metrics:
         va, vb = _values(cmp.a, m.metric), _values(cmp.b, m.metric)
