@@ -150,6 +150,8 @@ class Comparison:
     only_in_b: list[str] = field(default_factory=list)
     confidence: float = 0.95
     by: str | None = None
+    # computed in A, not in B (unless metrics= named what to compare): fails the regression gate
+    lost_metrics: list[str] = field(default_factory=list)
 
     def metric(self, name: str) -> MetricDelta:
         for m in self.metrics:
@@ -171,6 +173,7 @@ class Comparison:
             "n_paired": len(self.ids),
             "only_in_a": self.only_in_a,
             "only_in_b": self.only_in_b,
+            "lost_metrics": self.lost_metrics,
             "confidence": self.confidence,
             "warnings": self.warnings,
             "metrics": [m.to_dict() for m in self.metrics],
@@ -364,6 +367,8 @@ def compare(
                 f"(e.g. {differ[0]}); sliced by A's"
             )
         out.slices = _slice_deltas(out, labels, opts, min_slice)
+    if metrics is None:
+        out.lost_metrics = [m for m in run_a.result.metrics if m not in run_b.result.metrics]
     return out
 
 
