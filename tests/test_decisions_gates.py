@@ -1,9 +1,10 @@
-"""The regression gate on metrics present in one run only."""
+"""Gates that decided the wrong way: a metric B did not compute, a lower-is-better metric."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from tests.conftest import make_row
 from typer.testing import CliRunner
 
@@ -45,3 +46,33 @@ def test_cli_gate_names_the_metric_b_lost(tmp_path):
     assert res.exit_code == 1
     assert "gate failed: mrr: computed in A, not in B" in res.output
     assert runner.invoke(app, [*args, "-m", "token_f1"]).exit_code == 0
+
+
+def test_a_gate_on_a_lower_is_better_metric_is_refused_not_inverted():
+    # a plugin metric where lower is better: --fail-under / assert_scores failed the runs
+    # below the threshold, i.e. the better ones, and passed the worse
+    from ragmeter.errors import DataError
+    from ragmeter.metrics import registry
+    from ragmeter.metrics.base import Metric, Score
+    from ragmeter.testing import assert_scores
+
+    name = "test_error_rate"
+    if name not in registry._FIXED:
+        registry.register(
+            Metric(
+                name=name,
+                description="test-only: share of wrong answers, lower is better",
+                requires=(("answer",),),
+                compute=lambda sample: Score.ok(0.05),
+                default=False,
+                direction="lower",
+            )
+        )
+    good = ragmeter.evaluate(_rows(), name, n_resamples=100)
+    assert good.aggregates[name].mean == pytest.approx(0.05)
+    with pytest.raises(DataError, match="lower-is-better"):
+        assert_scores(good, {name: 0.1})
+    res = CliRunner().invoke(
+        app, ["evaluate", "nope.jsonl", "-m", name, "--fail-under", f"{name}=0.1"]
+    )
+    assert res.exit_code == 2 and "lower-is-better" in res.output

@@ -87,7 +87,9 @@ def check_threshold_values(
 
     Why: ``float()`` reads 'nan' and 'inf', and ``mean < nan`` is never true, so a NaN gate
     silently passed every run; a threshold outside the metric's range (1.5, -1 for a share)
-    gates nothing. DataError naming each bad threshold (CLI exit 2). The CLI and
+    gates nothing. A metric whose lower values are better (``direction="lower"``) is refused:
+    failing a mean below the threshold would fail its better runs and pass the worse ones.
+    DataError naming each bad threshold (CLI exit 2). The CLI and
     ``assert_scores`` both call it; a name no metric has is left to ``check_metric_names``
     (a run read back may hold metrics this process never registered).
     """
@@ -100,8 +102,19 @@ def check_threshold_values(
             problems.append(Problem(None, option, f"{name}={value}: not a finite number"))
             continue
         try:
-            bounds = get_metric(name).value_range
+            metric = get_metric(name)
         except (MetricError, KeyError):
+            continue
+        bounds = metric.value_range
+        if metric.direction == "lower":  # the gate would fail the better runs, pass the worse
+            problems.append(
+                Problem(
+                    None,
+                    option,
+                    f"{name} is lower-is-better: a gate failing means below {value:g} would "
+                    "fail the better runs",
+                )
+            )
             continue
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
             problems.append(
