@@ -22,10 +22,9 @@ from ragmeter.compare_render import failure_warning
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run, pair_ids
-from ragmeter.slices import SMALL_SLICE, check_column, slice_value
-from ragmeter.stats import holm, paired_delta_ci, paired_p_value
+from ragmeter.slices import SMALL_SLICE, paired_labels
+from ragmeter.stats import TIE, holm, mean_difference, paired_delta_ci, paired_p_value
 
-TIE = 1e-9  # |b - a| at or below this is a tie
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
 # resample and two sign patterns): the cell shows n/a with the reason instead of a number.
 MIN_PAIRS = 2
@@ -151,6 +150,8 @@ class Comparison:
     only_in_b: list[str] = field(default_factory=list)
     confidence: float = 0.95
     by: str | None = None
+    # computed in A, not in B (unless metrics= named what to compare): fails the regression gate
+    lost_metrics: list[str] = field(default_factory=list)
 
     def metric(self, name: str) -> MetricDelta:
         for m in self.metrics:
@@ -172,6 +173,7 @@ class Comparison:
             "n_paired": len(self.ids),
             "only_in_a": self.only_in_a,
             "only_in_b": self.only_in_b,
+            "lost_metrics": self.lost_metrics,
             "confidence": self.confidence,
             "warnings": self.warnings,
             "metrics": [m.to_dict() for m in self.metrics],
@@ -228,7 +230,7 @@ def _paired_stats(
     if not xs:
         return out
     out["mean_a"], out["mean_b"] = sum(xs) / len(xs), sum(ys) / len(ys)
-    out["delta"] = sum(y - x for x, y in zip(xs, ys, strict=True)) / len(xs)
+    out["delta"] = mean_difference(xs, ys)  # a difference within TIE is a tie, counted as 0
     if out["note"] is not None:
         return out
     seed = opts["seed"] ^ zlib.crc32(name.encode())
@@ -357,18 +359,28 @@ def compare(
     warnings += [said for m in deltas if (said := failure_warning(m))]
     out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
     if by is not None:
-        check_column(run_a.result.samples, by, run_a.source)
-        out.slices = _slice_deltas(out, by, opts, min_slice)
+        sources = (run_a.source, run_b.source)
+        labels, differ = paired_labels(run_a.result.samples, run_b.result.samples, by, sources)
+        if differ:
+            out.warnings.append(
+                f"slices by {by}: {len(differ)} id(s) have another value in B than in A "
+                f"(e.g. {differ[0]}); sliced by A's"
+            )
+        out.slices = _slice_deltas(out, labels, opts, min_slice)
+    if metrics is None:
+        out.lost_metrics = [m for m in run_a.result.metrics if m not in run_b.result.metrics]
     return out
 
 
-def _slice_deltas(cmp: Comparison, by: str, opts: dict[str, Any], min_n: int) -> list[SliceDelta]:
-    """Per metric and slice (the column's value in run A): paired delta, CI, p-value.
+def _slice_deltas(
+    cmp: Comparison, label_of: dict[str, str], opts: dict[str, Any], min_n: int
+) -> list[SliceDelta]:
+    """Per metric and slice (the column's value in run A, else in B): delta, CI, p-value.
 
     Within a metric, slices are sorted by |delta|, largest first; small ones are flagged,
     and one of a single pair keeps its delta but has no CI or p (``note`` says why).
     """
-    label_of = {s.question_id: slice_value(s, by) for s in cmp.a.result.samples}
+    by = str(cmp.by)
     out: list[SliceDelta] = []
     for m in cmp.metrics:
         va, vb = _values(cmp.a, m.metric), _values(cmp.b, m.metric)

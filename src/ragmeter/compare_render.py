@@ -195,6 +195,8 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     ]
     if lost:
         summary.append(f"**More failed scores in B**: {', '.join(lost)}")
+    if cmp.lost_metrics:
+        summary.append(f"**Not computed in B**: {', '.join(cmp.lost_metrics)}")
     if worse:
         summary.append(f"**Worse** (Holm p < {alpha}): {', '.join(worse)}")
     if better:

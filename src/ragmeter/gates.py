@@ -3,9 +3,9 @@
 ``fail_under``: a metric's mean (or its CI lower bound, ``on="ci_low"``) must reach a
 threshold. ``fail_on_regression``: no metric may get significantly worse (Holm-adjusted p
 below alpha, against the metric's direction: a drop for higher-is-better metrics; a metric
-with no better direction, such as refusal_rate, never fails by its change), and B may not
-fail more of a metric's scores than A did. The CLI's ``--fail-under`` /
-``--fail-on-regression`` and the pytest helper ``assert_scores`` call these.
+with no better direction, such as refusal_rate, never fails by its change), B may not
+fail more of a metric's scores than A did, nor leave out a metric A computed. The CLI's
+``--fail-under`` / ``--fail-on-regression`` and the pytest helper ``assert_scores`` call these.
 """
 
 from __future__ import annotations
@@ -87,7 +87,9 @@ def check_threshold_values(
 
     Why: ``float()`` reads 'nan' and 'inf', and ``mean < nan`` is never true, so a NaN gate
     silently passed every run; a threshold outside the metric's range (1.5, -1 for a share)
-    gates nothing. DataError naming each bad threshold (CLI exit 2). The CLI and
+    gates nothing. A metric whose lower values are better (``direction="lower"``) is refused:
+    failing a mean below the threshold would fail its better runs and pass the worse ones.
+    DataError naming each bad threshold (CLI exit 2). The CLI and
     ``assert_scores`` both call it; a name no metric has is left to ``check_metric_names``
     (a run read back may hold metrics this process never registered).
     """
@@ -100,8 +102,19 @@ def check_threshold_values(
             problems.append(Problem(None, option, f"{name}={value}: not a finite number"))
             continue
         try:
-            bounds = get_metric(name).value_range
+            metric = get_metric(name)
         except (MetricError, KeyError):
+            continue
+        bounds = metric.value_range
+        if metric.direction == "lower":  # the gate would fail the better runs, pass the worse
+            problems.append(
+                Problem(
+                    None,
+                    option,
+                    f"{name} is lower-is-better: a gate failing means below {value:g} would "
+                    "fail the better runs",
+                )
+            )
             continue
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
             problems.append(
@@ -145,11 +158,16 @@ def fail_under(
 def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
     """The metrics that got worse in B: significantly (Holm p < alpha and the delta against
     the metric's direction, ``MetricDelta.worse``), or by failing: B failed more of its
-    scores than A (``lost_to_failures``; whatever its direction). Why the second: a metric
-    whose every score failed in B had no pair, hence no p-value, and passed the gate."""
+    scores than A (``lost_to_failures``; whatever its direction), or B did not compute a
+    metric A did (``lost_metrics``: empty when ``compare(metrics=...)`` chose the metrics).
+    Why the last two: a metric whose every score failed in B, or that B never computed (a CI
+    job without the judge), had no pair, hence no p-value, and passed the gate."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), not {alpha}")
-    failures = []
+    failures = [
+        GateFailure(name, "computed in A, not in B (to accept that, compare --metrics without it)")
+        for name in getattr(comparison, "lost_metrics", [])
+    ]
     for m in comparison.metrics:
         if getattr(m, "lost_to_failures", False):
             left = "no pair left to compare" if m.n == 0 else f"{m.n} pair(s) left"

@@ -45,6 +45,21 @@ def check_column(samples: list[Sample], column: str, source: str = "the run") ->
     )
 
 
+def paired_labels(
+    a: list[Sample], b: list[Sample], column: str, sources: tuple[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """Each question_id's slice label in a comparison: its value in run A, else its value in
+    run B (a column added to one run's input slices the comparison; it was an error naming
+    run A). Also the ids both runs label, differently (A's label is used for them).
+    DataError when neither run has a value in the column."""
+    check_column([*a, *b], column, " and ".join(dict.fromkeys(sources)))
+    in_a = {s.question_id: slice_value(s, column) for s in a}
+    in_b = {s.question_id: slice_value(s, column) for s in b}
+    labels = {q: v if v != MISSING else in_b.get(q, MISSING) for q, v in in_a.items()}
+    differ = [q for q, v in in_a.items() if MISSING != v != in_b.get(q, v) != MISSING]
+    return labels, differ
+
+
 @dataclass(frozen=True)
 class SliceRow:
     """One (metric, slice value) cell of an evaluate summary."""

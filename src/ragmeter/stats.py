@@ -3,15 +3,22 @@
 For paired scores a_i, b_i the effect is the mean paired difference d = mean(b_i - a_i).
 
 - ``paired_delta_ci``: percentile bootstrap CI of d, ``scipy.stats.bootstrap`` with
-  ``paired=True`` (the pairs are resampled together).
+  ``paired=True`` (the pairs are resampled together; beyond ``SCIPY_MAX_PAIRS`` pairs the
+  same resamples are drawn here).
 - ``paired_p_value``: two-sided sign-flip permutation test of H0 "A and B are exchangeable
   within each pair", ``scipy.stats.permutation_test`` with ``permutation_type='samples'``;
   exact (all 2^n sign patterns) when 2^n <= n_resamples (9999 by default, fewer beyond 2000
-  pairs: ``default_permutations``). Worked number: d = (0.2, 0.2, 0.2)
+  pairs: ``default_permutations``); beyond ``SCIPY_MAX_PAIRS`` pairs the random sign
+  patterns are drawn here with scipy's p-value rule. Worked number: d = (0.2, 0.2, 0.2)
   gives 8 sign patterns of which 2 (all +, all -) reach |mean| = 0.2, so p = 2/8 = 0.25.
 - ``holm``: Holm's step-down adjustment of several p-values (family-wise error), which
   scipy does not provide (``false_discovery_control`` is Benjamini-Hochberg, a different
   guarantee). Worked number: p = (0.01, 0.04, 0.03) -> (0.03, 0.06, 0.06).
+
+A paired difference of at most ``TIE`` is float noise (0.1 + 0.2 vs 0.3 differ by 5.6e-17),
+not a change: the delta, the CI and the p-value count it as 0, as the win/tie/loss counts do.
+Without this, twelve noise-level differences of one sign gave p = 2/4096 and a "worse"
+verdict that failed the regression gate on a tie.
 """
 
 from __future__ import annotations
@@ -21,6 +28,26 @@ from collections.abc import Sequence
 import numpy as np
 
 BATCH_VALUES = 4_000_000  # resampled values held at once (~32 MB of float64 per array)
+TIE = 1e-9  # |b - a| at or below this is a tie (float noise), counted as no difference
+# Up to this many pairs scipy resamples; beyond it the resampling is done here on the
+# differences. Permutations (``_sign_flip_p``): scipy permutes each pair by sorting random
+# keys, which took 48 s for 999 patterns of 100k pairs, against 0.5 s as random bits.
+# Bootstrap (``_bootstrap_ci``): the same indices as scipy, 6x faster.
+SCIPY_MAX_PAIRS = 1000
+
+
+def _paired(a: Sequence[float], b: Sequence[float], what: str) -> tuple[np.ndarray, np.ndarray]:
+    """A and B as arrays, B set to A's value where they differ by at most TIE."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) != len(y) or len(x) == 0:
+        raise ValueError(f"{what} needs two non-empty sequences of the same length")
+    return x, np.where(np.abs(y - x) <= TIE, x, y)
+
+
+def mean_difference(a: Sequence[float], b: Sequence[float]) -> float:
+    """mean(b - a), differences within TIE counted as 0."""
+    x, y = _paired(a, b, "mean_difference")
+    return float(np.mean(y - x))
 
 
 def _mean_diff(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -44,12 +71,12 @@ def paired_delta_ci(
     differences equal) has the zero-width interval at that difference."""
     from scipy.stats import bootstrap
 
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if len(x) != len(y) or len(x) == 0:
-        raise ValueError("paired_delta_ci needs two non-empty sequences of the same length")
+    x, y = _paired(a, b, "paired_delta_ci")
     d = y - x
     if len(d) == 1 or np.ptp(d) == 0:
         return float(d[0]), float(d[0])
+    if len(d) > SCIPY_MAX_PAIRS:
+        return _bootstrap_ci(d, confidence, n_resamples, seed)
     res = bootstrap(
         (x, y),
         _mean_diff,
@@ -64,9 +91,25 @@ def paired_delta_ci(
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+def _bootstrap_ci(
+    d: np.ndarray, confidence: float, n_resamples: int, seed: int
+) -> tuple[float, float]:
+    """scipy's paired percentile bootstrap, drawing the same resampled indices from the same
+    generator, but over the differences d (one gather, not two, and no per-batch copies of
+    both runs): 1 s instead of 6 s for 2000 resamples of 100k pairs."""
+    rng = np.random.default_rng(seed)
+    n, means = len(d), np.empty(n_resamples)
+    for start in range(0, n_resamples, _batch(n)):
+        stop = min(start + _batch(n), n_resamples)
+        means[start:stop] = d[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return float(low), float(high)
+
+
 def default_permutations(n: int) -> int:
     """9999 sign patterns, fewer for very large runs (at most 2e7 resampled values, never
-    under 999): scipy's test costs ~1 s per 1e7 values, and with thousands of pairs the
+    under 999): ~0.5 s per 1e8 values, and with thousands of pairs the
     p-value's resolution of 1/1000 is already far below any alpha one would use."""
     return int(min(9999, max(999, 20_000_000 // max(1, n))))
 
@@ -76,16 +119,16 @@ def paired_p_value(
 ) -> float:
     """Two-sided sign-flip permutation p-value of mean(b - a) = 0.
 
-    All-zero differences give p = 1: every sign pattern reaches the observed |mean| of 0.
-    ``n_resamples`` defaults to ``default_permutations(n)``.
+    All-zero differences (within TIE) give p = 1: every sign pattern reaches the observed
+    |mean| of 0. ``n_resamples`` defaults to ``default_permutations(n)``.
     """
     from scipy.stats import permutation_test
 
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if len(x) != len(y) or len(x) == 0:
-        raise ValueError("paired_p_value needs two non-empty sequences of the same length")
+    x, y = _paired(a, b, "paired_p_value")
     if not np.any(y - x):
         return 1.0
+    if len(x) > SCIPY_MAX_PAIRS:
+        return _sign_flip_p(y - x, n_resamples or default_permutations(len(x)), seed)
     res = permutation_test(
         (x, y),
         _mean_diff,
@@ -97,6 +140,30 @@ def paired_p_value(
         rng=np.random.default_rng(seed),
     )
     return float(min(1.0, res.pvalue))
+
+
+def _sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> float:
+    """scipy's randomized two-sided rule on ``n_resamples`` random sign patterns of ``d``:
+    each tail counts the patterns whose mean reaches the observed one, plus the observed
+    pattern itself, over n_resamples + 1; p = min(1, 2 * the smaller tail).
+
+    A pattern flips the pairs whose bit is 1, so its mean is (sum(d) - 2 * bits . d) / n.
+    Means equal to the observed one up to rounding count as reaching it (gamma).
+    """
+    rng = np.random.default_rng(seed)
+    n, total, observed = len(d), float(d.sum()), float(d.mean())
+    gamma = 1e-9 * float(np.mean(np.abs(d)))
+    greater = less = done = 0
+    while done < n_resamples:
+        k = min(_batch(n), n_resamples - done)
+        octets = rng.integers(0, 256, size=(k, (n + 7) // 8), dtype=np.uint8)
+        bits = np.unpackbits(octets, axis=1, count=n).astype(float)
+        means = (total - 2.0 * (bits @ d)) / n
+        greater += int(np.count_nonzero(means >= observed - gamma))
+        less += int(np.count_nonzero(means <= observed + gamma))
+        done += k
+    tail = (min(greater, less) + 1) / (n_resamples + 1)
+    return float(min(1.0, 2 * tail))
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:

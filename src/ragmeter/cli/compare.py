@@ -1,7 +1,8 @@
 """`ragmeter compare RUN_A RUN_B`: paired deltas, CIs, p-values; a regression gate.
 
 Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric got significantly worse (by its
-direction; never one with no better direction, such as refusal_rate), 2 runs that
+direction; never one with no better direction, such as refusal_rate), B failed more of a
+metric's scores than A, or B lacks a metric A computed (unless --metrics), 2 runs that
 do not pair (the ids are named), an output path (--markdown, --json) that is a directory or
 cannot be written (checked before any run is read) or other bad input.
 """
@@ -63,7 +64,7 @@ def compare_cmd(
         typer.Option(
             "--fail-on-regression",
             help="Exit 1 when a metric gets significantly worse (refusal_rate never does), "
-            "or B failed more of a metric's scores than A.",
+            "B failed more of a metric's scores than A, or B lacks a metric A computed.",
         ),
     ] = False,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
