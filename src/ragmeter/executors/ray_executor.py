@@ -1,7 +1,8 @@
 """``executor="ray"``: the run as a Ray Data pipeline, on a laptop or an existing cluster.
 
-    read (ray.data.read_text / read_parquet)
-      -> map_batches(compute_stage)            Ray tasks: validate, arithmetic metrics
+    chunks of the file (byte ranges / row groups, planned on the driver: _ray_source)
+      -> map_batches(compute_stage)            Ray tasks: read as the stream executor reads,
+                                               validate, arithmetic metrics
       -> map_batches(JudgeStage, concurrency=actors)
                                                an actor pool: one judge client / model each,
                                                spread round-robin over base_url's list
@@ -27,12 +28,15 @@ from typing import Any
 
 from ragmeter._perf import gc_paused
 from ragmeter.config import as_settings
-from ragmeter.errors import ConfigError, ExecutorUnavailable
+from ragmeter.errors import ConfigError, ExecutorUnavailable, RunAborted
+from ragmeter.executors._ray_cluster import check_address, connect, ragmeter_cause
+from ragmeter.executors._ray_source import plan_chunks
+from ragmeter.executors._ray_usage import UsageLedger
 from ragmeter.executors.common import base_urls, plan_file_run, run_config, skip_notes
 from ragmeter.executors.ray_stages import Dealer, JudgeStage, compute_stage, decode_scores
 from ragmeter.executors.source import stream_kind
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
-from ragmeter.manifest import build_manifest
+from ragmeter.manifest import build_manifest, write_manifest
 from ragmeter.redact import public_url
 from ragmeter.sample import Sample
 
@@ -72,6 +76,8 @@ def ray_evaluate(
         raise ConfigError(f"actors and batch_size must be at least 1, not {actors}, {batch_size}")
     s = as_settings(settings)
     kind = stream_kind(path)
+    if not ray.is_initialized():
+        check_address(address)  # before the validation pass and --out are done
     plan = plan_file_run(
         path,
         metrics,
@@ -85,12 +91,50 @@ def ray_evaluate(
     urls = base_urls(s)
     if len(urls) > 1:  # every replica's answers are cached under one identity
         s = s.model_copy(update={"cache_url": ",".join(public_url(u) for u in urls)})
+    ledger = UsageLedger()
+
+    def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:
+        return build_manifest(
+            status=status,
+            fp=plan.fp,
+            metrics=plan.metrics,
+            settings=s,
+            input_=plan.input_,
+            facts=ledger.facts(urls, s.cache_url),
+            usage=usage,
+            started_at=started_at,
+            wall_s=time.perf_counter() - started,
+        )
+
     own = not ray.is_initialized()
     if own:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        connect(ray, address)
     writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
     try:
-        usage = _run_pipeline(ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer)
+        try:
+            extra = _run_pipeline(
+                ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer, ledger
+            )
+        except BaseException as exc:  # a Ray task's error wraps ours: raise ours
+            cause = ragmeter_cause(exc)
+            if cause is exc:
+                raise
+            raise cause from None
+    except RunAborted as exc:  # the judge went away: as the stream executor records it
+        writer.abandon()
+        write_manifest(plan.out_dir, {**manifest("aborted", {}), "error": str(exc)})
+        exc.args = (f"{exc}. Rows scored so far are in {plan.out_dir}/scores.jsonl.partial.",)
+        raise
+    except KeyboardInterrupt:  # Ctrl-C: record where it got to, say it (the CLI exits 130)
+        writer.abandon()
+        kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
+        said = (
+            f"interrupted: {writer.n_samples} of {plan.n_rows} rows written to "
+            f"{plan.out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command "
+            "to resume"
+        )
+        write_manifest(plan.out_dir, {**manifest("interrupted", {}), "error": said})
+        raise KeyboardInterrupt(said) from None
     except BaseException:
         writer.abandon()
         raise
@@ -99,20 +143,11 @@ def ray_evaluate(
             ray.shutdown()
     if writer.n_samples != plan.n_rows:
         raise RuntimeError(f"Ray returned {writer.n_samples} rows for {plan.n_rows}: a bug")
+    usage = ledger.usage(s)
+    usage.update(extra)
     usage["wall_s"] = round(time.perf_counter() - started, 3)
     usage["judge_urls"] = [public_url(u) for u in urls]
     config = run_config(plan.metrics, s, n_resamples, confidence, seed, "ray")
-    manifest = build_manifest(
-        status="complete",
-        fp=plan.fp,
-        metrics=plan.metrics,
-        settings=s,
-        input_=plan.input_,
-        facts={},
-        usage=usage,
-        started_at=started_at,
-        wall_s=time.perf_counter() - started,
-    )
     result = finish_result(
         writer,
         n_resamples=n_resamples,
@@ -121,7 +156,7 @@ def ray_evaluate(
         notes=plan.notes + skip_notes(plan.metrics, writer),
         usage=usage,
         config=config,
-        manifest=manifest,
+        manifest=manifest("complete", usage),
     )
     result.write()
     return result
@@ -137,21 +172,25 @@ def _run_pipeline(
     actors: int,
     batch_size: int,
     writer: ScoreWriter,
+    ledger: UsageLedger,
 ) -> dict[str, Any]:
-    """Build the Ray Data pipeline, drain it into the writer; the judge usage it reports."""
+    """Build the Ray Data pipeline, drain it into the writer and the actors' usage reports
+    into the ledger; the pipeline's own timings."""
     started = time.perf_counter()
     sync = [m for m in chosen if not m.is_async]
     model = [m for m in chosen if m.is_async]
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = False
+    ctx.raise_original_map_exception = True  # our errors, not UserCodeException: _ray_cluster
     source = str(Path(path).resolve())
-    ds = ray.data.read_text(source) if kind == "jsonl" else ray.data.read_parquet(source)
+    chunks = plan_chunks(source, kind, batch_size)
+    ds = ray.data.from_items(chunks, override_num_blocks=len(chunks))
     ds = ds.map_batches(
         compute_stage,
-        batch_size=batch_size,
+        batch_size=1,  # one chunk a call; it yields its rows batch_size at a time
         batch_format="pyarrow",
-        fn_kwargs={"kind": kind, "metrics": sync},
+        fn_kwargs={"path": source, "kind": kind, "metrics": sync, "batch_size": batch_size},
     )
     if model:
         cpus = float(ray.cluster_resources().get("CPU", 0))
@@ -172,16 +211,17 @@ def _run_pipeline(
             ),
             num_cpus=_actor_cpus(s, actors),
         )
-    usage: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0)
     for batch in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
         with gc_paused():  # a batch of acyclic samples and scores: see _perf.gc_paused
             samples = [Sample.model_validate_json(t) for t in batch.column("sample").to_pylist()]
             scores = decode_scores(batch.column("scores").to_pylist(), writer.metrics)
-        _add_usage(usage, scores)
+        if "usage" in batch.column_names:
+            ledger.add(batch.column("usage").to_pylist())
         writer.add(samples, scores)
-    usage["pipeline_wall_s"] = round(time.perf_counter() - started, 3)
-    usage["actors"] = actors if model else 0
-    return usage
+    return {
+        "pipeline_wall_s": round(time.perf_counter() - started, 3),
+        "actors": actors if model else 0,
+    }
 
 
 def _actor_cpus(s: Any, actors: int) -> float:
@@ -202,16 +242,3 @@ def _batches_per_actor(s: Any) -> int:
     one: it computes one prompt at a time anyway, and one batch's prompts in order keep its
     KV-cache prefix reuse."""
     return 1 if s.judge_kind in ("local", "gguf") else 2
-
-
-USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
-
-
-def _add_usage(usage: dict[str, Any], scores: dict[str, list[Any]]) -> None:
-    """Totals from each score's ``judge_usage`` (the actors' own accountants stay remote)."""
-    for column in scores.values():
-        for sc in column:
-            used = sc.details.get("judge_usage") if isinstance(sc.details, dict) else None
-            if used:
-                for key in USAGE_KEYS:
-                    usage[key] += int(used.get(key) or 0)

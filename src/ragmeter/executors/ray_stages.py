@@ -1,9 +1,11 @@
 """The two stages a Ray run maps over its batches, and how batches carry samples and scores.
 
-Stage 1 (Ray tasks): parse a batch of rows, validate them into Samples, score the arithmetic
-metrics. Stage 2 (a pool of Ray actors, only when judged metrics are asked for): each actor
-holds a ModelSession (one local model, or one HTTP client per judge endpoint it was dealt) for
-its whole life, opened in the actor's own event loop, and scores the model-based metrics.
+Stage 1 (Ray tasks): read a chunk of the file (see _ray_source), validate its rows into
+Samples, score the arithmetic metrics. Stage 2 (a pool of Ray actors, only when judged
+metrics are asked for): each actor holds a ModelSession (one local model, or one HTTP client
+per judge endpoint it was dealt) for its whole life, opened in the actor's own event loop,
+and scores the model-based metrics; each judged batch also carries its actor's usage so far
+(see _ray_usage).
 
 Between stages a row is two JSON strings (the sample, its scores so far): plain columns any
 Ray version moves between nodes, and exactly what the driver writes back.
@@ -13,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragmeter.config import Settings
+from ragmeter.executors._ray_source import chunk_samples
+from ragmeter.executors._ray_usage import report
 from ragmeter.executors.session import ModelSession
 from ragmeter.io import json_line
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.sample import Sample, validate_records
+from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
 
 
@@ -42,21 +47,19 @@ def _column(batch: Any, name: str) -> list[Any]:
     return batch.column(name).to_pylist()
 
 
-def _records(batch: Any, kind: str) -> list[Any]:
-    if kind == "jsonl":  # ray.data.read_text: one row per line, blank lines kept
-        return [json.loads(t) for t in _column(batch, "text") if t.strip()]
-    return batch.to_pylist()
-
-
-def compute_stage(batch: Any, *, kind: str, metrics: list[Metric]) -> dict[str, list[str]]:
-    """Rows -> samples (validated; the driver checked the file, so this cannot fail on a file
-    that did not change) -> arithmetic scores."""
-    samples = validate_records(_records(batch, kind), "ray batch")
-    scores = compute_all(metrics, samples)
-    return {
-        "sample": [s.model_dump_json() for s in samples],
-        "scores": [encode_scores(scores, i) for i in range(len(samples))],
-    }
+def compute_stage(
+    batch: Any, *, path: str, kind: str, metrics: list[Metric], batch_size: int
+) -> Iterator[dict[str, list[str]]]:
+    """Chunks of the file (see _ray_source) -> samples, numbered as in the whole file and
+    validated (the driver checked the file, so this cannot fail on a file that did not
+    change) -> arithmetic scores, ``batch_size`` rows at a time."""
+    for chunk in batch.to_pylist():
+        for samples in chunk_samples(path, kind, chunk, batch_size):
+            scores = compute_all(metrics, samples)
+            yield {
+                "sample": [s.model_dump_json() for s in samples],
+                "scores": [encode_scores(scores, i) for i in range(len(samples))],
+            }
 
 
 class JudgeStage:
@@ -75,6 +78,8 @@ class JudgeStage:
         self.dealer = dealer
         self.sessions: dict[str | None, ModelSession] = {}
         self._opening: asyncio.Lock | None = None
+        self.actor = uuid.uuid4().hex  # a restarted actor reports as a new one
+        self.reports = 0
 
     async def _open(self) -> ModelSession:
         url = None if self.dealer is None else await self.dealer.next.remote()
@@ -99,7 +104,9 @@ class JudgeStage:
             row = json.loads(text)
             row.update(json.loads(encode_scores(judged, i)))
             out.append(json_line(row))
-        return {"sample": _column(batch, "sample"), "scores": out}
+        self.reports += 1  # this actor's usage so far, on the batch's first row (_ray_usage)
+        usage = [report(self.actor, self.reports, self.sessions)] + [""] * (len(out) - 1)
+        return {"sample": _column(batch, "sample"), "scores": out, "usage": usage}
 
 
 class Dealer:

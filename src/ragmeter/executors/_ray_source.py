@@ -1,0 +1,128 @@
+"""How a Ray run reads its input: the file cut into chunks on the driver, each chunk read in
+a Ray task by the readers the local and stream executors use.
+
+Why not ``ray.data.read_text`` / ``read_parquet``: read_text splits lines with
+``str.splitlines``, which also breaks at U+2028, U+0085 and other separators that JSON
+strings may hold raw (``json.dumps(..., ensure_ascii=False)`` writes them), and keeps a UTF-8
+BOM: a file the validation pass accepted failed mid-run with a Ray traceback. And neither
+says which row of the file a record is: a row without a ``question_id`` is given one from
+its row number, so each batch numbered its rows from 1 and the generated ids differed from a
+local run's (and could repeat across batches). Here a chunk knows the line and row it starts
+at, and its rows are parsed by ``source._read_batch`` (JSONL) or pyarrow as ``_parquet``
+reads them: the same records, line and row numbers as ``check_file`` saw.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragmeter._parquet import _UNNAMED_INDEX
+from ragmeter.errors import DataError
+from ragmeter.executors.source import RawBatch, _read_batch, _validate
+from ragmeter.sample import Sample
+
+
+def plan_chunks(path: str | Path, kind: str, rows: int) -> list[dict[str, int]]:
+    """The file cut into chunks of about ``rows`` rows: ``start``/``stop`` (JSONL: byte
+    offsets; Parquet: row groups), ``line`` (JSONL: the first line's number) and ``row``
+    (rows before the chunk). A pass over the file without parsing it: ~1 s a million lines."""
+    if kind == "parquet":
+        return _parquet_chunks(Path(path), rows)
+    return _jsonl_chunks(Path(path), rows)
+
+
+def _blank(raw: bytes, lineno: int) -> bool:
+    """Whether ``_read_batch`` skips the line (its text is only whitespace). Decoding only
+    when the bytes could be whitespace to ``str.strip`` (non-ASCII, control characters) or
+    a BOM; an undecodable line is a row (a problem there, refused by check_file)."""
+    stripped = raw.strip()
+    if stripped and 0x21 <= stripped[0] < 0x80:
+        return False
+    try:
+        return not raw.decode("utf-8-sig" if lineno == 1 else "utf-8").strip()
+    except UnicodeDecodeError:
+        return False
+
+
+def _jsonl_chunks(path: Path, rows: int) -> list[dict[str, int]]:
+    chunks: list[dict[str, int]] = []
+    start = offset = row = n = 0
+    first_line = 1
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not _blank(raw, lineno):
+                if n == rows:  # a chunk starts at its first row's line
+                    chunks.append(
+                        {"start": start, "stop": offset, "line": first_line, "row": row - n}
+                    )
+                    start, first_line, n = offset, lineno, 0
+                row += 1
+                n += 1
+            offset += len(raw)
+    if n:
+        chunks.append({"start": start, "stop": offset, "line": first_line, "row": row - n})
+    return chunks
+
+
+def _parquet_chunks(path: Path, rows: int) -> list[dict[str, int]]:
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    chunks: list[dict[str, int]] = []
+    start = row = n = 0
+    for group in range(meta.num_row_groups):
+        if n >= rows:
+            chunks.append({"start": start, "stop": group, "line": 0, "row": row - n})
+            start, n = group, 0
+        size = meta.row_group(group).num_rows
+        row += size
+        n += size
+    if n:
+        chunks.append({"start": start, "stop": meta.num_row_groups, "line": 0, "row": row - n})
+    return chunks
+
+
+def read_chunk(path: str, kind: str, chunk: dict[str, int], batch_size: int) -> Iterator[RawBatch]:
+    """The chunk's records, ``batch_size`` at a time, numbered as in the whole file."""
+    if kind == "parquet":
+        yield from _parquet_chunk(path, chunk, batch_size)
+        return
+    with open(path, "rb") as fh:
+        fh.seek(chunk["start"])
+        data = fh.read(chunk["stop"] - chunk["start"])
+    lines = enumerate(io.BytesIO(data), start=chunk["line"])
+    row = chunk["row"]
+    while True:
+        batch, row, done = _read_batch(lines, batch_size, row)
+        if batch.records or batch.problems:
+            yield batch
+        if done:
+            return
+
+
+def _parquet_chunk(path: str, chunk: dict[str, int], batch_size: int) -> Iterator[RawBatch]:
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    columns = [n for n in pf.schema_arrow.names if not _UNNAMED_INDEX.fullmatch(n)]
+    row = chunk["row"]
+    groups = list(range(chunk["start"], chunk["stop"]))
+    for part in pf.iter_batches(batch_size=batch_size, row_groups=groups, columns=columns):
+        records: list[Any] = part.to_pylist()
+        yield RawBatch(records=records, rows=list(range(row + 1, row + len(records) + 1)))
+        row += len(records)
+
+
+def chunk_samples(
+    path: str, kind: str, chunk: dict[str, int], batch_size: int
+) -> Iterator[list[Sample]]:
+    """Validated samples of a chunk, batch by batch (the driver checked the whole file: a
+    DataError here means it changed since, and names its line and row)."""
+    for batch in read_chunk(path, kind, chunk, batch_size):
+        samples, problems = _validate(batch, path)
+        if problems:
+            raise DataError(problems, path)
+        yield samples

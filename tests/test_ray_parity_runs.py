@@ -1,0 +1,188 @@
+"""executor="ray" gives what the local executor gives, on one small local Ray cluster: the
+same rows and generated ids from awkward files, the same usage and run.json facts (judge
+failures and retries included), and a judge that cannot be reached or a Ctrl-C recorded and
+said as the stream executor does."""
+
+from __future__ import annotations
+
+import _thread
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import ragmeter
+from fake_server import FakeOpenAIServer
+from needs import require_module
+from test_streaming import rows
+
+ARITHMETIC = ["k_precision", "token_f1", "mrr"]
+JUDGED = ["faithfulness", "mrr"]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    ray = require_module("ray")
+    require_module("ray.data")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def settings(url: str, cache: Path | None = None, **kw: Any) -> ragmeter.Settings:
+    return ragmeter.Settings(
+        judge="openai:m",
+        base_url=url,
+        cache=str(cache) if cache else None,
+        embedder="none",
+        api_key_env="RAGMETER_TEST_UNSET",
+        concurrency=2,
+        **kw,
+    )
+
+
+NASTY_ANSWERS = ["a\u2028b", "c\x85d", "e\u2029f", "plain"]
+
+
+def nasty_jsonl(path: Path) -> Path:
+    """A BOM, CRLF endings, blank and whitespace-only lines (one of them only U+3000, which
+    str.strip removes and bytes.strip does not), raw line separators inside strings, rows
+    without question_id, no final newline."""
+    lines = []
+    for i, r in enumerate(rows(9)):
+        r = {k: v for k, v in r.items() if k != "question_id" or i % 2}
+        r["answer"] += NASTY_ANSWERS[i % 4]
+        lines.append(json.dumps(r, ensure_ascii=False))
+        if i % 3 == 0:
+            lines.append("  \t" if i else "\u3000")
+    text = "\ufeff" + "\r\n".join(["", *lines])
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def nasty_parquet(path: Path) -> Path:
+    """Row groups of 3 rows, no question_id (generated from the row number), an int column
+    with a gap, pandas' unnamed index."""
+    recs = [{k: v for k, v in r.items() if k != "question_id"} for r in rows(10)]
+    table = pa.Table.from_pylist(recs).append_column(
+        "bucket", pa.array([i if i % 4 else None for i in range(10)], pa.int64())
+    )
+    table = table.append_column("__index_level_0__", pa.array(range(10)))
+    pq.write_table(table, path, row_group_size=3)
+    return path
+
+
+@pytest.mark.parametrize("make", [nasty_jsonl, nasty_parquet], ids=["jsonl", "parquet"])
+def test_awkward_files_give_the_local_rows(ray_cluster: Any, tmp_path: Path, make) -> None:
+    """Before: a BOM or a raw U+2028 in a string failed mid-run in a Ray task (read_text
+    splits lines as str.splitlines does), and generated question_ids were numbered per batch
+    (q00001-... in every batch) where a local run numbers the file's rows."""
+    data = make(tmp_path / f"in.{make.__name__.split('_')[1]}")
+    local = ragmeter.evaluate(str(data), ARITHMETIC, out=tmp_path / "local")
+    result = ragmeter.evaluate(
+        str(data), ARITHMETIC, out=tmp_path / "ray", executor="ray", batch_size=4
+    )
+    got = (tmp_path / "ray" / "scores.jsonl").read_text()
+    assert got == (tmp_path / "local" / "scores.jsonl").read_text()
+    assert result.summary()["metrics"] == local.summary()["metrics"]
+
+
+def _faults(body: dict[str, Any], n_seen: int) -> str | None:
+    text = json.dumps(body)
+    if "treaty number 1 " in text:
+        return "500" if n_seen == 1 else None  # retried, then answered
+    if "treaty number 2 " in text:
+        return "nologprobs"  # never a verdict: the score fails
+    return None
+
+
+USAGE = ("calls", "cache_hits", "failures", "retries", "prompt_tokens", "completion_tokens")
+
+
+def test_usage_failures_and_judge_facts_equal_local(ray_cluster: Any, tmp_path: Path) -> None:
+    """Before: a Ray run's usage had calls, cache hits and tokens only (no failures, retries,
+    per_metric, per_backend, cost, judge), and its run.json no judge facts."""
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(8)))
+    # one server each: the fault function counts the bodies each has seen
+    with FakeOpenAIServer(fault_fn=_faults) as one, FakeOpenAIServer(fault_fn=_faults) as two:
+        urls = (one.url, two.url)
+        local = ragmeter.evaluate(
+            str(data), JUDGED, settings=settings(one.url, max_retries=2), out=tmp_path / "local"
+        )
+        ray_run = ragmeter.evaluate(
+            str(data),
+            JUDGED,
+            settings=settings(two.url, max_retries=2),
+            out=tmp_path / "ray",
+            executor="ray",
+            actors=2,
+            batch_size=3,
+        )
+    want, got = local.usage, ray_run.usage
+    assert want["failures"] > 0 and want["retries"] > 0  # the faults were seen
+    for key in (*USAGE, "judge_tokens", "per_metric", "per_backend", "cost_usd", "judge"):
+        assert got[key] == want[key], key
+    assert got["unavailable"] == want["unavailable"]
+    assert ray_run.summary()["failures"] == local.summary()["failures"]
+    runs = [json.loads((tmp_path / d / "run.json").read_text()) for d in ("local", "ray")]
+    for run, url in zip(runs, urls, strict=True):
+        assert run["judge"].pop("base_url") == url
+    assert runs[1]["judge"]["preflight"] == "ok"
+    for key in ("judge", "embedder", "structured_output", "usage", "metrics", "input"):
+        assert runs[1][key] == runs[0][key], key
+
+
+def test_an_unreachable_judge_aborts_as_a_stream_run(ray_cluster: Any, tmp_path: Path) -> None:
+    """Before: the actor's JudgeUnreachable came back as RayTaskError(UserCodeException)
+    ("internal error", exit 1) and run.json stayed 'running'."""
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(4)))
+    with FakeOpenAIServer(fault_fn=lambda b, n: "401") as srv:
+        with pytest.raises(ragmeter.errors.RunAborted) as stream:
+            ragmeter.evaluate(
+                str(data), JUDGED, settings=settings(srv.url), out=tmp_path / "s", executor="stream"
+            )
+        with pytest.raises(ragmeter.errors.RunAborted) as ray_run:
+            ragmeter.evaluate(
+                str(data), JUDGED, settings=settings(srv.url), out=tmp_path / "r", executor="ray"
+            )
+    assert type(ray_run.value) is type(stream.value)
+    assert str(ray_run.value) == str(stream.value).replace(str(tmp_path / "s"), str(tmp_path / "r"))
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run["status"] == "aborted" and "401" in run["error"] and "Traceback" not in run["error"]
+
+
+def test_ctrl_c_is_recorded_and_said(ray_cluster: Any, tmp_path: Path) -> None:
+    """Before: a Ctrl-C left run.json 'running' and the CLI said only 'interrupted'."""
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(12)))
+    with FakeOpenAIServer(latency=0.3) as srv:
+
+        def interrupt_once_scoring() -> None:
+            deadline = time.monotonic() + 90
+            while srv.calls < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            _thread.interrupt_main()
+
+        threading.Thread(target=interrupt_once_scoring, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt, match=r"interrupted: \d+ of 12 rows written"):
+            ragmeter.evaluate(
+                str(data),
+                JUDGED,
+                settings=settings(srv.url, tmp_path / "cache"),
+                out=tmp_path / "r",
+                executor="ray",
+                batch_size=2,
+            )
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run["status"] == "interrupted" and "re-run the same command" in run["error"]
+    assert (tmp_path / "r" / "scores.jsonl.partial").exists()
