@@ -186,3 +186,23 @@ def test_ctrl_c_is_recorded_and_said(ray_cluster: Any, tmp_path: Path) -> None:
     run = json.loads((tmp_path / "r" / "run.json").read_text())
     assert run["status"] == "interrupted" and "re-run the same command" in run["error"]
     assert (tmp_path / "r" / "scores.jsonl.partial").exists()
+
+
+def test_too_many_actors_is_refused_before_any_output(ray_cluster: Any, tmp_path: Path) -> None:
+    """The CPU check ran after the output was opened: the usage error left an empty
+    scores.jsonl.partial behind. And the run's Ray Data settings stay the run's: the user's
+    own DataContext is as it was after it."""
+    from ragmeter.errors import ConfigError
+
+    ctx = ray_cluster.data.DataContext.get_current()
+    before = (ctx.execution_options.preserve_order, ctx.enable_progress_bars)
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(4)))
+    out = tmp_path / "o"
+    with FakeOpenAIServer() as server, pytest.raises(ConfigError, match="lower --actors"):
+        ragmeter.evaluate(
+            str(data), JUDGED, settings=settings(server.url), out=out, executor="ray", actors=9
+        )
+    assert not (out / "scores.jsonl.partial").exists()
+    ragmeter.evaluate(str(data), ARITHMETIC, out=tmp_path / "ok", executor="ray")
+    assert (ctx.execution_options.preserve_order, ctx.enable_progress_bars) == before

@@ -322,3 +322,16 @@ def test_unparseable_lines_and_invalid_rows_are_reported_together(tmp_path):
         ragmeter.load(path)
     located = [(p.row, p.line, p.field) for p in err.value.problems]
     assert located == [(1, 1, "question"), (2, 2, None), (4, 5, "contexts")]
+
+
+def test_a_data_error_survives_pickling():
+    """Pickled by a Ray task or a process pool, a DataError came back built from its message
+    as if that were its problem list (one problem per character)."""
+    import pickle
+
+    from ragmeter.errors import DataError, Problem
+
+    err = DataError([Problem(3, "answer", "must be a string")], "in.jsonl", total=7)
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err) and back.problems == err.problems
+    assert back.source == "in.jsonl" and back.total == 7

@@ -92,6 +92,15 @@ class DataError(UsageError, ValueError):
             lines.append(f"  ... and {self.total - len(shown)} more")
         super().__init__("\n".join(lines))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (a Ray task, a process pool) as its problems, not its message: rebuilt from
+        the message it read as one problem per character."""
+        return (_data_error, (self.problems, self.source, self.total))
+
+
+def _data_error(problems: list[Problem], source: str | None, total: int) -> DataError:
+    return DataError(problems, source, total=total)
+
 
 class MetricError(UsageError, ValueError):
     """An unknown metric name or bad metric parameter."""

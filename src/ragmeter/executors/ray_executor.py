@@ -106,9 +106,7 @@ def ray_evaluate(
             wall_s=time.perf_counter() - started,
         )
 
-    own = not ray.is_initialized()
-    if own:
-        connect(ray, address)
+    own = _start(ray, address, plan.metrics, s, actors)
     writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
     try:
         try:
@@ -176,13 +174,41 @@ def _run_pipeline(
 ) -> dict[str, Any]:
     """Build the Ray Data pipeline, drain it into the writer and the actors' usage reports
     into the ledger; the pipeline's own timings."""
-    started = time.perf_counter()
     sync = [m for m in chosen if not m.is_async]
     model = [m for m in chosen if m.is_async]
     ctx = ray.data.DataContext.get_current()
+    saved = (
+        ctx.execution_options.preserve_order,
+        ctx.enable_progress_bars,
+        ctx.raise_original_map_exception,
+    )
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = False
     ctx.raise_original_map_exception = True  # our errors, not UserCodeException: _ray_cluster
+    try:
+        return _drain(ray, path, kind, sync, model, s, urls, actors, batch_size, writer, ledger)
+    finally:  # the process-wide Ray Data settings are the user's again
+        (
+            ctx.execution_options.preserve_order,
+            ctx.enable_progress_bars,
+            ctx.raise_original_map_exception,
+        ) = saved
+
+
+def _drain(
+    ray: Any,
+    path: str | Path,
+    kind: str,
+    sync: list[Any],
+    model: list[Any],
+    s: Any,
+    urls: list[str],
+    actors: int,
+    batch_size: int,
+    writer: ScoreWriter,
+    ledger: UsageLedger,
+) -> dict[str, Any]:
+    started = time.perf_counter()
     source = str(Path(path).resolve())
     chunks = plan_chunks(source, kind, batch_size)
     ds = ray.data.from_items(chunks, override_num_blocks=len(chunks))
@@ -193,13 +219,6 @@ def _run_pipeline(
         fn_kwargs={"path": source, "kind": kind, "metrics": sync, "batch_size": batch_size},
     )
     if model:
-        cpus = float(ray.cluster_resources().get("CPU", 0))
-        need = actors * _actor_cpus(s, actors) + 1  # + one CPU for the arithmetic tasks
-        if need > cpus:
-            raise ConfigError(
-                f"{actors} judge actor(s) need {need:g} CPUs with the arithmetic stage, and the "
-                f"Ray cluster has {cpus:g}: lower --actors"
-            )
         dealer = ray.remote(Dealer).remote(urls) if len(urls) > 1 else None
         ds = ds.map_batches(
             JudgeStage,
@@ -222,6 +241,35 @@ def _run_pipeline(
         "pipeline_wall_s": round(time.perf_counter() - started, 3),
         "actors": actors if model else 0,
     }
+
+
+def _start(ray: Any, address: str | None, chosen: Any, s: Any, actors: int) -> bool:
+    """Connect (or start a local Ray) and check the actors fit, before the output is opened:
+    a usage error leaves no partial file behind. Whether this run started Ray (and so stops
+    it)."""
+    own = not ray.is_initialized()
+    if own:
+        connect(ray, address)
+    try:
+        _check_cpus(ray, chosen, s, actors)
+    except BaseException:
+        if own:
+            ray.shutdown()
+        raise
+    return own
+
+
+def _check_cpus(ray: Any, chosen: Any, s: Any, actors: int) -> None:
+    """The judge actors and one arithmetic task must fit the cluster, or the run would wait."""
+    if not any(m.is_async for m in chosen):
+        return
+    cpus = float(ray.cluster_resources().get("CPU", 0))
+    need = actors * _actor_cpus(s, actors) + 1  # + one CPU for the arithmetic tasks
+    if need > cpus:
+        raise ConfigError(
+            f"{actors} judge actor(s) need {need:g} CPUs with the arithmetic stage, and the "
+            f"Ray cluster has {cpus:g}: lower --actors"
+        )
 
 
 def _actor_cpus(s: Any, actors: int) -> float:
