@@ -206,3 +206,13 @@ def test_too_many_actors_is_refused_before_any_output(ray_cluster: Any, tmp_path
     assert not (out / "scores.jsonl.partial").exists()
     ragmeter.evaluate(str(data), ARITHMETIC, out=tmp_path / "ok", executor="ray")
     assert (ctx.execution_options.preserve_order, ctx.enable_progress_bars) == before
+
+
+def test_ray_progress_goes_to_stderr(ray_cluster: Any, tmp_path: Path, capsys) -> None:
+    """A Ray run printed no progress at all (the option was dropped); stream runs print
+    theirs on stderr."""
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(5)))
+    ragmeter.evaluate(str(data), ARITHMETIC, out=tmp_path / "o", executor="ray", progress=True)
+    got = capsys.readouterr()
+    assert "ray: 5/5 rows" in got.err and "ray:" not in got.out

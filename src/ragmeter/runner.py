@@ -193,7 +193,6 @@ def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> Stream
             raise KeyboardInterrupt(said) from None
     from ragmeter.executors.ray_executor import ray_evaluate
 
-    kw.pop("progress")
     return ray_evaluate(data, metrics, actors=actors, address=address, batch_size=batch_size, **kw)
 
 

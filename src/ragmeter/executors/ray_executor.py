@@ -20,6 +20,7 @@ call. On a multi-node cluster give ``cache`` a path on a shared filesystem (see 
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -65,10 +66,12 @@ def ray_evaluate(
     seed: int = 0,
     settings: Any = None,
     overwrite: bool = False,
+    progress: bool = False,
 ) -> StreamedResult:
     """Score a JSONL or Parquet file on Ray; see the module docstring. Uses the running Ray
     (``ray.init`` already called), else starts one (``address``: an existing cluster, e.g.
-    ``ray://head:10001`` or ``auto``; None: a local one, shut down at the end)."""
+    ``ray://head:10001`` or ``auto``; None: a local one, shut down at the end). ``progress``:
+    a "ray: N/M rows" line on stderr at most every 10 s, and at the end."""
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     ray = _ray()
@@ -108,6 +111,8 @@ def ray_evaluate(
 
     own = _start(ray, address, plan.metrics, s, actors)
     writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
+    if progress:
+        writer.on_add = _progress_line(plan.n_rows)
     try:
         try:
             extra = _run_pipeline(
@@ -241,6 +246,18 @@ def _drain(
         "pipeline_wall_s": round(time.perf_counter() - started, 3),
         "actors": actors if model else 0,
     }
+
+
+def _progress_line(total: int, every_s: float = 10.0) -> Any:
+    last = [time.monotonic()]
+
+    def say(n: int) -> None:
+        now = time.monotonic()
+        if n >= total or now - last[0] >= every_s:
+            last[0] = now
+            print(f"ray: {n}/{total} rows", file=sys.stderr, flush=True)
+
+    return say
 
 
 def _start(ray: Any, address: str | None, chosen: Any, s: Any, actors: int) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ class ScoreWriter:
         self.failures: list[dict[str, Any]] = []
         self.not_applicable: list[dict[str, Any]] = []
         self.n_samples = 0
+        self.on_add: Callable[[int], None] | None = None  # told the rows written so far
         self._fh = (self.out / PARTIAL).open("w", encoding="utf-8")
 
     def add(self, samples: Sequence[Sample], scores: dict[str, Sequence[Score]]) -> None:
@@ -53,6 +54,8 @@ class ScoreWriter:
         # batch's samples and scores again and again (28 of 66 us a row at 100k rows).
         with gc_paused():
             self._add(samples, scores)
+        if self.on_add is not None:
+            self.on_add(self.n_samples)
 
     def _add(self, samples: Sequence[Sample], scores: dict[str, Sequence[Score]]) -> None:
         batch = EvaluationResult(
