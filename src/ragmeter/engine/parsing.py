@@ -18,22 +18,54 @@ from ragmeter.protocols import Message
 M = TypeVar("M", bound=BaseModel)
 TOP_LOGPROBS = 20  # top tokens asked for when reading verdict probabilities
 _MAX_LOGPROB = 1e-3  # servers round; a logprob above this is no log-probability
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+# A fence around the reply. "(?:(?<!\s)|(?!\s))": the closing one's "\s*" is tried where a run
+# of spaces starts or ends, not from inside it (from every space, a reply with 100,000 spaces
+# in a row, a model's runaway whitespace, took over a minute).
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|(?:(?<!\s)|(?!\s))\s*```$")
+
+
+def _loads(text: str) -> tuple[Any, str | None]:
+    """(the JSON value, None) or (None, what is wrong). Not only a syntax error: a number of
+    more than 4,300 digits and arrays nested too deep for the parser raised ValueError and
+    RecursionError out of ``parse_structured``, reported as a Python error without the reply
+    and never repaired."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"malformed JSON: {exc.msg} at char {exc.pos}"
+    except RecursionError:
+        return None, "malformed JSON: nested too deeply to read"
+    except ValueError as exc:  # int() of a number too long
+        return None, f"malformed JSON: {str(exc).split(';')[0]}"
+
+
+def _first_object(body: str) -> Any:
+    """The first whole JSON object of ``body`` when text follows it ('{"a": 1} Note: {x}'), or
+    None."""
+    start = body.find("{")
+    if start < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(body, start)[0]
+    except (ValueError, RecursionError):
+        return None
 
 
 def parse_structured(text: str, schema: type[M]) -> tuple[M | None, str | None]:
-    """Validate a model's text against ``schema``: (value, None) or (None, what is wrong)."""
+    """Validate a model's text against ``schema``: (value, None) or (None, what is wrong).
+
+    Text around the JSON object is ignored ("Sure! {...} hope it helps", or text with braces
+    of its own after it)."""
     body = _FENCE.sub("", text.strip())
-    try:
-        obj = json.loads(body)
-    except json.JSONDecodeError as exc:
+    obj, error = _loads(body)
+    if error is not None:
         start, end = body.find("{"), body.rfind("}")
-        try:
-            obj = json.loads(body[start : end + 1]) if 0 <= start < end else None
-        except json.JSONDecodeError:
-            obj = None
+        if 0 <= start < end:
+            obj, inner = _loads(body[start : end + 1])
+            if inner is not None:
+                obj = _first_object(body)
         if obj is None:
-            return None, f"malformed JSON: {exc.msg} at char {exc.pos}"
+            return None, error
     try:
         return schema.model_validate(obj), None
     except ValidationError as exc:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ragmeter.metrics._fences import fenced_blocks
 from ragmeter.metrics.citations import is_pointer, strip_citations
 from ragmeter.metrics.frames import unwrap_answer, unwrap_attribution
 from ragmeter.metrics.layout import (
@@ -102,7 +103,9 @@ _IT_IS = re.compile(
     r"'ll\s+be)\s+)(?P<answer>(?:(?i:the|a|an)\s+)?[A-Z0-9].*)$",
     re.DOTALL,
 )
-_PAREN_SENTENCE = re.compile(r"\s*\(([A-Z][^()]*?[.!?]?)\)\s*")
+# "(?:(?<!\s)|(?!\s))": tried where a run of spaces starts or ends, not from inside it (where it
+# fails as at the start): from every space, a sentence with 100,000 in a row took minutes.
+_PAREN_SENTENCE = re.compile(r"(?:(?<!\s)|(?!\s))\s*\(([A-Z][^()]*?[.!?]?)\)\s*")
 
 
 @dataclass
@@ -130,13 +133,15 @@ class Claims:
         self.dropped.append({"text": text, "why": why})
 
 
-def _stray_list_number(pieces: list[str], k: int) -> bool:
+def _stray_list_number(pieces: list[str], k: int, numbers: int) -> bool:
     """Piece ``k`` is a list's number left alone ("... capital. 2. It has ..."), not an answer
-    ("Certainly! 206. I hope this helps!"): one of several lone numbers, or a small one (2-20)
-    with a piece after it. Before, any lone number of at most three digits went, answers too."""
+    ("Certainly! 206. I hope this helps!"): one of several lone numbers (``numbers``: how many
+    pieces are one, counted once per answer: counted per piece, an answer of 20,000 "1. 2. 3."
+    took minutes), or a small one (2-20) with a piece after it. Before, any lone number of at
+    most three digits went, answers too."""
     if len(pieces) < 2 or not is_list_number(pieces[k]):
         return False
-    if sum(1 for p in pieces if is_list_number(p)) >= 2:
+    if numbers >= 2:
         return True
     label = pieces[k].strip().strip("().")
     value = int(label) if label.isdigit() else ord(label.lower()) - ord("a") + 1
@@ -161,7 +166,6 @@ def _pieces(text: str) -> list[str]:
     return [p.strip() for p in out if p and p.strip()]
 
 
-_FENCED = re.compile(r"^[ \t]*(```+|~~~+)[^\n]*\n(?P<code>.*?)\n[ \t]*\1[ \t]*$", re.M | re.S)
 _CODE_CLAIM = "The answer gives this code:"
 
 
@@ -175,13 +179,13 @@ def _split_code(text: str) -> tuple[list[str], set[str]]:
     pieces: list[str] = []
     code: set[str] = set()
     last = 0
-    for m in _FENCED.finditer(text):
-        pieces += [detokenize(p) for p in _pieces(text[last : m.start()])]
-        block = m.group("code").strip("\n")
+    for start, end, block in fenced_blocks(text):
+        pieces += [detokenize(p) for p in _pieces(text[last:start])]
+        block = block.strip("\n")
         if block.strip():
             pieces.append(block)
             code.add(block)
-        last = m.end()
+        last = end
     pieces += [detokenize(p) for p in _pieces(text[last:])]
     return pieces, code
 
@@ -221,10 +225,10 @@ def _unquote(piece: str) -> str:
     return m.group("body").strip() if m else piece
 
 
-def _layout_why(pieces: list[str], k: int) -> str | None:
+def _layout_why(pieces: list[str], k: int, numbers: int) -> str | None:
     """Why piece ``k`` is layout or working, not content; None when it is content."""
     piece = pieces[k]
-    if _stray_list_number(pieces, k):
+    if _stray_list_number(pieces, k, numbers):
         return "a list number asserts nothing"
     if is_lead_in(without_list_number(piece)):
         return "a lead-in to what follows asserts nothing"
@@ -321,11 +325,12 @@ def claims_of(question: str, answer: str) -> Claims:
     tainted = False
     kind = question_kind(last_turn(question))  # "polar" (yes/no), "wh" or None
     pieces, code = _split_code(_unquote(plain.text))  # a whole answer in quotation marks
+    numbers = sum(1 for p in pieces if is_list_number(p))  # lone list numbers ("2.")
     for k, piece in enumerate(pieces):
         if piece in code:  # a fenced code block: one claim, as written
             tainted = _code_claim(out, piece, question) or tainted
             continue
-        layout = _layout_why(pieces, k)
+        layout = _layout_why(pieces, k, numbers)
         if layout is not None:
             out.drop(piece, layout)
             continue

@@ -42,17 +42,19 @@ def _ordinal(label: str) -> int:
 
 
 def _chain(line: str) -> list[re.Match[str]]:
-    """The longest run of markers of one style numbered 1, 2, 3, ... in order."""
-    marks = list(_MARK.finditer(line))
-    for k, first in enumerate(marks):
-        style = first.lastgroup
-        if style is None or _ordinal(first.group(style)) != 1:
-            continue
-        run = [first]
-        for m in marks[k + 1 :]:
-            if m.lastgroup == style and _ordinal(m.group(style)) == len(run) + 1:
-                run.append(m)
-        if len(run) >= 2:
+    """The run of markers of one style numbered 1, 2, 3, ... in order from the first "1" that
+    a "2" of its style follows (the run is then at least two long).
+
+    Why not a run tried from every "1": a line of 8,000 characters of "1) 1) 1) ..." took 5 s
+    (each "1" scanned the rest of the line for its "2")."""
+    marks = [(m, s, _ordinal(m.group(s))) for m in _MARK.finditer(line) if (s := m.lastgroup)]
+    last_two = {style: k for k, (_, style, n) in enumerate(marks) if n == 2}  # the last "2"s
+    for k, (first, style, n) in enumerate(marks):
+        if n == 1 and k < last_two.get(style, -1):
+            run = [first]
+            for m, other, number in marks[k + 1 :]:
+                if other == style and number == len(run) + 1:
+                    run.append(m)
             return run
     return []
 

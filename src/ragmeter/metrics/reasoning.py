@@ -98,6 +98,22 @@ def final_answer(answer: str) -> Plain:
     return Plain(unwrapped.text, traced.dropped + unwrapped.dropped)
 
 
+class _Next:
+    """``rx.search(text, pos)`` for positions that never go back, each search done once: asked
+    again for every closing tag, a search that found no opening tag scanned the rest of the
+    text again, so 12,500 "</think>" (100 kB) took minutes."""
+
+    def __init__(self, rx: re.Pattern[str], text: str) -> None:
+        self.rx, self.text = rx, text
+        self.match: re.Match[str] | None = None
+        self.searched = False
+
+    def search(self, pos: int) -> re.Match[str] | None:
+        if not self.searched or (self.match is not None and self.match.start() < pos):
+            self.match, self.searched = self.rx.search(self.text, pos), True
+        return self.match
+
+
 def _without_trace(text: str) -> Plain:
     if "<" not in text and "[" not in text and "\u25c1" not in text:
         return Plain(text)
@@ -112,9 +128,10 @@ def _without_trace(text: str) -> Plain:
         text = _HARMONY_END.sub("", text[harmony.end() :])
     kept: list[str] = []
     pos = 0
+    next_open, next_close = _Next(_OPEN, text), _Next(_CLOSE, text)
     while True:
-        o = _OPEN.search(text, pos)
-        c = _CLOSE.search(text, pos)
+        o = next_open.search(pos)
+        c = next_close.search(pos)
         if c is not None and (o is None or c.start() < o.start()):
             # a closing tag first: the reply began inside the block
             out.dropped.append({"text": _shown(text[pos : c.start()]), "why": _TRACE})
@@ -124,7 +141,7 @@ def _without_trace(text: str) -> Plain:
             kept.append(text[pos:])
             break
         kept.append(text[pos : o.start()])
-        c = _CLOSE.search(text, o.end())
+        c = next_close.search(o.end())
         if c is None:
             out.dropped.append({"text": _shown(text[o.end() :]), "why": _UNCLOSED})
             break
