@@ -22,6 +22,7 @@ from ragmeter.metrics.layout import plain_text
 from ragmeter.metrics.reasoning import final_answer
 from ragmeter.metrics.relevance import SentenceNumbers
 from ragmeter.metrics.untrusted import strip_hidden
+from ragmeter.text import split_sentences
 
 Q = "What is the capital of Italy?"
 BOUND = 2.0  # seconds
@@ -55,6 +56,10 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "closing think tags": (lambda s: final_answer(s), "</think>" * 12_500),
     # a context: the same passes
     "context of blank lines": (lambda s: ContextSentences.of([s]), "\n" * 50_000 + "Rome."),
+    # text.split_sentences: each rejected split point re-read the text since the last split,
+    # 100 kB of "e.g. " took 26 s and of lower-case sentences after a capital 63 s
+    "abbreviations": (split_sentences, "Rome is big. " + "e.g. " * 20_000),
+    "lower-case sentences": (split_sentences, "Start. " + "lower case. " * 20_000),
     # engine.parsing._FENCE: "\s*```$" tried from every space of a runaway reply
     "judge reply of spaces": (
         lambda s: parse_structured(s, SentenceNumbers),

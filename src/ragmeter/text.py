@@ -126,6 +126,10 @@ _SPLIT_RE = re.compile(
 # A mark standing alone: " . ", " ! ", " ?! ". An ellipsis before a lower-case word pauses
 # more often than it ends a sentence, so it ends none.
 _ALONE_MARK = re.compile(r"(?:^|\s)[.!?]+[\"')\]]*$")
+# The same on the end of a longer candidate (``split_sentences`` reads its last _NEAR
+# characters): there a mark alone must follow a space, the candidate's start being far back.
+_ALONE_MARK_CUT = re.compile(r"\s[.!?]+[\"')\]]*$")
+_NEAR = 400
 _FIRST_LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -140,7 +144,12 @@ def _starts_sentence(ch: str) -> bool:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences; keeps each sentence's text exactly as written."""
+    """Split prose into sentences; keeps each sentence's text exactly as written.
+
+    A split point is judged by the last ``_NEAR`` characters before it only (its last word,
+    its closing marks), never by the whole text since the last split: rejected points (an
+    abbreviation, a full stop before a lower-case word) used to re-read it each time, so a
+    long stretch of them cost the square of its length (100 kB of "e.g. " took 10 s)."""
     text = text.strip()
     if not text:
         return []
@@ -149,21 +158,29 @@ def split_sentences(text: str) -> list[str]:
     first = _FIRST_LETTER.search(text)
     caseless = bool(first and first.group(0).islower())
     for match in _SPLIT_RE.finditer(text):
-        candidate = text[start : match.start()].strip()
+        end = match.start()
+        whole = end - start <= _NEAR
+        # the candidate sentence's end; from one character before it when cut, so that the
+        # character before a lone mark is seen
+        near = text[start:end].strip() if whole else text[end - _NEAR - 1 : end].rstrip()
         if match.group("lower") and (
-            candidate.rstrip("\"')]").endswith("..")
-            or not (caseless or _ALONE_MARK.search(candidate))
+            near.rstrip("\"')]").endswith("..")
+            or not (caseless or (_ALONE_MARK if whole else _ALONE_MARK_CUT).search(near))
         ):
             continue
         nxt = text[match.end() : match.end() + 2].lstrip("\"'([")[:1]
         if nxt and "\n" not in match.group(0) and not _starts_sentence(nxt):
             continue
         if match.group(0).strip() == "" and "\n" not in match.group(0):
-            last = candidate.rsplit(None, 1)[-1].rstrip(".!?\"')]").lower() if candidate else ""
+            words = near.rsplit(None, 1) if whole or near[1:].strip() else None
+            if words is None:  # only spaces near the point: the last word is farther back
+                words = text[start:end].rsplit(None, 1)
+            last = words[-1].rstrip(".!?\"')]").lower() if words else ""
             if last in _ABBREV and not (last == "no" and not nxt.isdigit()):
                 continue  # "No. 5" is a number; "The answer is no. Read on." ends at "no."
             if (len(last) == 1 and last.isalpha()) or _INITIALS.match(last):
                 continue
+        candidate = text[start:end].strip()
         if candidate:
             pieces.append(candidate)
         start = match.end()
