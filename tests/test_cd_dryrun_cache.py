@@ -49,3 +49,22 @@ def test_the_estimate_counts_cached_calls_as_the_run_then_finds_them(
     for name in METRICS:
         e, r = est["per_metric"][name], real["per_metric"][name]
         assert (e["calls"], e["cache_hits"]) == (r["calls"], r["cache_hits"]), name
+
+
+def test_an_estimate_without_judged_metrics_has_every_key_of_one_with_them(
+    tmp_path: Path,
+) -> None:
+    """``dry_run(data, ["k_precision"])`` lacked judge_tokens, per_backend, failures,
+    retries, estimated...: code reading an estimate raised KeyError for lexical metrics."""
+    settings = Settings(
+        judge="openai:m",
+        base_url="http://127.0.0.1:9/v1",  # nothing is sent in a dry run
+        cache=str(tmp_path),
+        api_key_env="RM_CD_UNSET",
+        embedder="none",
+        preflight=False,
+    )
+    judged = dry_run(_rows(2), ["faithfulness"], settings)
+    lexical = dry_run(_rows(2), ["k_precision"], settings)
+    assert set(lexical) == set(judged)
+    assert lexical["calls"] == lexical["judge_tokens"] == 0 and lexical["estimated"] is True
