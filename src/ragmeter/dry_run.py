@@ -91,21 +91,16 @@ def dry_run(
         for m in plan_metrics(samples, metrics, notes, available, s.metric_options())
         if m.is_async
     ]
-    out = (
-        run_sync(estimate(chosen, samples, s))
-        if chosen
-        else {
-            "calls": 0,
-            "cache_hits": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "per_metric": {},
-            "cost_usd": 0.0,
-            "list_items_assumed": 0,
-            "unavailable": {},
-        }
-    )
+    out = run_sync(estimate(chosen, samples, s)) if chosen else _nothing_to_estimate()
     out["key_missing"] = key_missing
     out["notes"] = ([key_missing] if key_missing else []) + notes
     out["samples"] = len(samples)
+    return out
+
+
+def _nothing_to_estimate() -> dict[str, Any]:
+    """The estimate of a run with no model-based metric: every key an estimate has (a
+    reader of ``judge_tokens`` or ``per_backend`` got a KeyError), all zero."""
+    out = Accountant().summary()
+    out.update(estimated=True, list_items_assumed=0, unavailable={}, skipped={})
     return out

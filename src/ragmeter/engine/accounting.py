@@ -29,7 +29,8 @@ class Price:
 
 
 class PriceTable:
-    """Model name -> Price. Looks up ``backend:model`` first, then the bare model name."""
+    """Model name -> Price. Looks up ``backend:model`` first, then the bare model name (an
+    embedder served at a base URL is named ``openai:MODEL@URL``: its price is MODEL's)."""
 
     def __init__(
         self, prices: Mapping[str, Price | Mapping[str, float] | tuple[float, float]] | None = None
@@ -47,6 +48,9 @@ class PriceTable:
         if backend_name in self._prices:
             return self._prices[backend_name]
         model = backend_name.split(":", 1)[-1]
+        if model not in self._prices and "://" in model.rpartition("@")[2]:
+            bare = model.rpartition("@")[0]
+            return self._prices.get(backend_name.rpartition("@")[0], self._prices.get(bare))
         return self._prices.get(model)
 
     def cost(self, backend_name: str, prompt_tokens: int, completion_tokens: int) -> float | None:
@@ -120,12 +124,13 @@ class Accountant:
             tally.retries += retries
 
     def cost_usd(self) -> float | None:
-        """Total cost, or None when a paid backend has no price in the table."""
+        """Total cost, or None when a paid backend that was called has no price in the table
+        (also when its server reported no tokens: the bill is unknown, not $0)."""
         total = 0.0
         for backend, tally in self.per_backend.items():
             cost = self.prices.cost(backend, tally.prompt_tokens, tally.completion_tokens)
             if cost is None:
-                if tally.prompt_tokens + tally.completion_tokens:
+                if tally.calls or tally.prompt_tokens + tally.completion_tokens:
                     return None
                 continue
             total += cost

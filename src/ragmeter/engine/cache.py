@@ -10,7 +10,12 @@ Only successful answers are served. A failed call (output that failed validation
 without logprobs, a NaN logprob) is stored, with its error and raw output, for diagnosis
 (rows with ``ok = 0``), but ``get`` never returns it: a server fault is not an answer, and
 replaying it made a fixed server look broken until the cache was deleted. A later run
-asks again; a failure never replaces a stored success.
+asks again; a failure never replaces a stored success. A stored answer that cannot be
+read back (not JSON, not the shape its kind of call returns, a vector of the wrong size:
+a damaged or hand-edited file) is a miss too: asked again, and the new answer replaces it.
+
+The file records its layout (``PRAGMA user_version``); a store made by a newer ragmeter, or
+whose tables lack columns this one reads, is refused with a ConfigError naming the file.
 """
 
 from __future__ import annotations
@@ -27,8 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from ragmeter.errors import ConfigError
+
 CACHE_FORMAT = 1  # bump to invalidate every stored entry after a change in what we store
 DB_NAME = "ragmeter-cache.sqlite"
+SCHEMA_VERSION = 1  # the tables' layout, as PRAGMA user_version (0: written before it was)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -97,7 +105,7 @@ class CachedCall:
     attempts: int
 
 
-def _open_store(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
+def _open_store(db: sqlite3.Connection, wait_s: float = 30.0, path: Path | None = None) -> None:
     """Switch the store to WAL and create its tables, waiting while another process holds it.
 
     Why not rely on the connection's timeout alone: changing the journal mode needs the
@@ -110,12 +118,16 @@ def _open_store(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
     delay = 0.02
     while True:
         try:
+            version = _check_version(db, path)
+            _check_layout(db, path)  # all read-only: a store we refuse is left as it is
             mode = db.execute("PRAGMA journal_mode").fetchone()[0]
             if str(mode).lower() != "wal":
                 db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode survives a killed process (only power loss drops the tail)
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
+            if version < SCHEMA_VERSION:
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return
         except sqlite3.OperationalError as exc:
             transient = "locked" in str(exc) or "busy" in str(exc)
@@ -123,6 +135,71 @@ def _open_store(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+
+
+def _columns(db: Any, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _needed_columns() -> dict[str, set[str]]:
+    mem = sqlite3.connect(":memory:")
+    try:
+        mem.executescript(_SCHEMA)
+        return {table: _columns(mem, table) for table in ("calls", "embeddings")}
+    finally:
+        mem.close()
+
+
+_NEEDED = _needed_columns()
+
+
+def _where(path: Path | None) -> str:
+    return f"--cache (cache) {path}" if path is not None else "the cache"
+
+
+def _check_version(db: Any, path: Path | None) -> int:
+    """The store's layout version; ConfigError, before anything is written, when a newer
+    ragmeter made it."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"{_where(path)}: made by a newer ragmeter (cache layout {version}, this version "
+            f"reads {SCHEMA_VERSION}): upgrade ragmeter, or give another --cache directory "
+            "(the file is left as it is)"
+        )
+    return version
+
+
+def _check_layout(db: Any, path: Path | None) -> None:
+    """ConfigError when a table of the store lacks columns this version reads or writes.
+
+    Why: a store of another layout failed every call mid-run, each score an "internal
+    error: OperationalError: no such column" with nothing naming the cache."""
+    for table, needed in _NEEDED.items():
+        found = _columns(db, table)
+        lacking = sorted(needed - found)
+        if found and lacking:  # a table not there yet is created
+            raise ConfigError(
+                f"{_where(path)}: its table {table!r} lacks the columns {', '.join(lacking)} "
+                "(made by another version of ragmeter?): give another --cache directory "
+                "(the file is left as it is)"
+            )
+
+
+def _readable(kind: str, value: Any) -> bool:
+    """Whether a stored value has the shape its kind of call returns (verdict
+    probabilities: option -> number; a structured value is checked by its schema)."""
+
+    def probs(v: Any) -> bool:
+        return isinstance(v, dict) and all(
+            isinstance(p, (int, float)) and not isinstance(p, bool) for p in v.values()
+        )
+
+    if kind == "option_probs":
+        return probs(value)
+    if kind == "option_probs_list":
+        return isinstance(value, list) and all(map(probs, value))
+    return True
 
 
 class CallCache:
@@ -138,23 +215,31 @@ class CallCache:
         self._db = sqlite3.connect(
             str(path), timeout=30.0, check_same_thread=False, isolation_level=None
         )  # autocommit: one commit per write
-        _open_store(self._db)
+        try:
+            _open_store(self._db, path=path)
+        except BaseException:
+            self._db.close()
+            raise
 
     # -- judge calls ---------------------------------------------------------------------
     def get(self, key: str) -> CachedCall | None:
         """The successful answer stored under ``key``, or None (also for a stored failure)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT ok, value, error, raw, prompt_tokens, completion_tokens, attempts "
+                "SELECT kind, value, error, raw, prompt_tokens, completion_tokens, attempts "
                 "FROM calls WHERE key = ? AND ok = 1",
                 (key,),
             ).fetchone()
         if row is None:
             return None
-        ok, value, error, raw, pt, ct, attempts = row
-        return CachedCall(
-            bool(ok), json.loads(value) if value is not None else None, error, raw, pt, ct, attempts
-        )
+        kind, value, error, raw, pt, ct, attempts = row
+        try:
+            decoded = json.loads(value) if value is not None else None
+        except (TypeError, ValueError):  # a damaged row: asked again, then replaced
+            return None
+        if decoded is None or not _readable(kind, decoded):
+            return None
+        return CachedCall(True, decoded, error, raw, pt, ct, attempts)
 
     def put(
         self,
@@ -206,7 +291,8 @@ class CallCache:
                 for key, dim, blob in self._db.execute(
                     f"SELECT key, dim, vector FROM embeddings WHERE key IN ({marks})", chunk
                 ):
-                    found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
+                    if isinstance(blob, bytes) and dim > 0 and len(blob) == 4 * dim:
+                        found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
         return found
 
     def put_vectors(self, backend: str, items: Iterable[tuple[str, np.ndarray]]) -> None:

@@ -17,7 +17,9 @@ import numpy as np
 from pydantic import BaseModel
 
 from ragmeter.engine.accounting import Accountant
+from ragmeter.engine.cache import call_key
 from ragmeter.engine.embedder import CachedEmbedder
+from ragmeter.engine.grouped import GROUPED_TOP_LOGPROBS
 from ragmeter.engine.judge import CachedJudge
 from ragmeter.engine.parsing import parse_structured
 from ragmeter.engine.scorer import CachedScorer
@@ -88,6 +90,15 @@ class DryRunJudge:
     async def option_probs_list(
         self, messages: Sequence[Message], options: Sequence[str], n: int, *, prompt_version: str
     ) -> JudgeReply[list[dict[str, float]]]:
+        if not self.real.groups_verdicts:  # the real judge answers an error, sending nothing
+            return await self.real.option_probs_list(
+                messages, options, n, prompt_version=prompt_version
+            )
+        key = grouped_key(self.real, messages, options, n, prompt_version)
+        hit = self._cached(key)
+        if hit is not None:  # as GroupedVerdicts: a stored answer costs nothing
+            self.accountant.record(self.name, cached=True)
+            return JudgeReply(hit.value, None, hit.raw, cached=True)
         return await _grouped_estimate(self, messages, options, n)
 
     def _cached(self, key: str) -> Any:
@@ -129,6 +140,29 @@ class DryRunJudge:
         usage = Usage(messages_tokens(messages), 1)
         self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=1)
         return JudgeReply({o: 1.0 / len(options) for o in options}, usage=usage)
+
+
+def grouped_key(
+    real: CachedJudge,
+    messages: Sequence[Message],
+    options: Sequence[str],
+    n: int,
+    prompt_version: str,
+) -> str:
+    """The key ``GroupedVerdicts.option_probs_list`` stores a grouped verdict under."""
+    params = {
+        **real._params,
+        "options": list(options),
+        "top_logprobs": GROUPED_TOP_LOGPROBS,
+        "n_verdicts": n,
+    }
+    return call_key(
+        backend=real.name,
+        kind="option_probs_list",
+        messages=[dict(m) for m in messages],
+        params=params,
+        prompt_version=prompt_version,
+    )
 
 
 async def _grouped_estimate(
