@@ -91,7 +91,10 @@ def test_each_keeps_order_and_one_at_a_time_for_a_one_worker_judge() -> None:
     assert log[:3] == ["start 0", "start 1", "start 2"]
 
 
-def test_each_cancels_the_other_calls_when_one_fails() -> None:
+def test_each_lets_the_other_calls_finish_when_one_fails() -> None:
+    """The other calls are already at the server, which answers and bills them: they finish
+    (and are counted and cached by the engine), then the first failure is raised. Before
+    2026-11-27 they were cancelled in flight: billed, but neither counted nor cached."""
     finished: list[int] = []
 
     async def fails() -> int:
@@ -99,14 +102,33 @@ def test_each_cancels_the_other_calls_when_one_fails() -> None:
         raise JudgeFailed("judge error (yes/no verdict): scripted")
 
     async def slow() -> int:
-        await asyncio.sleep(5)
+        await asyncio.sleep(0.2)
         finished.append(1)
         return 1
 
     async def main() -> None:
         with pytest.raises(JudgeFailed, match="scripted"):
             await each(_Judge(4), [slow, fails, slow])
-        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert finished == [1, 1]
+
+
+def test_each_stops_the_calls_when_the_run_is_cancelled() -> None:
+    """Ctrl-C or an aborted run still stops every call of the sample."""
+    finished: list[int] = []
+
+    async def slow() -> int:
+        await asyncio.sleep(5)
+        finished.append(1)
+        return 1
+
+    async def main() -> None:
+        task = asyncio.ensure_future(each(_Judge(4), [slow, slow]))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
 
     asyncio.run(main())
     assert finished == []

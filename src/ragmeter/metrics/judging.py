@@ -121,18 +121,26 @@ async def each(judge: Judge, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list
     One after another for a one-worker judge (the embedded model: consecutive prompts share
     their prefix in its KV cache, and the call order stays fixed); all at once for a judge
     that takes several calls in flight (a server), so a sample of many statements is not a
-    chain of round trips that the run ends waiting on. The first failure cancels the rest.
+    chain of round trips that the run ends waiting on. A failed call does not cancel the
+    others: they are already at the server, which answers (and bills) them, so they finish,
+    are counted and cached, and a re-run asks only the failed one again; then the first
+    failure, in job order, is raised. Only this task's own cancellation (Ctrl-C, an aborted
+    run) stops them.
     """
     if getattr(judge, "concurrency", 1) <= 1 or len(jobs) <= 1:
         return [await job() for job in jobs]
     tasks = [asyncio.ensure_future(job()) for job in jobs]
     try:
-        return list(await asyncio.gather(*tasks))
+        done = await asyncio.gather(*tasks, return_exceptions=True)
     except BaseException:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
+    for result in done:
+        if isinstance(result, BaseException):
+            raise result
+    return list(done)
 
 
 def judge_of(resources: Resources | None) -> Judge:
