@@ -43,3 +43,19 @@ def test_cli_bad_k_exits_2_before_any_work(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     assert "ndcg@²" in proc.stderr and "k must be a positive integer" in proc.stderr
     assert not out.exists()
+
+
+def test_ragmeter_metrics_says_which_k_a_run_without_m_uses() -> None:
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+    from ragmeter.metrics.registry import default_metrics
+
+    output = CliRunner().invoke(app, ["metrics"], env={"COLUMNS": "250"}).output
+    lines = {line.split()[0]: line for line in output.splitlines() if line and line[0] != " "}
+    defaults = [m.name for m in default_metrics() if "@" in m.name]
+    assert defaults  # ndcg@10, precision@5, ...
+    for name in defaults:
+        prefix = name.split("@")[0]
+        said = lines[f"{prefix}@k"].partition("(without -m: ")[2].partition(")")[0]
+        assert name in said.split(", "), lines[f"{prefix}@k"]

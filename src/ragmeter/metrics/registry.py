@@ -244,6 +244,11 @@ def default_metrics() -> list[Metric]:
     return out
 
 
+def template_default_ks() -> dict[str, tuple[int, ...]]:
+    """Each template's prefix -> the k a run without a metric list uses (ndcg -> (10,))."""
+    return {prefix: ks for prefix, (_factory, ks) in _TEMPLATES.items()}
+
+
 def list_metrics() -> list[Metric]:
     """Every metric, templates shown with their symbolic k."""
     out = list(_FIXED.values())
