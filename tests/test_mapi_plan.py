@@ -31,3 +31,37 @@ def test_no_metric_applies_says_which_model_is_missing_not_that_fields_are() -> 
 def test_no_metric_applies_for_lack_of_fields_still_says_so() -> None:
     with pytest.raises(DataError, match="every metric needs fields that no row has"):
         plan_metrics(load([{"question": "q"}]), None, [], available_needs=set())
+
+
+def test_a_mode_for_every_metric_that_one_lacks_is_a_usage_error(tmp_path) -> None:
+    # options.mode = "bogus" (a config file's [ragmeter.options]) ended the CLI with
+    # "internal error: ValueError", exit 1
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ragmeter.errors import UsageError
+
+    samples = load([{"question": "q", "answer": "a", "contexts": ["c"]}])
+    with pytest.raises(UsageError, match="faithfulness: unknown mode 'bogus'"):
+        plan_metrics(samples, "faithfulness,mrr", [], None, {"mode": "bogus"})
+    with pytest.raises(UsageError, match="faithfulness: unknown mode 'bogus'"):
+        plan_metrics(samples, None, [], {"judge"}, {"mode": "bogus"})
+    data, config = tmp_path / "d.jsonl", tmp_path / "c.toml"
+    data.write_text('{"question": "q", "answer": "a", "contexts": ["c"]}\n')
+    config.write_text(
+        '[ragmeter]\njudge = "openai:x"\nbase_url = "http://127.0.0.1:9"\n'
+        '[ragmeter.options]\nmode = "bogus"\n'
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    cmd = [sys.executable, "-m", "ragmeter", "evaluate", str(data), "-m", "faithfulness"]
+    proc = subprocess.run(
+        [*cmd, "--config", str(config), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-test"},
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown mode 'bogus'" in proc.stderr and "internal error" not in proc.stderr
+    assert not (tmp_path / "out").exists()

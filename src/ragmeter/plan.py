@@ -157,6 +157,10 @@ def plan_metrics(
         raise DataError([Problem(None, "metrics", str(exc))]) from None
     problems = []
     for m in chosen:
+        try:  # a mode options.mode gives every metric, which this one may not have
+            m.mode_spec(mode_of_metric(m, options))
+        except MetricError as exc:
+            problems.append(Problem(None, "options.mode", str(exc)))
         if not fed(m):
             problems.append(
                 Problem(

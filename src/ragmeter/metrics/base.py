@@ -164,7 +164,10 @@ class Metric:
             if name == wanted:
                 return spec
         known = ", ".join(self.mode_names)
-        raise ValueError(f"{self.name}: unknown mode {wanted!r}; choose one of {known}")
+        raise MetricError(
+            f"{self.name}: unknown mode {wanted!r} (--mode, or options.mode for every metric); "
+            f"choose one of {known}"
+        )
 
     def needs_in(self, mode: str | None = None) -> frozenset[str]:
         return self.mode_spec(mode).needs
