@@ -130,26 +130,26 @@ def plan_metrics(
     check_modes((options or {}).get("modes"))
     if metrics is None:
         chosen = []
+        unbuilt = []  # fed by some row, but a model it needs is not available
         for m in default_metrics():
             if not fed(m):
                 continue
             needs = m.needs_in(mode_of_metric(m, options))
             if available_needs is not None and not needs <= available_needs:
                 lacking = ", ".join(sorted(needs - available_needs))
-                notes.append(f"not run: {m.name} (no {lacking} available)")
+                unbuilt.append(f"{m.name} (no {lacking} available)")
                 continue
             chosen.append(m)
+        notes.extend(f"not run: {why}" for why in unbuilt)
         if not chosen:
-            raise DataError(
-                [
-                    Problem(
-                        None,
-                        None,
-                        "no metric applies: every metric needs fields "
-                        "that no row has (see `ragmeter metrics`)",
-                    )
-                ]
+            why = (
+                "every metric the rows' fields feed needs a model that is not available: "
+                + "; ".join(unbuilt)
+                + " (configure one, e.g. --judge openai:MODEL, or name metrics with -m)"
+                if unbuilt
+                else "every metric needs fields that no row has (see `ragmeter metrics`)"
             )
+            raise DataError([Problem(None, None, f"no metric applies: {why}")])
         return chosen
     try:
         chosen = resolve(metrics)
@@ -157,6 +157,10 @@ def plan_metrics(
         raise DataError([Problem(None, "metrics", str(exc))]) from None
     problems = []
     for m in chosen:
+        try:  # a mode options.mode gives every metric, which this one may not have
+            m.mode_spec(mode_of_metric(m, options))
+        except MetricError as exc:
+            problems.append(Problem(None, "options.mode", str(exc)))
         if not fed(m):
             problems.append(
                 Problem(

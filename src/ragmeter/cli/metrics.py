@@ -6,7 +6,7 @@ from rich.markup import escape
 
 from ragmeter.cli._common import console
 from ragmeter.metrics.base import Metric, Mode
-from ragmeter.metrics.registry import list_metrics
+from ragmeter.metrics.registry import list_metrics, template_default_ks
 
 
 def _mode_text(spec: Mode) -> str:
@@ -28,10 +28,15 @@ def needs_text(m: Metric) -> str:
 def list_metrics_cmd() -> None:
     """List metrics with their required fields and definitions."""
     # One block per metric rather than a table: definitions stay readable at 80 columns.
+    default_ks = template_default_ks()
     for m in list_metrics():
         needs = needs_text(m)
         if not m.default:
             needs += "  [dim](on request only)[/dim]"
+        prefix = m.name[:-2] if m.name.endswith("@k") else None
+        if prefix in default_ks:  # which k a run without -m uses: ndcg@k alone does not say
+            runs = ", ".join(f"{prefix}@{k}" for k in default_ks[prefix])
+            needs += f"  [dim](without -m: {escape(runs)})[/dim]"
         console.print(
             f"[bold]{escape(m.name)}[/bold]  [dim]requires[/dim] "
             f"{escape(m.required_text())}  [dim]needs[/dim] {needs}",

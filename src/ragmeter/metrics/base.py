@@ -6,11 +6,15 @@ so failures are counted and shown instead of silently dropping out of averages.
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from ragmeter.errors import MetricError
+from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
 Status = Literal["ok", "undefined", "skipped", "failed"]
@@ -18,6 +22,13 @@ Status = Literal["ok", "undefined", "skipped", "failed"]
 # the regression gate fails only on worse. "none": a descriptive metric (refusal_rate: without
 # labels, more refusals are neither better nor worse), whose changes are shown, never judged.
 Direction = Literal["higher", "lower", "none"]
+DIRECTIONS: tuple[str, ...] = ("higher", "lower", "none")
+# What a metric may need or use: the models a run hands to ``acompute`` (protocols.Resources).
+RESOURCES = frozenset(f.name for f in fields(Resources) if f.name != "options")
+SAMPLE_FIELDS: tuple[str, ...] = tuple(Sample.model_fields)
+# A name that -m (commas), --mode and --fail-under (``name=...``) can all spell; ``@k`` is
+# a template's parameter (``ndcg@10``), which registered metrics cannot take (registry.py).
+NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(@[A-Za-z0-9]+)?$")
 
 
 @dataclass
@@ -125,9 +136,11 @@ class Metric:
     direction: Direction = "higher"
 
     def __post_init__(self) -> None:
-        names = [name for name, _ in self.modes]
-        if self.modes and self.default_mode not in names:
-            raise ValueError(f"{self.name}: default_mode must be one of {names}")
+        """MetricError naming every part of the definition that cannot work, when it is made
+        rather than on every sample of a run (or as a crash after the other metrics' work)."""
+        problems = _definition_problems(self)
+        if problems:
+            raise MetricError(f"metric {self.name!r}: " + "; ".join(problems))
 
     @property
     def mode_names(self) -> tuple[str, ...]:
@@ -151,7 +164,10 @@ class Metric:
             if name == wanted:
                 return spec
         known = ", ".join(self.mode_names)
-        raise ValueError(f"{self.name}: unknown mode {wanted!r}; choose one of {known}")
+        raise MetricError(
+            f"{self.name}: unknown mode {wanted!r} (--mode, or options.mode for every metric); "
+            f"choose one of {known}"
+        )
 
     def needs_in(self, mode: str | None = None) -> frozenset[str]:
         return self.mode_spec(mode).needs
@@ -173,3 +189,75 @@ class Metric:
     @property
     def is_async(self) -> bool:
         return self.acompute is not None
+
+
+def _definition_problems(m: Metric) -> list[str]:
+    out: list[str] = []
+    if not isinstance(m.name, str) or not NAME_RE.match(m.name):
+        out.append(
+            "the name must be letters, digits, '_', '.' or '-' (no spaces, commas or '=': "
+            "-m, --mode and --fail-under could not name it)"
+        )
+    if (m.compute is None) == (m.acompute is None):
+        out.append(
+            "give exactly one of compute (a function of the sample) or acompute (an async "
+            "function of the sample and the resources)"
+        )
+    for attr in ("compute", "acompute", "compute_batch"):
+        fn = getattr(m, attr)
+        if fn is not None and not callable(fn):
+            out.append(f"{attr} is {type(fn).__name__}, not a function")
+    if m.compute is not None and inspect.iscoroutinefunction(m.compute):
+        out.append("compute is an async function: give it as acompute=(sample, resources)")
+    out += _requires_problems(m.requires)
+    specs = [("", Mode(m.needs, m.uses))] + [(f"mode {n!r}: ", spec) for n, spec in m.modes]
+    for where, spec in specs:
+        unknown = sorted((set(spec.needs) | set(spec.uses)) - RESOURCES)
+        if unknown:
+            out.append(
+                f"{where}unknown resource(s) {', '.join(map(repr, unknown))} in needs/uses; "
+                f"a metric can need {', '.join(sorted(RESOURCES))}"
+            )
+    names = [name for name, _ in m.modes]
+    if m.modes and m.default_mode not in names:
+        out.append(f"default_mode must be one of {names}")
+    if m.direction not in DIRECTIONS:
+        out.append(f"direction {m.direction!r}: use one of {', '.join(DIRECTIONS)}")
+    out += _range_problems(m.value_range)
+    return out
+
+
+def _requires_problems(requires: Any) -> list[str]:
+    """``requires`` is a non-empty tuple of non-empty groups of Sample field names."""
+    shape = (
+        'requires must be groups of Sample fields, e.g. (("question", "answer"),), '
+        "one group per alternative"
+    )
+    if isinstance(requires, str) or not isinstance(requires, Sequence) or not requires:
+        return [shape]
+    out: list[str] = []
+    for group in requires:
+        if isinstance(group, str) or not isinstance(group, Sequence) or not group:
+            return [shape]
+        unknown = [f for f in group if f not in SAMPLE_FIELDS]
+        if unknown:
+            out.append(
+                f"requires unknown field(s) {', '.join(map(repr, unknown))}; "
+                f"Sample fields: {', '.join(SAMPLE_FIELDS)}"
+            )
+    return out
+
+
+def _range_problems(bounds: Any) -> list[str]:
+    if bounds is None:
+        return []
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        return [f"value_range {bounds!r}: give (low, high) or None when unbounded"]
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        return [
+            f"value_range {bounds!r}: low and high must be finite numbers with low < high "
+            "(None when unbounded)"
+        ]
+    return []

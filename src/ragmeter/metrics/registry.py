@@ -6,8 +6,15 @@ module imports it. ``register`` is also how a user adds a metric of their own.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import math
+import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
 
 from ragmeter.errors import MetricError
 from ragmeter.metrics import (
@@ -20,18 +27,119 @@ from ragmeter.metrics import (
     retrieval,
     reward,
 )
-from ragmeter.metrics.base import Metric
+from ragmeter.metrics.base import Metric, Score, checked
+from ragmeter.metrics.column import OK, STATUSES, ScoreColumn
 
 _FIXED: dict[str, Metric] = {}
+_BUILT_IN: set[str] = set()
+_GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
+_MAX_K = 2**63 - 1  # the retrieval kernels' int64
 
 
 def register(metric: Metric) -> Metric:
-    if metric.name in _FIXED:
-        raise ValueError(f"metric {metric.name!r} registered twice")
+    """Add a metric of one's own; ``-m NAME`` and ``evaluate(data, ["NAME"])`` then run it.
+
+    Returns the registered metric: the same definition, its results checked on every sample
+    (a value that is not a Score, an unknown status, or an ok value that is not a finite
+    number within ``value_range`` becomes a failed Score saying so; ``acompute`` may also be
+    a plain function). MetricError when the name is taken or could not be selected.
+    """
+    if not isinstance(metric, Metric):
+        raise MetricError(f"register takes a ragmeter Metric, not {type(metric).__name__}")
+    name = metric.name
+    if "@" in name:
+        raise MetricError(
+            f"metric {name!r}: '@' is reserved for a built-in's parameter, as in ndcg@10; "
+            "choose a name without it"
+        )
+    if name in _FIXED:
+        whose = "a built-in metric" if name in _BUILT_IN else "already registered"
+        raise MetricError(f"metric {name!r} is {whose}: choose another name")
+    _FIXED[name] = _checking(metric)
+    _GIVEN[name] = metric
+    return _FIXED[name]
+
+
+def _add_built_in(metric: Metric) -> None:
     _FIXED[metric.name] = metric
-    return metric
+    _BUILT_IN.add(metric.name)
+
+
+def _checking(metric: Metric) -> Metric:
+    """``metric`` with its results checked (``checked_result``) as they come back."""
+    changes: dict[str, Any] = {}
+    if metric.compute is not None:
+        sync = metric.compute
+
+        def compute(sample: Any) -> Score:
+            return checked_result(metric, sync(sample))
+
+        changes["compute"] = compute
+    if metric.acompute is not None:
+        given = metric.acompute
+
+        async def acompute(sample: Any, resources: Any) -> Score:
+            result = given(sample, resources)
+            if inspect.isawaitable(result):
+                result = await result
+            return checked_result(metric, result)
+
+        changes["acompute"] = acompute
+    if metric.compute_batch is not None:
+        batch_fn = metric.compute_batch
+
+        def compute_batch(rows: Sequence[Any], shared: dict[Any, Any]) -> Any:
+            column = batch_fn(rows, shared)
+            if isinstance(column, ScoreColumn) and metric.value_range is not None:
+                low, high = metric.value_range
+                ok = column.values[column.status == OK]
+                if ((ok < low) | (ok > high)).any():  # the per-sample path says which rows
+                    raise MetricError(f"{metric.name}: a value outside {metric.value_range}")
+            return column
+
+        changes["compute_batch"] = compute_batch
+    return dataclasses.replace(metric, **changes)
+
+
+def checked_result(metric: Metric, result: Any) -> Score:
+    """``result`` when it is a Score a run can count, else a failed Score saying what is wrong:
+    a value that is not a Score, an unknown status, or an ok value that is not a finite number
+    within the metric's ``value_range`` (its mean and the gates assume it)."""
+    if inspect.iscoroutine(result):
+        result.close()  # never awaited: no "coroutine was never awaited" warning
+    if not isinstance(result, Score):
+        hint = " (an async function belongs in acompute)" if inspect.isawaitable(result) else ""
+        return Score.failed(
+            f"{metric.name} returned {type(result).__name__}, not a Score{hint}: return "
+            "Score.ok(value), Score.undefined(reason) or Score.failed(reason)"
+        )
+    if result.status not in STATUSES:
+        return Score.failed(
+            f"{metric.name} returned status {result.status!r}; use one of {', '.join(STATUSES)}",
+            **result.details,
+        )
+    if result.status != "ok":
+        return result
+    value = result.value
+    if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
+        return Score.failed(
+            f"{metric.name} returned an ok Score whose value is {type(value).__name__}, "
+            "not a number",
+            **result.details,
+        )
+    if not math.isfinite(value):
+        return checked(result)  # a failed Score saying the value is not finite
+    bounds = metric.value_range
+    if bounds is not None and not bounds[0] <= float(value) <= bounds[1]:
+        return Score.failed(
+            f"{metric.name} computed {float(value):g}, outside its value_range "
+            f"[{bounds[0]:g}, {bounds[1]:g}] (declare the range the metric's values take, "
+            "or value_range=None when unbounded)",
+            **result.details,
+        )
+    return result
 
 
 def register_template(
@@ -56,7 +164,7 @@ for _metric in (
     *lexical_batch.METRICS,
     *retrieval.METRICS,
 ):
-    register(_metric)
+    _add_built_in(_metric)
 for _prefix, _factory, _ks in retrieval.TEMPLATES:
     register_template(_prefix, _factory, _ks)
 
@@ -67,14 +175,19 @@ def default_modes() -> dict[str, str]:
 
 
 def get_metric(name: str) -> Metric:
+    if not isinstance(name, str):
+        raise MetricError(f"a metric is named by a string, not {type(name).__name__} {name!r}")
     name = name.strip()
     if name in _FIXED:
         return _FIXED[name]
     match = _TEMPLATE_RE.match(name)
     if match and match.group(1) in _TEMPLATES:
         prefix, k_text = match.groups()
-        if not k_text.isdigit() or int(k_text) < 1:
-            raise MetricError(f"metric {name!r}: k must be a positive integer, e.g. {prefix}@10")
+        # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
+        if not (k_text.isascii() and k_text.isdigit()) or not 1 <= int(k_text) <= _MAX_K:
+            raise MetricError(
+                f"metric {name!r}: k must be a positive integer, at most {_MAX_K}, e.g. {prefix}@10"
+            )
         return _TEMPLATES[prefix][0](int(k_text))
     if name in (f"{p}@k" for p in _TEMPLATES):
         raise MetricError(f"metric {name!r}: give k as a number, e.g. {name[:-1]}10")
@@ -82,8 +195,9 @@ def get_metric(name: str) -> Metric:
     raise MetricError(f"unknown metric {name!r}; known metrics: {known}")
 
 
-def resolve(names: list[str] | str) -> list[Metric]:
-    """Resolve names (a list or a comma-separated string); every bad name is reported."""
+def resolve(names: Sequence[str | Metric] | str) -> list[Metric]:
+    """Resolve names (a list or a comma-separated string); every bad name is reported. A
+    registered Metric may stand for its name."""
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
     metrics: list[Metric] = []
@@ -91,7 +205,7 @@ def resolve(names: list[str] | str) -> list[Metric]:
     seen: set[str] = set()
     for name in names:
         try:
-            metric = get_metric(name)
+            metric = _registered(name) if isinstance(name, Metric) else get_metric(name)
         except MetricError as exc:
             errors.append(str(exc))
             continue
@@ -103,11 +217,36 @@ def resolve(names: list[str] | str) -> list[Metric]:
     return metrics
 
 
+def _registered(metric: Metric) -> Metric:
+    """The registered metric a Metric object stands for; MetricError when it is not one."""
+    name = metric.name
+    if _FIXED.get(name) is metric or _GIVEN.get(name) is metric:
+        return _FIXED[name]
+    try:  # a template's (ndcg@10) is built afresh by each get_metric
+        built = get_metric(name) if "@" in name else None
+    except MetricError:
+        built = None
+    if built is not None and (built.description, built.formula) == (
+        metric.description,
+        metric.formula,
+    ):
+        return built
+    raise MetricError(
+        f"metric {name!r} is not registered: register it first "
+        "(ragmeter.register_metric(metric)), then name it"
+    )
+
+
 def default_metrics() -> list[Metric]:
     out = [m for m in _FIXED.values() if m.default]
     for factory, ks in _TEMPLATES.values():
         out.extend(factory(k) for k in ks)
     return out
+
+
+def template_default_ks() -> dict[str, tuple[int, ...]]:
+    """Each template's prefix -> the k a run without a metric list uses (ndcg -> (10,))."""
+    return {prefix: ks for prefix, (_factory, ks) in _TEMPLATES.items()}
 
 
 def list_metrics() -> list[Metric]:
