@@ -54,3 +54,23 @@ def test_a_failed_call_keeps_its_siblings_answers(tmp_path: Path) -> None:
     assert again.scores["faithfulness"][0].status == "ok"
     # only the failed statement is asked again: its siblings' answers were kept
     assert len(resent) == 1 and "Tiber" in _statement(resent[0])
+
+
+def test_a_run_answered_from_the_cache_still_says_so(tmp_path: Path) -> None:
+    """The CLI's "judge tokens ... cached: N" line was printed only when tokens were spent, so
+    a re-run answered wholly from the cache said nothing of its judge."""
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(ROW) + "\n")
+    with FakeOpenAIServer() as server:
+        args = ["evaluate", str(data), "-m", "faithfulness", "--judge", "openai:m"]
+        args += ["--base-url", server.url, "--cache", str(tmp_path / "c"), "--embedder", "none"]
+        env = {"OPENAI_API_KEY": "sk-test-not-a-real-key"}
+        first = CliRunner().invoke(app, args, env=env)
+        again = CliRunner().invoke(app, args, env=env)
+    assert first.exit_code == 0 and again.exit_code == 0, again.output
+    line = next(x for x in again.stdout.splitlines() if x.startswith("judge tokens"))
+    assert "calls: 0" in line and "cached: 3" in line

@@ -311,7 +311,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
     for note in _group_notes(result.notes, result.metrics):
         console.print(f"note: {note}", style="dim", markup=False, highlight=False, soft_wrap=True)
     usage = result.usage
-    if usage.get("judge_tokens"):
+    if usage.get("judge_tokens") or usage.get("cache_hits"):  # a run all from the cache too
         console.print(
             f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
             f"cached: {usage.get('cache_hits', 0)}"
