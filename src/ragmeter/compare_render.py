@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ragmeter.redact import redact, redact_tree
+
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
 Comparison = Any
 MetricDelta = Any
@@ -31,6 +33,34 @@ def fmt_ci(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "—"
     return f"[{low:+.3f}, {high:+.3f}]"
+
+
+# A URL's user:password@ and its query (where keys ride: ?api-key=...), in any text.
+_URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/@\s\"'<>]+@")
+_URL_QUERY = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s\"'<>?#]*)[?#][^\s\"'<>]*")
+
+
+def public_text(text: str) -> str:
+    """Text from a run's files (warnings that quote settings, recorded settings, reasons)
+    fit to show: registered and key-looking secrets masked, URLs without credentials or query.
+    Why here too: a run written by an older or patched ragmeter, or edited by hand, may
+    hold what today's validation refuses, and a report or PR comment is shared widely."""
+    text = _URL_USERINFO.sub(r"\1***@", text)
+    return redact(_URL_QUERY.sub(r"\1?***", text))
+
+
+def public_tree(value: Any) -> Any:
+    """Settings as JSON data with every secret-named value masked and every string made
+    ``public_text``."""
+
+    def strings(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: strings(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [strings(x) for x in v]
+        return public_text(v) if isinstance(v, str) else v
+
+    return strings(redact_tree(value))
 
 
 NA = "n/a"  # a CI or p that cannot be computed (too few pairs); the row's note says why
@@ -219,7 +249,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     legend = [lines[-1], na_legend(cmp), direction_legend(cmp), excluded_line(cmp)]
     lines[-1] = " ".join(filter(None, legend))
     if cmp.warnings:
-        lines += ["", "> [!WARNING]"] + [f"> {md_inline(w)}  " for w in cmp.warnings]
+        lines += ["", "> [!WARNING]"] + [f"> {md_inline(public_text(w))}  " for w in cmp.warnings]
     if cmp.slices:
         by = md_inline(str(cmp.by))
         lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]

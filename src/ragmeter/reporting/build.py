@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.compare import Comparison
+from ragmeter.compare_render import public_text, public_tree
 from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
 from ragmeter.runs import Run
@@ -135,7 +136,14 @@ def _failures(run: Run, label: str) -> dict[str, Any]:
     skipped: no value by definition or for lack of inputs), each with its reason. Why apart:
     one "Failures (5)" list for 4 failed and 1 undefined overstated the failures."""
     questions = {s.question_id: s.question for s in run.result.samples}
-    rows = [{**f, "question": questions.get(f["question_id"], "")} for f in run.result.failures()]
+    rows = [
+        {
+            **f,
+            "question": questions.get(f["question_id"], ""),
+            "reason": public_text(f["reason"]) if f["reason"] else f["reason"],
+        }
+        for f in run.result.failures()
+    ]
     return {
         "label": label,
         "failed": [f for f in rows if f["status"] == "failed"],
@@ -183,13 +191,18 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "forest": forest,
         "scatters": scatters,
         "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
-        "warnings": cmp.warnings,
+        "warnings": [public_text(w) for w in cmp.warnings],
         "slices": cmp.slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
         "alpha": alpha,
         "direction_legend": direction_legend(cmp),
     }
+
+
+def _manifest(run: Run, label: str) -> dict[str, str]:
+    data = public_tree(run.provenance())
+    return {"label": label, "text": json.dumps(data, indent=2, ensure_ascii=False, default=str)}
 
 
 def _per_run(run: Run, cmp: Comparison | None, fn: Any) -> list[Any]:
@@ -240,6 +253,7 @@ def report_context(
         "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
         "failures": _per_run(run, comparison, _failures),
         "notes": res.notes,
-        "manifest": json.dumps(run.provenance(), indent=2, ensure_ascii=False, default=str),
+        # each run's recorded settings (B's judge or prompts may differ), secrets masked
+        "manifests": _per_run(run, comparison, _manifest),
         "compare": _compare_section(comparison, worst, alpha) if comparison is not None else None,
     }
