@@ -7,6 +7,7 @@ what evidence each one carries; the template only lays it out.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,6 +131,29 @@ def _worst(run: Run, label: str, n: int) -> dict[str, Any]:
     return {"label": label, "metrics": {m: worst_samples(run, m, n) for m in run.result.metrics}}
 
 
+# Rows listed per list of scores without a value; past it, counts by metric and reason.
+MAX_LISTED = 200
+MAX_GROUPS = 50
+
+
+def _listing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first MAX_LISTED rows and, when cut, the counts by (metric, status, reason) of
+    all of them (the MAX_GROUPS largest, the rest summed): a run failed on every one of
+    20,000 samples wrote a 13 MB page of one repeated reason."""
+    out: dict[str, Any] = {"n": len(rows), "rows": rows[:MAX_LISTED], "groups": []}
+    out["other_groups"] = out["other_scores"] = 0
+    if len(rows) > MAX_LISTED:
+        counts = Counter((f["metric"], f["status"], f["reason"] or "") for f in rows)
+        ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+        out["groups"] = [
+            {"metric": m, "status": st, "reason": why, "n": n}
+            for (m, st, why), n in ranked[:MAX_GROUPS]
+        ]
+        out["other_groups"] = len(ranked[MAX_GROUPS:])
+        out["other_scores"] = sum(n for _, n in ranked[MAX_GROUPS:])
+    return out
+
+
 def _failures(run: Run, label: str) -> dict[str, Any]:
     """A run's scores without a value, kept apart as summary.json keeps them: ``failed``
     (should have had a value: judge or model error) and ``not_applicable`` (undefined or
@@ -146,8 +170,8 @@ def _failures(run: Run, label: str) -> dict[str, Any]:
     ]
     return {
         "label": label,
-        "failed": [f for f in rows if f["status"] == "failed"],
-        "not_applicable": [f for f in rows if f["status"] != "failed"],
+        "failed": _listing([f for f in rows if f["status"] == "failed"]),
+        "not_applicable": _listing([f for f in rows if f["status"] != "failed"]),
     }
 
 
