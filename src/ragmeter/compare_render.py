@@ -193,11 +193,32 @@ def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
+# Markdown that would turn user text into code, links or images: `x` showed '&lt;' verbatim
+# (entities are literal in code), [t](url) became a link and ![t](url) fetched an image.
+_MD_SYNTAX = re.compile(r"([\\`\[\]])")
+
+
 def md_inline(text: str) -> str:
-    """User text (slice labels, run names, ids in warnings) made safe for one Markdown line:
-    HTML escaped, line breaks as <br> (GitHub shows them as breaks inside the cell)."""
+    """User text (slice labels, ids in warnings) made safe for one Markdown line: HTML
+    escaped, backslashes, backticks and brackets escaped, line breaks as <br> (GitHub shows
+    them as breaks inside the cell)."""
+    return _html(_MD_SYNTAX.sub(r"\\\1", text))
+
+
+def _html(text: str) -> str:
+    """Text inside raw HTML (the slices' <summary>, where Markdown escapes show verbatim)."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _LINE_BREAK.sub("<br>", text)
+
+
+def md_code(text: str) -> str:
+    """User text (a run name) as one Markdown code span, shown exactly: no HTML escaping
+    (entities are literal in code), a fence longer than any run of backticks inside, line
+    breaks as spaces."""
+    text = _LINE_BREAK.sub(" ", text)
+    fence = "`" * (max(map(len, re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -216,7 +237,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
     changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
     head = (
-        f"### ragmeter compare: `{md_inline(cmp.b.name)}` (B) vs `{md_inline(cmp.a.name)}` "
+        f"### ragmeter compare: {md_code(cmp.b.name)} (B) vs {md_code(cmp.a.name)} "
         f"(A), {len(cmp.ids)} paired samples"
     )
     summary = []
@@ -251,7 +272,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     if cmp.warnings:
         lines += ["", "> [!WARNING]"] + [f"> {md_inline(public_text(w))}  " for w in cmp.warnings]
     if cmp.slices:
-        by = md_inline(str(cmp.by))
+        by = _html(str(cmp.by))
         lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
         lines += _md_table(SLICE_HEADERS, slice_rows(cmp))
         lines += ["", "</details>"]
