@@ -237,6 +237,27 @@ def _per_run(run: Run, cmp: Comparison | None, fn: Any) -> list[Any]:
     return [fn(cmp.a, f"A = {cmp.a.name}"), fn(cmp.b, f"B = {cmp.b.name}")]
 
 
+def run_slices(run: Run, cmp: Comparison | None, by: str, seed: int) -> list[dict[str, Any]]:
+    """Each run's slices by ``by`` (mean, CI, effect vs its overall mean), labelled A and B
+    when compared. Why both, and why a run without the column is a note, not an error: the
+    comparison slices by B's values where A has none (a column added to B's input), and the
+    report then failed ("no sample has a value in column") on the A-only table."""
+    from ragmeter.errors import DataError
+    from ragmeter.slices import slice_summary
+
+    if cmp is None:
+        return [{"label": "", "rows": slice_summary(run.result, by, seed=seed), "note": None}]
+    out = []
+    for side, r in (("A", cmp.a), ("B", cmp.b)):
+        entry: dict[str, Any] = {"label": f"{side} = {r.name}", "rows": [], "note": None}
+        try:
+            entry["rows"] = slice_summary(r.result, by, seed=seed)
+        except DataError as exc:
+            entry["note"] = "; ".join(p.message for p in exc.problems)
+        out.append(entry)
+    return out
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -250,7 +271,7 @@ def report_context(
     run: Run,
     *,
     comparison: Comparison | None = None,
-    slices: list[Any] | None = None,
+    slices: list[dict[str, Any]] | None = None,
     by: str | None = None,
     worst: int = 5,
     alpha: float = 0.05,
