@@ -296,6 +296,7 @@ def report_context(
         "slices": slices or [],
         # with a comparison, each run's weakest samples: B's are what a reviewer of B asks for
         "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
+        "worst_n": worst,  # 0: the lists are not shown, and not said to be empty
         "failures": _per_run(run, comparison, _failures),
         "notes": res.notes,
         # each run's recorded settings (B's judge or prompts may differ), secrets masked
