@@ -112,18 +112,19 @@ def _values(run: Run, metric: str) -> list[float]:
     ]
 
 
-def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[str, str]]:
-    """One histogram per metric; with a comparison, A's and B's values on the same axes."""
-    out = []
+def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[str, Any]]:
+    """One histogram per metric; with a comparison, A's and B's values on the same axes.
+    A metric with no value in any run has ``svg`` None (the page names it: it was left out
+    silently, an empty section for a run where every score failed)."""
+    out: list[dict[str, Any]] = []
     metrics = list(run.result.metrics)
     if cmp is not None:
         metrics += [m for m in cmp.b.result.metrics if m not in metrics]
     for i, metric in enumerate(metrics):
         values = _values(run, metric)
         other = _values(cmp.b, metric) if cmp is not None else None
-        if values or other:
-            svg = charts.histogram(values, metric, f"{prefix}h{i}", other)
-            out.append({"metric": metric, "svg": svg})
+        svg = charts.histogram(values, metric, f"{prefix}h{i}", other) if values or other else None
+        out.append({"metric": metric, "svg": svg})
     return out
 
 
