@@ -101,7 +101,13 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
 
 def _summary_rows(run: Run, label: str) -> dict[str, Any]:
     rows = [run.result.aggregates[m].to_dict() for m in run.result.metrics]
-    return {"label": label, "rows": rows}
+    # each run's own CI level and size: B's were labelled with A's
+    return {
+        "label": label,
+        "rows": rows,
+        "confidence": run.result.config.get("confidence", 0.95),
+        "n_samples": len(run.result.samples),
+    }
 
 
 def _values(run: Run, metric: str) -> list[float]:
@@ -289,8 +295,6 @@ def report_context(
         ),
         "version": _version(),
         "run_name": run.name,
-        "n_samples": len(res.samples),
-        "confidence": res.config.get("confidence", 0.95),
         "summaries": _per_run(run, comparison, _summary_rows),
         "distributions": _distributions(run, comparison, "d"),
         "by": by,
