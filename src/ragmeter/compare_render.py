@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ragmeter.redact import redact, redact_tree
+
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
 Comparison = Any
 MetricDelta = Any
@@ -31,6 +33,34 @@ def fmt_ci(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "—"
     return f"[{low:+.3f}, {high:+.3f}]"
+
+
+# A URL's user:password@ and its query (where keys ride: ?api-key=...), in any text.
+_URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/@\s\"'<>]+@")
+_URL_QUERY = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s\"'<>?#]*)[?#][^\s\"'<>]*")
+
+
+def public_text(text: str) -> str:
+    """Text from a run's files (warnings that quote settings, recorded settings, reasons)
+    fit to show: registered and key-looking secrets masked, URLs without credentials or query.
+    Why here too: a run written by an older or patched ragmeter, or edited by hand, may
+    hold what today's validation refuses, and a report or PR comment is shared widely."""
+    text = _URL_USERINFO.sub(r"\1***@", text)
+    return redact(_URL_QUERY.sub(r"\1?***", text))
+
+
+def public_tree(value: Any) -> Any:
+    """Settings as JSON data with every secret-named value masked and every string made
+    ``public_text``."""
+
+    def strings(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: strings(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [strings(x) for x in v]
+        return public_text(v) if isinstance(v, str) else v
+
+    return strings(redact_tree(value))
 
 
 NA = "n/a"  # a CI or p that cannot be computed (too few pairs); the row's note says why
@@ -163,11 +193,32 @@ def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
+# Markdown that would turn user text into code, links or images: `x` showed '&lt;' verbatim
+# (entities are literal in code), [t](url) became a link and ![t](url) fetched an image.
+_MD_SYNTAX = re.compile(r"([\\`\[\]])")
+
+
 def md_inline(text: str) -> str:
-    """User text (slice labels, run names, ids in warnings) made safe for one Markdown line:
-    HTML escaped, line breaks as <br> (GitHub shows them as breaks inside the cell)."""
+    """User text (slice labels, ids in warnings) made safe for one Markdown line: HTML
+    escaped, backslashes, backticks and brackets escaped, line breaks as <br> (GitHub shows
+    them as breaks inside the cell)."""
+    return _html(_MD_SYNTAX.sub(r"\\\1", text))
+
+
+def _html(text: str) -> str:
+    """Text inside raw HTML (the slices' <summary>, where Markdown escapes show verbatim)."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _LINE_BREAK.sub("<br>", text)
+
+
+def md_code(text: str) -> str:
+    """User text (a run name) as one Markdown code span, shown exactly: no HTML escaping
+    (entities are literal in code), a fence longer than any run of backticks inside, line
+    breaks as spaces."""
+    text = _LINE_BREAK.sub(" ", text)
+    fence = "`" * (max(map(len, re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -186,7 +237,7 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
     changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
     head = (
-        f"### ragmeter compare: `{md_inline(cmp.b.name)}` (B) vs `{md_inline(cmp.a.name)}` "
+        f"### ragmeter compare: {md_code(cmp.b.name)} (B) vs {md_code(cmp.a.name)} "
         f"(A), {len(cmp.ids)} paired samples"
     )
     summary = []
@@ -219,9 +270,9 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     legend = [lines[-1], na_legend(cmp), direction_legend(cmp), excluded_line(cmp)]
     lines[-1] = " ".join(filter(None, legend))
     if cmp.warnings:
-        lines += ["", "> [!WARNING]"] + [f"> {md_inline(w)}  " for w in cmp.warnings]
+        lines += ["", "> [!WARNING]"] + [f"> {md_inline(public_text(w))}  " for w in cmp.warnings]
     if cmp.slices:
-        by = md_inline(str(cmp.by))
+        by = _html(str(cmp.by))
         lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
         lines += _md_table(SLICE_HEADERS, slice_rows(cmp))
         lines += ["", "</details>"]

@@ -13,6 +13,7 @@ import typer
 
 from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
 from ragmeter.compare import compare
+from ragmeter.compare_render import public_text
 from ragmeter.reporting import check_out, report
 
 
@@ -45,7 +46,7 @@ def report_cmd(
     if compare_run is not None:
         comparison = run_guarded(compare, run, compare_run, by=by, intersect=intersect)
         for warning in comparison.warnings:
-            err_console.print(f"warning: {warning}", style="bold yellow", markup=False)
+            err_console.print(f"warning: {public_text(warning)}", style="bold yellow", markup=False)
     path = run_guarded(
         report, run, comparison, out=out, by=by, worst=worst, alpha=alpha, title=title
     )

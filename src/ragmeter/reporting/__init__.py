@@ -99,9 +99,8 @@ def render_report(
 
     from ragmeter.compare import Comparison
     from ragmeter.compare import compare as run_compare
-    from ragmeter.reporting.build import report_context
+    from ragmeter.reporting.build import report_context, run_slices
     from ragmeter.runs import as_run
-    from ragmeter.slices import slice_summary
 
     comparison = None
     if isinstance(compare, Comparison):
@@ -111,7 +110,7 @@ def render_report(
         base = as_run(run)
         if compare is not None:
             comparison = run_compare(base, compare, by=by, seed=seed, intersect=intersect)
-    slices = slice_summary(base.result, by, seed=seed) if by else None
+    slices = run_slices(base, comparison, by, seed) if by else None
     context = report_context(
         base, comparison=comparison, slices=slices, by=by, worst=worst, alpha=alpha, title=title
     )

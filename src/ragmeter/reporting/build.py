@@ -7,10 +7,12 @@ what evidence each one carries; the template only lays it out.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.compare import Comparison
+from ragmeter.compare_render import public_text, public_tree
 from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
 from ragmeter.runs import Run
@@ -99,7 +101,13 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
 
 def _summary_rows(run: Run, label: str) -> dict[str, Any]:
     rows = [run.result.aggregates[m].to_dict() for m in run.result.metrics]
-    return {"label": label, "rows": rows}
+    # each run's own CI level and size: B's were labelled with A's
+    return {
+        "label": label,
+        "rows": rows,
+        "confidence": run.result.config.get("confidence", 0.95),
+        "n_samples": len(run.result.samples),
+    }
 
 
 def _values(run: Run, metric: str) -> list[float]:
@@ -110,23 +118,47 @@ def _values(run: Run, metric: str) -> list[float]:
     ]
 
 
-def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[str, str]]:
-    """One histogram per metric; with a comparison, A's and B's values on the same axes."""
-    out = []
+def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[str, Any]]:
+    """One histogram per metric; with a comparison, A's and B's values on the same axes.
+    A metric with no value in any run has ``svg`` None (the page names it: it was left out
+    silently, an empty section for a run where every score failed)."""
+    out: list[dict[str, Any]] = []
     metrics = list(run.result.metrics)
     if cmp is not None:
         metrics += [m for m in cmp.b.result.metrics if m not in metrics]
     for i, metric in enumerate(metrics):
         values = _values(run, metric)
         other = _values(cmp.b, metric) if cmp is not None else None
-        if values or other:
-            svg = charts.histogram(values, metric, f"{prefix}h{i}", other)
-            out.append({"metric": metric, "svg": svg})
+        svg = charts.histogram(values, metric, f"{prefix}h{i}", other) if values or other else None
+        out.append({"metric": metric, "svg": svg})
     return out
 
 
 def _worst(run: Run, label: str, n: int) -> dict[str, Any]:
     return {"label": label, "metrics": {m: worst_samples(run, m, n) for m in run.result.metrics}}
+
+
+# Rows listed per list of scores without a value; past it, counts by metric and reason.
+MAX_LISTED = 200
+MAX_GROUPS = 50
+
+
+def _listing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first MAX_LISTED rows and, when cut, the counts by (metric, status, reason) of
+    all of them (the MAX_GROUPS largest, the rest summed): a run failed on every one of
+    20,000 samples wrote a 13 MB page of one repeated reason."""
+    out: dict[str, Any] = {"n": len(rows), "rows": rows[:MAX_LISTED], "groups": []}
+    out["other_groups"] = out["other_scores"] = 0
+    if len(rows) > MAX_LISTED:
+        counts = Counter((f["metric"], f["status"], f["reason"] or "") for f in rows)
+        ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+        out["groups"] = [
+            {"metric": m, "status": st, "reason": why, "n": n}
+            for (m, st, why), n in ranked[:MAX_GROUPS]
+        ]
+        out["other_groups"] = len(ranked[MAX_GROUPS:])
+        out["other_scores"] = sum(n for _, n in ranked[MAX_GROUPS:])
+    return out
 
 
 def _failures(run: Run, label: str) -> dict[str, Any]:
@@ -135,11 +167,18 @@ def _failures(run: Run, label: str) -> dict[str, Any]:
     skipped: no value by definition or for lack of inputs), each with its reason. Why apart:
     one "Failures (5)" list for 4 failed and 1 undefined overstated the failures."""
     questions = {s.question_id: s.question for s in run.result.samples}
-    rows = [{**f, "question": questions.get(f["question_id"], "")} for f in run.result.failures()]
+    rows = [
+        {
+            **f,
+            "question": questions.get(f["question_id"], ""),
+            "reason": public_text(f["reason"]) if f["reason"] else f["reason"],
+        }
+        for f in run.result.failures()
+    ]
     return {
         "label": label,
-        "failed": [f for f in rows if f["status"] == "failed"],
-        "not_applicable": [f for f in rows if f["status"] != "failed"],
+        "failed": _listing([f for f in rows if f["status"] == "failed"]),
+        "not_applicable": _listing([f for f in rows if f["status"] != "failed"]),
     }
 
 
@@ -183,7 +222,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "forest": forest,
         "scatters": scatters,
         "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
-        "warnings": cmp.warnings,
+        "warnings": [public_text(w) for w in cmp.warnings],
         "slices": cmp.slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
@@ -192,12 +231,38 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
     }
 
 
+def _manifest(run: Run, label: str) -> dict[str, str]:
+    data = public_tree(run.provenance())
+    return {"label": label, "text": json.dumps(data, indent=2, ensure_ascii=False, default=str)}
+
+
 def _per_run(run: Run, cmp: Comparison | None, fn: Any) -> list[Any]:
     """``fn`` of the run alone, or of A and B (labelled) when compared: B's summary and
     failures were not on the page, so a B that failed every judged score looked fine."""
     if cmp is None:
         return [fn(run, "")]
     return [fn(cmp.a, f"A = {cmp.a.name}"), fn(cmp.b, f"B = {cmp.b.name}")]
+
+
+def run_slices(run: Run, cmp: Comparison | None, by: str, seed: int) -> list[dict[str, Any]]:
+    """Each run's slices by ``by`` (mean, CI, effect vs its overall mean), labelled A and B
+    when compared. Why both, and why a run without the column is a note, not an error: the
+    comparison slices by B's values where A has none (a column added to B's input), and the
+    report then failed ("no sample has a value in column") on the A-only table."""
+    from ragmeter.errors import DataError
+    from ragmeter.slices import slice_summary
+
+    if cmp is None:
+        return [{"label": "", "rows": slice_summary(run.result, by, seed=seed), "note": None}]
+    out = []
+    for side, r in (("A", cmp.a), ("B", cmp.b)):
+        entry: dict[str, Any] = {"label": f"{side} = {r.name}", "rows": [], "note": None}
+        try:
+            entry["rows"] = slice_summary(r.result, by, seed=seed)
+        except DataError as exc:
+            entry["note"] = "; ".join(p.message for p in exc.problems)
+        out.append(entry)
+    return out
 
 
 def _version() -> str:
@@ -213,7 +278,7 @@ def report_context(
     run: Run,
     *,
     comparison: Comparison | None = None,
-    slices: list[Any] | None = None,
+    slices: list[dict[str, Any]] | None = None,
     by: str | None = None,
     worst: int = 5,
     alpha: float = 0.05,
@@ -230,16 +295,16 @@ def report_context(
         ),
         "version": _version(),
         "run_name": run.name,
-        "n_samples": len(res.samples),
-        "confidence": res.config.get("confidence", 0.95),
         "summaries": _per_run(run, comparison, _summary_rows),
         "distributions": _distributions(run, comparison, "d"),
         "by": by,
         "slices": slices or [],
         # with a comparison, each run's weakest samples: B's are what a reviewer of B asks for
         "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
+        "worst_n": worst,  # 0: the lists are not shown, and not said to be empty
         "failures": _per_run(run, comparison, _failures),
         "notes": res.notes,
-        "manifest": json.dumps(run.provenance(), indent=2, ensure_ascii=False, default=str),
+        # each run's recorded settings (B's judge or prompts may differ), secrets masked
+        "manifests": _per_run(run, comparison, _manifest),
         "compare": _compare_section(comparison, worst, alpha) if comparison is not None else None,
     }

@@ -122,7 +122,12 @@ def delta_forest(
         ys = np.arange(len(names))[::-1]
         for y, d, lo, hi, word in zip(ys, deltas, lows, highs, verdicts, strict=True):
             color = colors.get(word, GREY)
-            ax.errorbar(d, y, xerr=[[d - lo], [hi - d]], fmt="o", color=color, capsize=3)
+            # The CI as a capped bar and the delta as a point, drawn apart: errorbar's
+            # xerr=[d - lo, hi - d] was negative, and the report crashed, when the delta
+            # fell a rounding error outside its CI (constant differences: mean 0.39999999999999997,
+            # CI [0.4, 0.4]).
+            ax.plot([lo, hi], [y, y], color=color, linewidth=1.5, marker="|", markersize=8)
+            ax.plot([d], [y], "o", color=color)
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_yticks(ys, list(names))
         ax.set_xlabel("delta = mean(B − A), with CI")
