@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from tests.conftest import EXAMPLES, make_row
 
@@ -179,3 +181,17 @@ def test_two_in_memory_runs_are_told_apart_as_a_and_b(tmp_path):
     assert "`run B (in-memory)` (B) vs `run A (in-memory)` (A)" in cmp.to_markdown()
     a.write(tmp_path / "base")  # a run directory keeps its own name
     assert compare(tmp_path / "base", b, intersect=True).a.name == "base"
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity"])
+def test_a_non_finite_score_in_a_run_is_refused(tmp_path, bad):
+    """json.loads reads NaN and Infinity, which ragmeter never writes: a hand-edited
+    scores.jsonl gave compare delta "+nan", p "<0.001" and the verdict "worse"."""
+    a, _ = _runs(["x", "x"], changed=set())
+    a.write(tmp_path / "run")
+    scores = tmp_path / "run" / "scores.jsonl"
+    lines = scores.read_text().splitlines()
+    lines[0] = re.sub(r'"token_f1": ?[0-9.e-]+', f'"token_f1":{bad}', lines[0], count=1)
+    scores.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"row 1, field 'token_f1': scores.jsonl: .*finite"):
+        load_run(tmp_path / "run")

@@ -10,6 +10,7 @@ they still load, with empty questions and an empty manifest.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,6 +152,15 @@ def _check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list
                         metric,
                         "scores.jsonl: a score must be a number or null, not "
                         f"{_short(value)} (is this a scores.jsonl ragmeter wrote?)",
+                    )
+                )
+            elif value is not None and not math.isfinite(value):  # ragmeter never writes one
+                problems.append(
+                    Problem(
+                        row["_line"],
+                        metric,
+                        f"scores.jsonl: a score must be finite, not {value!r} (was the file "
+                        "edited by hand?)",
                     )
                 )
 
