@@ -195,3 +195,16 @@ def test_a_non_finite_score_in_a_run_is_refused(tmp_path, bad):
     scores.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError, match=r"row 1, field 'token_f1': scores.jsonl: .*finite"):
         load_run(tmp_path / "run")
+
+
+def test_a_differing_url_is_quoted_without_its_credentials():
+    """The warning quoting two runs' different base URLs cut each at 60 characters before any
+    masking, so a long URL cut before its "@" printed the password, in the terminal, the JSON
+    and the pull-request comment."""
+    from ragmeter.comparability import _show
+
+    url = "https://user:s3cretpassw0rd@judge.internal.example.com/v1?api-key=abc123"
+    shown = _show(url, "settings.base_url")
+    assert "s3cret" not in shown and "abc123" not in shown and "user" not in shown
+    assert "judge.internal.example.com" in shown
+    assert _show("hunter2", "settings.api_key") == '"***"'

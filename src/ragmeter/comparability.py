@@ -24,6 +24,8 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ragmeter.redact import _USERINFO, redact_tree
+
 MAX_LINES = 12
 MODELS = frozenset({"judge", "embedder", "scorer", "reward_model"})  # a metric may ask
 # Settings that identify a model, when run.json records no facts about it (older runs).
@@ -44,7 +46,13 @@ OPTION_MODEL = {"scorer_model": "scorer", "reward_model": "reward_model"}
 UsesOf = Callable[[str, "str | None"], "Iterable[str] | None"]
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, key: str = "") -> str:
+    """A setting's value for a warning line: secrets masked and URLs without credentials or
+    query *before* it is cut to 60 characters (a URL cut before its "@" kept its password),
+    as the warning reaches the terminal, the JSON and the pull-request comment."""
+    value = redact_tree(value, key.rsplit(".", 1)[-1])
+    if isinstance(value, str) and "://" in value:
+        value = _USERINFO.sub(r"\1", value.split("?", 1)[0])
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -172,7 +180,7 @@ def manifest_differences(
         for key in [*va, *(k for k in vb if k not in va)]:
             x, y = va.get(key, "(absent)"), vb.get(key, "(absent)")
             if x != y:
-                grouped.setdefault((key, _show(x), _show(y)), []).append(metric)
+                grouped.setdefault((key, _show(x, key), _show(y, key)), []).append(metric)
     diffs = [
         f"manifests differ in {key} for {', '.join(names)}: {x} vs {y}"
         for (key, x, y), names in grouped.items()
