@@ -208,3 +208,19 @@ def test_a_differing_url_is_quoted_without_its_credentials():
     assert "s3cret" not in shown and "abc123" not in shown and "user" not in shown
     assert "judge.internal.example.com" in shown
     assert _show("hunter2", "settings.api_key") == '"***"'
+
+
+def test_markdown_stays_under_githubs_comment_limit():
+    """--by on a column of many values made a comment GitHub refuses (over 65,536
+    characters); the slices that moved least are left out, and the comment says how many."""
+    from ragmeter.compare_render import MARKDOWN_LIMIT
+
+    kinds = [f"a rather long slice label number {i:04d} for this test" for i in range(700)]
+    a, b = _runs(kinds, changed=set(range(1, 701, 3)))
+    cmp = compare(a, b, by="kind")
+    md = cmp.to_markdown()
+    assert len(md) <= MARKDOWN_LIMIT
+    shown = md.count("| a rather long slice label")
+    assert 0 < shown < len(cmp.slices)
+    assert f"... and {len(cmp.slices) - shown} more slices" in md
+    assert "a rather long slice" in cmp.to_json() and len(cmp.to_dict()["slices"]) == 1400

@@ -230,6 +230,9 @@ def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
+MARKDOWN_LIMIT = 65_536  # characters in a GitHub comment: a longer one is refused
+
+
 def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     """A PR comment: headline, per-metric table, warnings, slices in a collapsed block."""
     pct = round(cmp.confidence * 100)
@@ -274,7 +277,19 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     if cmp.slices:
         by = _html(str(cmp.by))
         lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
-        lines += _md_table(SLICE_HEADERS, slice_rows(cmp))
+        table = _md_table(SLICE_HEADERS, slice_rows(cmp))
+        budget = MARKDOWN_LIMIT - sum(len(x) + 1 for x in lines) - 200
+        kept = 2  # the header and its rule
+        while kept < len(table) and budget - len(table[kept]) - 1 >= 0:
+            budget -= len(table[kept]) + 1
+            kept += 1
+        lines += table[:kept]
+        if kept < len(table):  # sorted by |delta|: the slices left out moved least
+            lines += [
+                "",
+                f"... and {len(table) - kept} more slices, left out to keep the comment under "
+                f"GitHub's {MARKDOWN_LIMIT:,} characters (`--json` has them all)",
+            ]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
