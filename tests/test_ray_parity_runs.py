@@ -162,27 +162,39 @@ def test_an_unreachable_judge_aborts_as_a_stream_run(ray_cluster: Any, tmp_path:
 
 
 def test_ctrl_c_is_recorded_and_said(ray_cluster: Any, tmp_path: Path) -> None:
-    """Before: a Ctrl-C left run.json 'running' and the CLI said only 'interrupted'."""
+    """Before: a Ctrl-C left run.json 'running' and the CLI said only 'interrupted'.
+
+    The run is made long (40 rows, 0.5 s a call) so that the interrupt lands while it scores
+    even on a loaded machine (a CI run once finished its 12 rows at 0.3 s before the
+    interrupting thread got to run), and a run that ends first cancels the interrupt, so that
+    it can never hit another test."""
     data = tmp_path / "in.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows(12)))
-    with FakeOpenAIServer(latency=0.3) as srv:
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(40)))
+    done = threading.Event()
+    with FakeOpenAIServer(latency=0.5) as srv:
 
         def interrupt_once_scoring() -> None:
             deadline = time.monotonic() + 90
-            while srv.calls < 3 and time.monotonic() < deadline:
+            while srv.calls < 3 and time.monotonic() < deadline and not done.is_set():
                 time.sleep(0.05)
-            _thread.interrupt_main()
+            if not done.is_set():
+                _thread.interrupt_main()
 
-        threading.Thread(target=interrupt_once_scoring, daemon=True).start()
-        with pytest.raises(KeyboardInterrupt, match=r"interrupted: \d+ of 12 rows written"):
-            ragmeter.evaluate(
-                str(data),
-                JUDGED,
-                settings=settings(srv.url, tmp_path / "cache"),
-                out=tmp_path / "r",
-                executor="ray",
-                batch_size=2,
-            )
+        interrupter = threading.Thread(target=interrupt_once_scoring, daemon=True)
+        interrupter.start()
+        try:
+            with pytest.raises(KeyboardInterrupt, match=r"interrupted: \d+ of 40 rows written"):
+                ragmeter.evaluate(
+                    str(data),
+                    JUDGED,
+                    settings=settings(srv.url, tmp_path / "cache"),
+                    out=tmp_path / "r",
+                    executor="ray",
+                    batch_size=2,
+                )
+        finally:
+            done.set()
+            interrupter.join()
     run = json.loads((tmp_path / "r" / "run.json").read_text())
     assert run["status"] == "interrupted" and "re-run the same command" in run["error"]
     assert (tmp_path / "r" / "scores.jsonl.partial").exists()
