@@ -20,6 +20,7 @@ whose tables lack columns this one reads, is refused with a ConfigError naming t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -28,11 +29,13 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, RunAborted
+
+_F = TypeVar("_F")
 
 CACHE_FORMAT = 1  # bump to invalidate every stored entry after a change in what we store
 DB_NAME = "ragmeter-cache.sqlite"
@@ -202,6 +205,25 @@ def _readable(kind: str, value: Any) -> bool:
     return True
 
 
+def _aborts_when_damaged(method: _F) -> _F:
+    """A store that breaks mid-run (a file damaged on disk, a disk full, a lock held past the
+    timeout) ends the run naming the file and the way out: every later call would fail the
+    same way, as "internal error: DatabaseError" on each score, naming nothing."""
+
+    @functools.wraps(method)
+    def wrapper(self: CallCache, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise RunAborted(
+                f"the judge cache {self.path} failed ({type(exc).__name__}: {exc}): answers "
+                "already stored stay; move the file aside (or run with --cache off) and "
+                "re-run the same command"
+            ) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
 class CallCache:
     """SQLite-backed store; safe to share between threads and processes."""
 
@@ -222,6 +244,7 @@ class CallCache:
             raise
 
     # -- judge calls ---------------------------------------------------------------------
+    @_aborts_when_damaged
     def get(self, key: str) -> CachedCall | None:
         """The successful answer stored under ``key``, or None (also for a stored failure)."""
         with self._lock:
@@ -241,6 +264,7 @@ class CallCache:
             return None
         return CachedCall(True, decoded, error, raw, pt, ct, attempts)
 
+    @_aborts_when_damaged
     def put(
         self,
         key: str,
@@ -282,6 +306,7 @@ class CallCache:
             )
 
     # -- embeddings ----------------------------------------------------------------------
+    @_aborts_when_damaged
     def get_vectors(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         with self._lock:
@@ -295,6 +320,7 @@ class CallCache:
                         found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
         return found
 
+    @_aborts_when_damaged
     def put_vectors(self, backend: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         now = time.time()
         rows = [
@@ -314,6 +340,7 @@ class CallCache:
                 raise
             self._db.execute("COMMIT")
 
+    @_aborts_when_damaged
     def count(self) -> dict[str, int]:
         """Stored answers (``calls``: the successful ones ``get`` serves), failures kept for
         diagnosis (``failed_calls``) and embeddings."""
