@@ -11,6 +11,7 @@ fail more of a metric's scores than A did, nor leave out a metric A computed. Th
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,22 +62,15 @@ def parse_thresholds(spec: str | dict[str, float] | None) -> dict[str, float]:
 
 
 def check_metric_names(thresholds: dict[str, float], metrics: list[str] | None) -> None:
-    """Before any work: every gated metric must exist and, when metrics are listed, be one."""
-    from ragmeter.errors import MetricError
-    from ragmeter.metrics.registry import get_metric
+    """Before any work: every gated metric must exist and, when metrics are listed, be one.
 
-    problems = []
-    for name in thresholds:
-        try:
-            get_metric(name)
-        except (MetricError, KeyError) as exc:
-            problems.append(Problem(None, "--fail-under", str(exc).strip("'\"")))
-            continue
-        if metrics is not None and name not in metrics:
-            problems.append(
-                Problem(None, "--fail-under", f"'{name}' is gated but not among the metrics run")
-            )
-    if problems:
+    Without a list the run's plan decides which metrics run: ``evaluate(gated=...)`` checks
+    the gated ones against it once it is known, before any judge call (the same check,
+    ``plan.gate_problems``, with the plan's reason for each metric it leaves out).
+    """
+    from ragmeter.plan import gate_problems
+
+    if problems := gate_problems(thresholds, metrics):
         raise DataError(problems)
 
 
@@ -137,22 +131,59 @@ def fail_under(
     failures = []
     for name, threshold in thresholds.items():
         agg = result.aggregates.get(name)
-        if agg is None:
-            failures.append(GateFailure(name, f"not computed in this run (threshold {threshold})"))
+        if agg is None:  # evaluate(gated=...) / the CLI refuse this before the run
+            why = _not_run_reason(result, name)
+            failures.append(
+                GateFailure(name, f"not computed in this run{why} (threshold {threshold})")
+            )
             continue
         value = agg.mean if on == "mean" else agg.ci_low
         label = "mean" if on == "mean" else "CI lower bound"
         if value is None and agg.mean is not None:  # on ci_low, one scored sample: unknown
             failures.append(GateFailure(name, f"{agg.ci_note} (threshold {threshold})"))
         elif value is None:
+            why = unscored_reason(result, name, agg)
             failures.append(
                 GateFailure(
-                    name, f"no value: {agg.n_ok} of {agg.n} samples scored (threshold {threshold})"
+                    name,
+                    f"no value: {agg.n_ok} of {agg.n} samples scored{why} (threshold {threshold})",
                 )
             )
         elif value < threshold:
             failures.append(GateFailure(name, f"{label} {value:.3f} < {threshold} (n={agg.n_ok})"))
     return failures
+
+
+def _not_run_reason(result: Any, name: str) -> str:
+    """': no judge available' when the run's notes say why its plan left the metric out."""
+    prefix = f"not run: {name} ("
+    for note in getattr(result, "notes", None) or []:
+        if isinstance(note, str) and note.startswith(prefix) and note.endswith(")"):
+            return f": {note[len(prefix) : -1]}"
+    return ""
+
+
+def unscored_reason(result: Any, name: str, agg: Any) -> str:
+    """'; 5 undefined (no reference contexts: relevance is undefined)': how a planned metric
+    ended with no value, and its most frequent reason, for the gate line. Why: a metric that
+    ran but scored no sample fails its gate after the run, and 'no value' alone sent the
+    user to summary.json to find out why."""
+    counts = [
+        f"{k} {status}"
+        for status, k in (
+            ("failed", agg.n_failed),
+            ("undefined", agg.n_undefined),
+            ("skipped", agg.n_skipped),
+        )
+        if k
+    ]
+    if not counts:
+        return ""
+    listed = getattr(result, "failures", None)
+    rows = listed() if callable(listed) else []
+    reasons = Counter(r["reason"] for r in rows if r.get("metric") == name and r.get("reason"))
+    common = f" ({reasons.most_common(1)[0][0]})" if reasons else ""
+    return f"; {', '.join(counts)}{common}"
 
 
 def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
