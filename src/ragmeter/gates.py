@@ -4,7 +4,8 @@
 threshold. ``fail_on_regression``: no metric may get significantly worse (Holm-adjusted p
 below alpha, against the metric's direction: a drop for higher-is-better metrics; a metric
 with no better direction, such as refusal_rate, never fails by its change), B may not
-fail more of a metric's scores than A did, nor leave out a metric A computed. The CLI's
+fail more of a metric's scores than A did, have no score for a sample A scored, nor leave
+out a metric A computed. The CLI's
 ``--fail-under`` / ``--fail-on-regression`` and the pytest helper ``assert_scores`` call these.
 """
 
@@ -186,13 +187,20 @@ def unscored_reason(result: Any, name: str, agg: Any) -> str:
     return f"; {', '.join(counts)}{common}"
 
 
-def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
+def fail_on_regression(
+    comparison: Any, *, alpha: float = 0.05, allow_lost_scores: bool = False
+) -> list[GateFailure]:
     """The metrics that got worse in B: significantly (Holm p < alpha and the delta against
     the metric's direction, ``MetricDelta.worse``), or by failing: B failed more of its
-    scores than A (``lost_to_failures``; whatever its direction), or B did not compute a
-    metric A did (``lost_metrics``: empty when ``compare(metrics=...)`` chose the metrics).
-    Why the last two: a metric whose every score failed in B, or that B never computed (a CI
-    job without the judge), had no pair, hence no p-value, and passed the gate."""
+    scores than A (``lost_to_failures``; whatever its direction), B has no score for samples
+    A scored (``lost_beyond_failures``: failed, undefined or skipped in B; with
+    ``allow_lost_scores`` only the failed ones count), or B did not compute a metric A did
+    (``lost_metrics``: empty when ``compare(metrics=...)`` chose the metrics).
+    Why the last three: a metric whose every score failed in B, or that B never computed (a
+    CI job without the judge), had no pair, hence no p-value, and passed the gate; a sample B
+    left undefined (or failed, while A failed as many others) silently left the pairs."""
+    from ragmeter.compare_render import lost_text
+
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), not {alpha}")
     failures = [
@@ -209,6 +217,17 @@ def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFail
                     f"{m.failed_a} ({left})",
                 )
             )
+        lost = getattr(m, "lost_beyond_failures", 0)
+        excused = m.lost_b - m.lost_b_failed if lost and allow_lost_scores else 0
+        if lost > excused:
+            hint = ""
+            if m.lost_b > m.lost_b_failed:  # some were undefined or skipped in B
+                hint = (
+                    "; --allow-lost-scores accepts the undefined or skipped, not the failed"
+                    if allow_lost_scores
+                    else "; to accept the undefined or skipped, --allow-lost-scores"
+                )
+            failures.append(GateFailure(m.metric, f"{lost_text(m)}{hint}"))
         if m.worse(alpha):
             moved = "dropped" if m.delta < 0 else "rose"
             failures.append(
