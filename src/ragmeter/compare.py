@@ -6,8 +6,9 @@ sign-flip permutation p-value, win/tie/loss counts (B higher / equal / lower, wh
 metric's direction), and Holm-adjusted p-values across the metrics. A significant change is
 better or worse by the metric's ``direction`` (``Metric.direction``: most are higher-is-better;
 a descriptive one such as refusal_rate is neither, so it is shown but never a regression).
-Optionally the same per slice of an input column. Statistics: ``ragmeter.stats``; output formats:
-``ragmeter.compare_render``.
+Optionally the same per slice of an input column. Which samples pair and why the others are
+left out (the scores B lost among them): ``ragmeter.compare_pairs``; statistics:
+``ragmeter.stats``; output formats: ``ragmeter.compare_render``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
-from ragmeter.compare_render import failure_warning
+from ragmeter.compare_pairs import collect, exclusion_counts, values_of
+from ragmeter.compare_render import failure_warnings
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.runs import Run, as_run, pair_ids
@@ -85,11 +87,22 @@ class MetricDelta:
     failed_a: int = 0
     failed_b: int = 0
     not_applicable: int = 0
+    # The samples A scored and B did not (failed, undefined or skipped in B), and how many
+    # of them failed in B: a sample B lost left the pairs unseen (compare_pairs).
+    lost_b: int = 0
+    lost_b_failed: int = 0
 
     @property
     def lost_to_failures(self) -> bool:
         """B failed more of this metric's scores than A: a regression of its own."""
         return self.failed_b > self.failed_a
+
+    @property
+    def lost_beyond_failures(self) -> int:
+        """The samples B lost that ``lost_to_failures`` does not already report: every one,
+        or, when B failed more than A (its failures said there), the undefined or skipped.
+        What the warnings, the Markdown and the regression gate say about lost scores."""
+        return self.lost_b - (self.lost_b_failed if self.lost_to_failures else 0)
 
     def significant(self, alpha: float) -> bool:
         return self.p_holm is not None and self.p_holm < alpha
@@ -161,7 +174,7 @@ class Comparison:
 
     def pairs(self, metric: str) -> list[tuple[str, float, float]]:
         """(question_id, value A, value B) for every pair where both runs have a value."""
-        va, vb = _values(self.a, metric), _values(self.b, metric)
+        va, vb = values_of(self.a, metric), values_of(self.b, metric)
         return [
             (q, va[q], vb[q]) for q in self.ids if va.get(q) is not None and vb.get(q) is not None
         ]
@@ -174,6 +187,8 @@ class Comparison:
             "only_in_a": self.only_in_a,
             "only_in_b": self.only_in_b,
             "lost_metrics": self.lost_metrics,
+            # samples A scored and B did not, per metric (failed ones too: see lost_b_failed)
+            "lost_scores": {m.metric: m.lost_b for m in self.metrics if m.lost_b},
             "confidence": self.confidence,
             "warnings": self.warnings,
             "metrics": [m.to_dict() for m in self.metrics],
@@ -188,31 +203,6 @@ class Comparison:
         from ragmeter.compare_render import to_markdown
 
         return to_markdown(self, alpha=alpha)
-
-
-def _values(run: Run, metric: str) -> dict[str, float | None]:
-    res = run.result
-    return {
-        s.question_id: (sc.value if sc.status == "ok" else None)
-        for s, sc in zip(res.samples, res.scores[metric], strict=True)
-    }
-
-
-def _excluded(a: Run, b: Run, metric: str, ids: list[str]) -> dict[str, int]:
-    """failed_a, failed_b and not_applicable over the paired ids (see MetricDelta)."""
-    va, vb = _values(a, metric), _values(b, metric)
-    fa, fb = (_failed(r, metric) & set(ids) for r in (a, b))
-    left_out = {q for q in ids if va.get(q) is None or vb.get(q) is None}
-    return {"failed_a": len(fa), "failed_b": len(fb), "not_applicable": len(left_out - fa - fb)}
-
-
-def _failed(run: Run, metric: str) -> set[str]:
-    res = run.result
-    return {
-        s.question_id
-        for s, sc in zip(res.samples, res.scores[metric], strict=True)
-        if sc.status == "failed"
-    }
 
 
 def _paired_stats(
@@ -239,18 +229,6 @@ def _paired_stats(
     )
     out["p_value"] = paired_p_value(xs, ys, n_resamples=opts["permutations"], seed=seed)
     return out
-
-
-def _collect(
-    ids: list[str], va: dict[str, float | None], vb: dict[str, float | None]
-) -> tuple[list[float], list[float]]:
-    xs, ys = [], []
-    for q in ids:
-        x, y = va.get(q), vb.get(q)
-        if x is not None and y is not None:
-            xs.append(x)
-            ys.append(y)
-    return xs, ys
 
 
 def _check_options(
@@ -336,8 +314,8 @@ def compare(
     }
     rows: list[dict[str, Any]] = []
     for name in shared:
-        va, vb = _values(run_a, name), _values(run_b, name)
-        xs, ys = _collect(ids, va, vb)
+        va, vb = values_of(run_a, name), values_of(run_b, name)
+        xs, ys = collect(ids, va, vb)
         diffs = [y - x for x, y in zip(xs, ys, strict=True)]
         wins = sum(d > TIE for d in diffs)
         losses = sum(d < -TIE for d in diffs)
@@ -351,12 +329,12 @@ def compare(
                 "ties": len(diffs) - wins - losses,
                 "losses": losses,
                 "direction": direction_of(name),
-                **_excluded(run_a, run_b, name, ids),
+                **exclusion_counts(run_a, run_b, name, ids),
             }
         )
     adjusted = holm([r["p_value"] for r in rows])
     deltas = [MetricDelta(**r, p_holm=p) for r, p in zip(rows, adjusted, strict=True)]
-    warnings += [said for m in deltas if (said := failure_warning(m))]
+    warnings += [said for m in deltas for said in failure_warnings(m)]
     out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
     if by is not None:
         sources = (run_a.source, run_b.source)
@@ -383,13 +361,13 @@ def _slice_deltas(
     by = str(cmp.by)
     out: list[SliceDelta] = []
     for m in cmp.metrics:
-        va, vb = _values(cmp.a, m.metric), _values(cmp.b, m.metric)
+        va, vb = values_of(cmp.a, m.metric), values_of(cmp.b, m.metric)
         groups: dict[str, list[str]] = {}
         for q in cmp.ids:
             groups.setdefault(label_of[q], []).append(q)
         cells = []
         for label, ids in groups.items():
-            xs, ys = _collect(ids, va, vb)
+            xs, ys = collect(ids, va, vb)
             stats = _paired_stats(f"{m.metric}/{label}", xs, ys, opts)
             cells.append(SliceDelta(m.metric, by, label, len(xs), small=len(xs) < min_n, **stats))
         cells.sort(key=lambda c: (c.delta is None, -abs(c.delta or 0.0), c.value))

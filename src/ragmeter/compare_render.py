@@ -113,7 +113,8 @@ def exclusion_text(m: MetricDelta) -> str:
         )
         if k
     ]
-    return f"{m.n_excluded} ({', '.join(why)})" if why else str(m.n_excluded)
+    lost = f"; {m.lost_b} scored in A only" if m.lost_beyond_failures else ""
+    return f"{m.n_excluded} ({', '.join(why)}{lost})" if why else str(m.n_excluded)
 
 
 def excluded_line(cmp: Comparison) -> str:
@@ -123,16 +124,39 @@ def excluded_line(cmp: Comparison) -> str:
     return f"Pairs left out: {'; '.join(parts)}." if parts else ""
 
 
-def failure_warning(m: MetricDelta) -> str | None:
-    """A warning when B failed more of a metric's scores than A (worst: no pair left, the
-    metric lost), or when no pair is left for any reason; else None."""
+def lost_text(m: MetricDelta) -> str:
+    """'B has no score for 4 of the 10 samples A scored (1 failed, 3 undefined or skipped)':
+    the scores B lost, as the warnings and the regression gate say it."""
+    parts = [
+        f"{k} {label}"
+        for label, k in (
+            ("failed", m.lost_b_failed),
+            ("undefined or skipped", m.lost_b - m.lost_b_failed),
+        )
+        if k
+    ]
+    return (
+        f"B has no score for {m.lost_b} of the {m.n + m.lost_b} samples A scored "
+        f"({', '.join(parts)})"
+    )
+
+
+def failure_warnings(m: MetricDelta) -> list[str]:
+    """Warnings when B failed more of a metric's scores than A (worst: no pair left, the
+    metric lost), when B has no score for samples A scored (beyond those failures), or when
+    no pair is left for any reason; else none."""
     total = m.n + m.n_excluded
+    left = "no pair left to compare" if m.n == 0 else f"compared on the {m.n} pair(s) left"
+    out = []
     if m.lost_to_failures:
-        left = "no pair left to compare" if m.n == 0 else f"compared on the {m.n} pair(s) left"
-        return f"{m.metric}: B failed {m.failed_b} of {total} scores, A failed {m.failed_a}: {left}"
-    if m.n == 0 and total:
-        return f"{m.metric}: no pair scored in both runs; left out {exclusion_text(m)}"
-    return None
+        out.append(
+            f"{m.metric}: B failed {m.failed_b} of {total} scores, A failed {m.failed_a}: {left}"
+        )
+    if m.lost_beyond_failures:
+        out.append(f"{m.metric}: {lost_text(m)}: {left}")
+    if not out and m.n == 0 and total:
+        out.append(f"{m.metric}: no pair scored in both runs; left out {exclusion_text(m)}")
+    return out
 
 
 def direction_legend(cmp: Comparison) -> str:
@@ -251,6 +275,13 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         summary.append(f"**More failed scores in B**: {', '.join(lost)}")
     if cmp.lost_metrics:
         summary.append(f"**Not computed in B**: {', '.join(cmp.lost_metrics)}")
+    unscored = [
+        f"{m.metric} ({m.lost_b} of {m.n + m.lost_b} scored in A)"
+        for m in cmp.metrics
+        if m.lost_beyond_failures
+    ]
+    if unscored:
+        summary.append(f"**Scores lost in B**: {', '.join(unscored)}")
     if worse:
         summary.append(f"**Worse** (Holm p < {alpha}): {', '.join(worse)}")
     if better:

@@ -4,13 +4,15 @@
 threshold. ``fail_on_regression``: no metric may get significantly worse (Holm-adjusted p
 below alpha, against the metric's direction: a drop for higher-is-better metrics; a metric
 with no better direction, such as refusal_rate, never fails by its change), B may not
-fail more of a metric's scores than A did, nor leave out a metric A computed. The CLI's
+fail more of a metric's scores than A did, have no score for a sample A scored, nor leave
+out a metric A computed. The CLI's
 ``--fail-under`` / ``--fail-on-regression`` and the pytest helper ``assert_scores`` call these.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,22 +63,15 @@ def parse_thresholds(spec: str | dict[str, float] | None) -> dict[str, float]:
 
 
 def check_metric_names(thresholds: dict[str, float], metrics: list[str] | None) -> None:
-    """Before any work: every gated metric must exist and, when metrics are listed, be one."""
-    from ragmeter.errors import MetricError
-    from ragmeter.metrics.registry import get_metric
+    """Before any work: every gated metric must exist and, when metrics are listed, be one.
 
-    problems = []
-    for name in thresholds:
-        try:
-            get_metric(name)
-        except (MetricError, KeyError) as exc:
-            problems.append(Problem(None, "--fail-under", str(exc).strip("'\"")))
-            continue
-        if metrics is not None and name not in metrics:
-            problems.append(
-                Problem(None, "--fail-under", f"'{name}' is gated but not among the metrics run")
-            )
-    if problems:
+    Without a list the run's plan decides which metrics run: ``evaluate(gated=...)`` checks
+    the gated ones against it once it is known, before any judge call (the same check,
+    ``plan.gate_problems``, with the plan's reason for each metric it leaves out).
+    """
+    from ragmeter.plan import gate_problems
+
+    if problems := gate_problems(thresholds, metrics):
         raise DataError(problems)
 
 
@@ -137,17 +132,22 @@ def fail_under(
     failures = []
     for name, threshold in thresholds.items():
         agg = result.aggregates.get(name)
-        if agg is None:
-            failures.append(GateFailure(name, f"not computed in this run (threshold {threshold})"))
+        if agg is None:  # evaluate(gated=...) / the CLI refuse this before the run
+            why = _not_run_reason(result, name)
+            failures.append(
+                GateFailure(name, f"not computed in this run{why} (threshold {threshold})")
+            )
             continue
         value = agg.mean if on == "mean" else agg.ci_low
         label = "mean" if on == "mean" else "CI lower bound"
         if value is None and agg.mean is not None:  # on ci_low, one scored sample: unknown
             failures.append(GateFailure(name, f"{agg.ci_note} (threshold {threshold})"))
         elif value is None:
+            why = unscored_reason(result, name, agg)
             failures.append(
                 GateFailure(
-                    name, f"no value: {agg.n_ok} of {agg.n} samples scored (threshold {threshold})"
+                    name,
+                    f"no value: {agg.n_ok} of {agg.n} samples scored{why} (threshold {threshold})",
                 )
             )
         elif value < threshold:
@@ -155,13 +155,52 @@ def fail_under(
     return failures
 
 
-def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFailure]:
+def _not_run_reason(result: Any, name: str) -> str:
+    """': no judge available' when the run's notes say why its plan left the metric out."""
+    prefix = f"not run: {name} ("
+    for note in getattr(result, "notes", None) or []:
+        if isinstance(note, str) and note.startswith(prefix) and note.endswith(")"):
+            return f": {note[len(prefix) : -1]}"
+    return ""
+
+
+def unscored_reason(result: Any, name: str, agg: Any) -> str:
+    """'; 5 undefined (no reference contexts: relevance is undefined)': how a planned metric
+    ended with no value, and its most frequent reason, for the gate line. Why: a metric that
+    ran but scored no sample fails its gate after the run, and 'no value' alone sent the
+    user to summary.json to find out why."""
+    counts = [
+        f"{k} {status}"
+        for status, k in (
+            ("failed", agg.n_failed),
+            ("undefined", agg.n_undefined),
+            ("skipped", agg.n_skipped),
+        )
+        if k
+    ]
+    if not counts:
+        return ""
+    listed = getattr(result, "failures", None)
+    rows = listed() if callable(listed) else []
+    reasons = Counter(r["reason"] for r in rows if r.get("metric") == name and r.get("reason"))
+    common = f" ({reasons.most_common(1)[0][0]})" if reasons else ""
+    return f"; {', '.join(counts)}{common}"
+
+
+def fail_on_regression(
+    comparison: Any, *, alpha: float = 0.05, allow_lost_scores: bool = False
+) -> list[GateFailure]:
     """The metrics that got worse in B: significantly (Holm p < alpha and the delta against
     the metric's direction, ``MetricDelta.worse``), or by failing: B failed more of its
-    scores than A (``lost_to_failures``; whatever its direction), or B did not compute a
-    metric A did (``lost_metrics``: empty when ``compare(metrics=...)`` chose the metrics).
-    Why the last two: a metric whose every score failed in B, or that B never computed (a CI
-    job without the judge), had no pair, hence no p-value, and passed the gate."""
+    scores than A (``lost_to_failures``; whatever its direction), B has no score for samples
+    A scored (``lost_beyond_failures``: failed, undefined or skipped in B; with
+    ``allow_lost_scores`` only the failed ones count), or B did not compute a metric A did
+    (``lost_metrics``: empty when ``compare(metrics=...)`` chose the metrics).
+    Why the last three: a metric whose every score failed in B, or that B never computed (a
+    CI job without the judge), had no pair, hence no p-value, and passed the gate; a sample B
+    left undefined (or failed, while A failed as many others) silently left the pairs."""
+    from ragmeter.compare_render import lost_text
+
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), not {alpha}")
     failures = [
@@ -178,6 +217,17 @@ def fail_on_regression(comparison: Any, *, alpha: float = 0.05) -> list[GateFail
                     f"{m.failed_a} ({left})",
                 )
             )
+        lost = getattr(m, "lost_beyond_failures", 0)
+        excused = m.lost_b - m.lost_b_failed if lost and allow_lost_scores else 0
+        if lost > excused:
+            hint = ""
+            if m.lost_b > m.lost_b_failed:  # some were undefined or skipped in B
+                hint = (
+                    "; --allow-lost-scores accepts the undefined or skipped, not the failed"
+                    if allow_lost_scores
+                    else "; to accept the undefined or skipped, --allow-lost-scores"
+                )
+            failures.append(GateFailure(m.metric, f"{lost_text(m)}{hint}"))
         if m.worse(alpha):
             moved = "dropped" if m.delta < 0 else "rose"
             failures.append(

@@ -5,7 +5,7 @@ Pure: reads the metric registry and the samples, builds nothing, calls nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,10 @@ from ragmeter.metrics.registry import default_metrics, get_metric, list_metrics,
 from ragmeter.sample import Sample
 
 _FIELDS = tuple(Sample.model_fields)
+GATE_FIELD = "--fail-under"  # what a gate's problems are filed under (the CLI's option)
+NOT_DEFAULT = (
+    "a run without a metric list does not choose it: name the metrics to run (-m / --metrics)"
+)
 
 
 @dataclass
@@ -110,12 +114,46 @@ def check_metric_names(metrics: Sequence[str] | str | None) -> None:
         )
 
 
+def gate_problems(
+    gated: Iterable[str],
+    planned: Collection[str] | None,
+    left_out: Mapping[str, str] | None = None,
+) -> list[Problem]:
+    """What is wrong with gating these metric names, before any work: the one check the CLI's
+    ``--fail-under`` and ``evaluate(gated=...)`` share.
+
+    Each name must be a metric. With ``planned`` (the metrics the run will compute), each must
+    be among them: ``left_out`` gives the plan's reason for a metric it left out (missing
+    input fields, no judge available); without it the metrics were listed by the caller, and a
+    gated one outside the list is "not among the metrics run". Why before the run: a gate on a
+    metric the plan will not run can only fail, and it failed after every score was computed.
+    """
+    problems = []
+    for name in gated:
+        try:
+            get_metric(name)
+        except (MetricError, KeyError) as exc:
+            problems.append(Problem(None, GATE_FIELD, str(exc).strip("'\"")))
+            continue
+        if planned is None or name in planned:
+            continue
+        why = (
+            "not among the metrics run"
+            if left_out is None
+            else f"will not run: {left_out.get(name, NOT_DEFAULT)}"
+        )
+        problems.append(Problem(None, GATE_FIELD, f"'{name}' is gated but {why}"))
+    return problems
+
+
 def plan_metrics(
     samples: Sequence[Sample] | FieldPresence,
     metrics: Sequence[str] | str | None,
     notes: list[str],
     available_needs: set[str] | None = None,
     options: Mapping[str, Any] | None = None,
+    *,
+    gated: Collection[str] = (),
 ) -> list[Metric]:
     """Pick the metrics to run and check that each requested one applies to some row.
 
@@ -123,7 +161,8 @@ def plan_metrics(
     chosen mode (``options``), are among ``available_needs``; each one left out is noted.
     An empty list, an unknown metric or an unknown mode raises MetricError. ``samples`` may
     be a file's ``FieldPresence`` (every row counted, none kept): the same choice as on the
-    samples themselves.
+    samples themselves. ``gated``: metrics a gate will check after the run; one the plan
+    leaves out is a DataError naming the plan's reason (``gate_problems``).
     """
     fed = _feeder(samples)
     check_metric_names(metrics)
@@ -131,15 +170,20 @@ def plan_metrics(
     if metrics is None:
         chosen = []
         unbuilt = []  # fed by some row, but a model it needs is not available
+        left_out: dict[str, str] = {}  # why each default metric is not run, for gate_problems
         for m in default_metrics():
             if not fed(m):
+                left_out[m.name] = f"it needs {m.required_text()}, and no row has these fields"
                 continue
             needs = m.needs_in(mode_of_metric(m, options))
             if available_needs is not None and not needs <= available_needs:
                 lacking = ", ".join(sorted(needs - available_needs))
                 unbuilt.append(f"{m.name} (no {lacking} available)")
+                left_out[m.name] = f"no {lacking} available"
                 continue
             chosen.append(m)
+        if problems := gate_problems(gated, [m.name for m in chosen], left_out):
+            raise DataError(problems)
         notes.extend(f"not run: {why}" for why in unbuilt)
         if not chosen:
             why = (
@@ -169,6 +213,7 @@ def plan_metrics(
                     f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
                 )
             )
+    problems += gate_problems(gated, [m.name for m in chosen])
     if problems:
         raise DataError(problems)
     return chosen

@@ -15,7 +15,7 @@ import contextvars
 import dataclasses
 import numbers
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,7 @@ def evaluate(
     batch_size: int = 10_000,
     actors: int = 2,
     ray_address: str | None = None,
+    gated: Collection[str] = (),
 ) -> EvaluationResult | StreamedResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
@@ -89,6 +90,10 @@ def evaluate(
     bounded memory; needs ``out``); ``ray`` (a Ray Data pipeline with ``actors`` judge
     actors, on ``ray_address`` or a local Ray; the ``ray`` extra; docs/ray.md). Both return
     a StreamedResult: the aggregates, the scores in ``out``/scores.jsonl.
+
+    ``gated``: the metrics a gate will check afterwards (the CLI's ``--fail-under``,
+    ``ragmeter.gates.fail_under``): one the plan will not run raises a DataError naming the
+    plan's reason once the plan is known, before any judge call, embedding or scoring.
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     if executor != "local":
@@ -109,6 +114,7 @@ def evaluate(
             actors=actors,
             ray_address=ray_address,
             progress=progress,
+            gated=gated,
         )
     holder: list[EvaluationResult] = []
     said: list[str] = []  # where an interrupted run got to (see _INTERRUPTED)
@@ -130,6 +136,7 @@ def evaluate(
                 out=out,
                 overwrite=overwrite,
                 format=format,
+                gated=gated,
             )
         )
 
@@ -208,6 +215,7 @@ async def aevaluate(
     out: str | Path | None = None,
     overwrite: bool = False,
     format: str | None = None,
+    gated: Collection[str] = (),
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
@@ -219,7 +227,7 @@ async def aevaluate(
     samples = load(data, format=format)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
-    chosen = plan_metrics(samples, metrics, notes, available, s.metric_options())
+    chosen = plan_metrics(samples, metrics, notes, available, s.metric_options(), gated=gated)
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = input_facts(data, samples)  # hashed once: checked against --out, then recorded
     out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_) if out is not None else None

@@ -2,7 +2,9 @@
 
 Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric got significantly worse (by its
 direction; never one with no better direction, such as refusal_rate), B failed more of a
-metric's scores than A, or B lacks a metric A computed (unless --metrics), 2 runs that
+metric's scores than A, B has no score for samples A scored (failed, undefined or skipped
+in B; --allow-lost-scores accepts the undefined or skipped), or B lacks a metric A computed
+(unless --metrics), 2 runs that
 do not pair (the ids are named), an output path (--markdown, --json) that is a directory or
 cannot be written (checked before any run is read) or other bad input.
 """
@@ -64,7 +66,16 @@ def compare_cmd(
         typer.Option(
             "--fail-on-regression",
             help="Exit 1 when a metric gets significantly worse (refusal_rate never does), "
-            "B failed more of a metric's scores than A, or B lacks a metric A computed.",
+            "B failed more of a metric's scores than A, B has no score for samples A scored, "
+            "or B lacks a metric A computed.",
+        ),
+    ] = False,
+    allow_lost_scores: Annotated[
+        bool,
+        typer.Option(
+            "--allow-lost-scores",
+            help="--fail-on-regression: samples A scored that B left undefined or skipped "
+            "do not fail it (they are still counted and warned about; failed ones still fail).",
         ),
     ] = False,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
@@ -84,6 +95,12 @@ def compare_cmd(
         raise typer.Exit(EXIT_BAD_INPUT)
     if not 0 < alpha < 1:
         err_console.print("[bold red]error:[/bold red] --alpha must be between 0 and 1")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if allow_lost_scores and not fail_on_regression:  # else an option silently doing nothing
+        err_console.print(
+            "[bold red]error:[/bold red] --allow-lost-scores applies to --fail-on-regression "
+            "only: add it, or leave the option out"
+        )
         raise typer.Exit(EXIT_BAD_INPUT)
     # Every output path before any work: a bad one found after the statistics was an
     # internal error (exit 1) and the comparison was lost.
@@ -116,4 +133,4 @@ def compare_cmd(
         for renderable in to_rich(cmp, alpha=alpha):
             print_table(renderable)
     if fail_on_regression:
-        report_gate(regressions(cmp, alpha=alpha))
+        report_gate(regressions(cmp, alpha=alpha, allow_lost_scores=allow_lost_scores))

@@ -205,6 +205,7 @@ def evaluate(
         out=out,
         overwrite=overwrite,
         format=data_format,
+        gated=list(thresholds),  # a gated metric the plan leaves out: exit 2 before any work
         **extra,
     )
     # Logged before printing: a stdout closed early (`| head`) ends the process as it prints.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Collection, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -100,6 +100,7 @@ def plan_file_run(
     n_resamples: int,
     confidence: float,
     seed: int,
+    gated: Collection[str] = (),
 ) -> FilePlan:
     """Validate the whole file (one streamed pass), plan the metrics on every row of it,
     claim ``out``. Every usage error is raised here, before any judge call.
@@ -107,7 +108,8 @@ def plan_file_run(
     Why every row: planned on the first rows, a metric whose inputs appear only later in the
     file was silently left out, where a local run of the same file scores it. The validation
     pass already reads each row; it counts which fields each has (``FieldPresence``, a few
-    combinations, not the rows), so the plan is the local one at no extra pass."""
+    combinations, not the rows), so the plan is the local one at no extra pass. ``gated``:
+    metrics a gate will check, refused here when the plan leaves them out (``plan_metrics``)."""
     if out is None:
         raise ConfigError(
             "this executor writes its scores as it goes: give an output directory (--out)"
@@ -116,7 +118,7 @@ def plan_file_run(
     n_rows = check_file(path, presence=presence)
     notes: list[str] = []
     available = available_needs(s) if metrics is None else None
-    chosen = plan_metrics(presence, metrics, notes, available, s.metric_options())
+    chosen = plan_metrics(presence, metrics, notes, available, s.metric_options(), gated=gated)
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = file_facts(path, n_rows)
     out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,7 @@ def ray_evaluate(
     settings: Any = None,
     overwrite: bool = False,
     progress: bool = False,
+    gated: Collection[str] = (),
 ) -> StreamedResult:
     """Score a JSONL or Parquet file on Ray; see the module docstring. Uses the running Ray
     (``ray.init`` already called), else starts one (``address``: an existing cluster, e.g.
@@ -90,6 +91,7 @@ def ray_evaluate(
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
+        gated=gated,
     )
     urls = base_urls(s)
     if len(urls) > 1:  # every replica's answers are cached under one identity

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ async def astream_evaluate(
     overwrite: bool = False,
     batch_size: int = 10_000,
     progress: bool = False,
+    gated: Collection[str] = (),
 ) -> StreamedResult:
     """Score a JSONL or Parquet file batch by batch; see the module docstring."""
     started = time.perf_counter()
@@ -58,6 +59,7 @@ async def astream_evaluate(
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
+        gated=gated,
     )
     chosen, notes, n_rows, out_dir = plan.metrics, plan.notes, plan.n_rows, plan.out_dir
     facts: dict[str, Any] = {}

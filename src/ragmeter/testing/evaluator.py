@@ -89,6 +89,7 @@ class Evaluator:
         progress: bool = False,  # nothing to wait for: scripted answers are instant
         out: Any = None,
         overwrite: bool = False,
+        gated: Sequence[str] = (),
     ) -> EvaluationResult:
         """The keywords of ``ragmeter.evaluate`` that a test may pass whatever the judge
         (switching RAGMETER_JUDGE to scripted must not turn them into a TypeError)."""
@@ -103,7 +104,7 @@ class Evaluator:
         samples = load(data, format=format)
         notes: list[str] = []
         chosen = plan_metrics(
-            samples, metrics, notes, {"judge", "embedder"}, self._metric_options()
+            samples, metrics, notes, {"judge", "embedder"}, self._metric_options(), gated=gated
         )
         sync = [m.name for m in chosen if not m.is_async]
         opts = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}

@@ -1,0 +1,62 @@
+"""Which samples of two runs pair for a metric, and why the others are left out.
+
+A pair is a question id whose score is ``ok`` in both runs; only pairs enter the delta, the
+CI and the test. The ids left out are counted by why (``exclusion_counts``): failed in A,
+failed in B, not applicable (undefined or skipped, neither failed), and, apart, the samples
+A scored and B did not, whatever B's status: the scores B lost. Why count those: a sample B
+left undefined (or failed, while A failed as many others) dropped out of the pairs without
+a trace, so B could lose its score on many samples and the regression gate never saw it.
+"""
+
+from __future__ import annotations
+
+from ragmeter.runs import Run
+
+
+def values_of(run: Run, metric: str) -> dict[str, float | None]:
+    """question_id -> the metric's value, None where its score is not ``ok``."""
+    res = run.result
+    return {
+        s.question_id: (sc.value if sc.status == "ok" else None)
+        for s, sc in zip(res.samples, res.scores[metric], strict=True)
+    }
+
+
+def failed_ids(run: Run, metric: str) -> set[str]:
+    """The question ids whose score of ``metric`` failed in ``run``."""
+    res = run.result
+    return {
+        s.question_id
+        for s, sc in zip(res.samples, res.scores[metric], strict=True)
+        if sc.status == "failed"
+    }
+
+
+def collect(
+    ids: list[str], va: dict[str, float | None], vb: dict[str, float | None]
+) -> tuple[list[float], list[float]]:
+    """The paired values, A's and B's, over ``ids`` scored in both runs (in ``ids``' order)."""
+    xs, ys = [], []
+    for q in ids:
+        x, y = va.get(q), vb.get(q)
+        if x is not None and y is not None:
+            xs.append(x)
+            ys.append(y)
+    return xs, ys
+
+
+def exclusion_counts(a: Run, b: Run, metric: str, ids: list[str]) -> dict[str, int]:
+    """Over the paired ids: ``failed_a``, ``failed_b`` and ``not_applicable`` (why pairs were
+    left out; a pair failed in both counts in both), ``lost_b`` (A scored, B did not) and
+    ``lost_b_failed`` (of those, failed in B), as ``MetricDelta`` holds them."""
+    va, vb = values_of(a, metric), values_of(b, metric)
+    fa, fb = (failed_ids(r, metric) & set(ids) for r in (a, b))
+    left_out = {q for q in ids if va.get(q) is None or vb.get(q) is None}
+    lost = {q for q in ids if va.get(q) is not None and vb.get(q) is None}
+    return {
+        "failed_a": len(fa),
+        "failed_b": len(fb),
+        "not_applicable": len(left_out - fa - fb),
+        "lost_b": len(lost),
+        "lost_b_failed": len(lost & fb),
+    }
