@@ -46,9 +46,11 @@ def make_row(i: int = 1, **overrides: Any) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def _no_ambient_openai_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A developer's OPENAI_BASE_URL would re-point every openai:MODEL judge the tests build
-    (Settings follow it, as the openai client does); tests that need it set it themselves."""
+    """A developer's OPENAI_BASE_URL (or OPENAI_API_BASE, which LiteLLM reads) would re-point
+    every openai:MODEL judge the tests build (Settings follow it, as the openai client does);
+    tests that need it set it themselves."""
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
 
 
 @pytest.fixture

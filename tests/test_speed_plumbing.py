@@ -182,13 +182,15 @@ def test_an_in_process_judge_with_token_tops_groups_verdicts_too() -> None:
 
 
 def test_meta_eval_records_calls_and_tokens_per_sample() -> None:
+    from ragmeter.engine.accounting import Tally
     from ragmeter.meta_eval._run import ScorerResult, _brief
     from ragmeter.metrics.base import Score
 
-    score = Score.ok(0.5, judge={"calls": 3, "prompt_tokens": 900, "completion_tokens": 3})
-    brief = _brief(score)
+    used = Tally(calls=3, cache_hits=1, prompt_tokens=900, completion_tokens=3)
+    brief = _brief(Score.ok(0.5), used)
     assert brief["judge_calls"] == 3 and brief["prompt_tokens"] == 900
     assert brief["completion_tokens"] == 3 and brief["judge_tokens"] == 903
+    assert brief["judge_cached_calls"] == 1 and brief["judge_failed_calls"] == 0
     res = ScorerResult("faithfulness", "faithfulness", "ragas", calls=6, n_samples=2)
     assert res.as_dict()["judge_calls_per_item"] == 3
 

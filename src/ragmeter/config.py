@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
@@ -27,6 +26,7 @@ from pydantic import (
 )
 
 from ragmeter import redact as _redact
+from ragmeter.endpoints import litellm_base_url, openai_base_url
 from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.redact import public_urls, redact, reject_credentials, reject_query, secret_name
 
@@ -34,21 +34,6 @@ JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
-BASE_URL_ENV = "OPENAI_BASE_URL"  # what the openai client follows when no base URL is given
-
-
-def openai_base_url(explicit: str | None) -> str | None:
-    """``explicit``, else ``$OPENAI_BASE_URL`` (set, not empty), else None (OpenAI's API): the
-    openai SDK's precedence. Why here: the SDK reads the variable only when a client is built,
-    so run.json and the cache keyed as api.openai.com calls that went elsewhere."""
-    if explicit:
-        return explicit
-    env = os.environ.get(BASE_URL_ENV, "").strip()
-    if not env:
-        return None
-    reject_credentials(env, BASE_URL_ENV)
-    reject_query(env, BASE_URL_ENV)
-    return env
 
 
 class PriceConfig(BaseModel):
@@ -177,16 +162,21 @@ class Settings(BaseModel):
     def _resolve_base_url(cls, data: Any) -> Any:
         """An OpenAI-compatible judge (else embedder) without a base URL gets
         ``$OPENAI_BASE_URL`` here, once: recorded in run.json and keying the cache as the
-        server the calls really go to. Not for litellm, whose providers read their own."""
+        server the calls really go to. So does a LiteLLM judge of a model LiteLLM sends to
+        OpenAI (``litellm:openai/MODEL``, ``litellm:gpt-4o-mini``), with LiteLLM's own
+        precedence (``litellm_base_url``); other providers read their own variables."""
         if not isinstance(data, dict) or data.get("base_url"):
             return data
-        if str(data.get("judge") or "").strip().startswith("openai:"):
+        judge = str(data.get("judge") or "").strip()
+        if judge.startswith("openai:"):
+            field, url = "base_url", openai_base_url(None)
+        elif judge.startswith("litellm:") and (url := litellm_base_url(judge[8:], None)):
             field = "base_url"
         elif str(data.get("embedder") or "").strip().startswith("openai:"):
             field = "embedder_base_url"
+            url = None if data.get(field) else openai_base_url(None)
         else:
             return data
-        url = None if data.get(field) else openai_base_url(None)
         return {**data, field: url} if url else data
 
     @field_validator("judge")

@@ -2,6 +2,13 @@
 
 Same request shape as the OpenAI-compatible backend; LiteLLM's own retries are off so the
 engine's policy applies. Install with ``pip install 'ragmeter[litellm]'``.
+
+The endpoint is resolved here and passed to LiteLLM as ``api_base`` on every call, so the
+server recorded in run.json and keying the cache is the one the calls go to: for a model
+LiteLLM sends to OpenAI, ``base_url``, else ``litellm.api_base``, else ``$OPENAI_BASE_URL`` /
+``$OPENAI_API_BASE`` (LiteLLM's own order, ``endpoints.litellm_base_url``), else OpenAI's API.
+Other providers take ``base_url`` or ``litellm.api_base`` when set, else keep their own
+defaults (None: recorded as such, never as OpenAI's API).
 """
 
 from __future__ import annotations
@@ -10,9 +17,10 @@ import os
 from typing import Any
 
 from ragmeter.backends.openai_compat import completion_from_dict
+from ragmeter.endpoints import LITELLM_OPENAI_PROVIDERS, litellm_base_url, litellm_provider
 from ragmeter.errors import ConfigError
 from ragmeter.protocols import ChatCompletion, ChatRequest
-from ragmeter.redact import public_url, register_secret
+from ragmeter.redact import OPENAI_URL, public_url, register_secret
 
 
 def _litellm() -> Any:
@@ -43,7 +51,10 @@ class LiteLLMBackend:
         self._lib = _litellm()
         self.model = model
         self.name = f"litellm:{model}"
-        self.base_url = base_url
+        self.provider = litellm_provider(model)
+        to_openai = self.provider in LITELLM_OPENAI_PROVIDERS
+        url = litellm_base_url(model, base_url)
+        self.base_url = url or (OPENAI_URL if to_openai else None)
         self.seed = seed
         self.temperature = temperature
         self.timeout = timeout
@@ -58,6 +69,19 @@ class LiteLLMBackend:
             "temperature": self.temperature,
             "seed": self.seed,
             "structured_mode": self.structured_mode,
+        }
+
+    def facts(self) -> dict[str, Any]:
+        """What a run's manifest records about this judge (no key, ever). ``base_url`` None:
+        the provider's own endpoint, which LiteLLM picks (never OpenAI's API)."""
+        return {
+            "kind": "litellm",
+            "model": self.model,
+            "provider": self.provider,
+            "base_url": public_url(self.base_url) if self.base_url else None,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "structured_output": self.structured_mode,
         }
 
     async def complete(self, request: ChatRequest) -> ChatCompletion:

@@ -18,7 +18,7 @@ import json
 import os
 from typing import Any
 
-from ragmeter.config import openai_base_url
+from ragmeter.endpoints import openai_base_url
 from ragmeter.errors import ConfigError, PermanentError, TransientError
 from ragmeter.protocols import ChatCompletion, ChatRequest, Usage
 from ragmeter.redact import OPENAI_URL, public_url, register_secret, reject_credentials

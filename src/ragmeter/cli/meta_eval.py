@@ -47,7 +47,8 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
     for dim in DIMENSIONS:
         table.add_column(LABELS[dim], justify="right")
     table.add_column(
-        "judge per item: calls, tokens billed | computed (F · AR · CR)", justify="right"
+        "judge per item: calls sent, tokens billed | computed, +from cache (F · AR · CR)",
+        justify="right",
     )
     table.add_column("wall s", justify="right")
     rows: dict[str, dict[str, ScorerResult]] = {}
@@ -65,13 +66,7 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             miss = f" ({r.n_missing} n/a)" if r.n_missing else ""
             miss += f" [red]({r.n_failed} failed)[/red]" if r.n_failed else ""
             cells.append(("—" if r.agreement is None else f"{r.agreement:.2f}") + miss)
-            tps = r.tokens_per_sample()
-            facts = r.as_dict(with_pairs=False)
-            comp, cpi = facts["computed_tokens_per_item"], facts["judge_calls_per_item"]
-            calls = f"{cpi:.1f}c " if cpi else ""
-            toks.append(
-                "—" if not tps else f"{calls}{tps:.0f}" + (f" | {comp:.0f}" if comp else "")
-            )
+            toks.append(_usage_cell(r))
         wall = sum(r.wall_s for r in by_dim.values())
         table.add_row(name, *cells, " · ".join(toks), f"{wall:.0f}")
     for name, vals in PAPER_TABLE1.items():
@@ -82,8 +77,33 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             "",
         )
     console.print(table)
+    console.print(_usage_line(results), highlight=False)
     console.print("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items()))
     print_calibration(results)
+
+
+def _usage_cell(r: ScorerResult) -> str:
+    """Per item: calls sent and tokens billed in this run (| computed by the local judge),
+    then the calls answered from the cache, and the failed calls: a run served from the
+    cache reads "0.0c 0 +3.0c cached", not a bare 0. "—": the scorer asked no judge."""
+    facts = r.as_dict(with_pairs=False)
+    if not (r.calls or r.cached_calls) or not r.n_samples:
+        return "—"
+    comp = facts["computed_tokens_per_item"]
+    cell = f"{facts['judge_calls_per_item']:.1f}c {facts['judge_tokens_per_item']:.0f}"
+    cell += f" | {comp:.0f}" if comp else ""
+    cell += f" +{facts['judge_cached_calls_per_item']:.1f}c cached" if r.cached_calls else ""
+    return cell + (f" [red]({r.failed_calls} calls failed)[/red]" if r.failed_calls else "")
+
+
+def _usage_line(results: list[ScorerResult]) -> str:
+    """Every scorer's judge usage in one line, in evaluate's terms (``judge tokens``)."""
+    sent, tokens = sum(r.calls for r in results), sum(r.judge_tokens for r in results)
+    cached, failed = sum(r.cached_calls for r in results), sum(r.failed_calls for r in results)
+    return (
+        f"judge calls: {sent} sent, {tokens} tokens billed; {cached} answered from the cache "
+        f"(no tokens billed now); {failed} failed"
+    )
 
 
 def print_calibration(results: list[ScorerResult]) -> None:

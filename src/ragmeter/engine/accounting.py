@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextvars
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 # (metric name, question_id) of the task making the current call, or None outside a run.
@@ -64,6 +64,11 @@ class PriceTable:
 
 @dataclass
 class Tally:
+    """What calls cost. ``calls`` and the tokens are the calls that reached a model in this
+    run (failed ones included: a server bills a reply it sent even when it was unusable);
+    ``cache_hits`` were answered from the cache and cost nothing now; ``failures`` are calls
+    that gave no usable answer after their retries."""
+
     calls: int = 0  # calls that reached a model (not cache hits)
     cache_hits: int = 0
     failures: int = 0
@@ -71,6 +76,20 @@ class Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     computed_tokens: int = 0  # after KV-prefix reuse (local judges; 0 for servers)
+
+    def copy(self) -> Tally:
+        return replace(self)
+
+    def since(self, earlier: Tally) -> Tally:
+        """What was tallied after ``earlier`` (a ``copy`` of this tally taken before): the
+        work of one step of a sequential run, such as one meta-eval item."""
+        return Tally(
+            **{f.name: getattr(self, f.name) - getattr(earlier, f.name) for f in fields(self)}
+        )
+
+    def add(self, other: Tally) -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def as_dict(self) -> dict[str, int]:
         return {

@@ -17,8 +17,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from ragmeter.engine.accounting import Accountant
-from ragmeter.engine.cache import call_key
-from ragmeter.engine.embedder import CachedEmbedder
+from ragmeter.engine.cache import call_key, embedding_key
+from ragmeter.engine.embedder import CachedEmbedder, plan_batches
 from ragmeter.engine.grouped import GROUPED_TOP_LOGPROBS
 from ragmeter.engine.judge import CachedJudge
 from ragmeter.engine.parsing import parse_structured
@@ -178,6 +178,12 @@ async def _grouped_estimate(
 
 
 class DryRunEmbedder:
+    """Counts an embedder's calls as ``CachedEmbedder`` makes them: one per batch of texts
+    the cache lacks (``plan_batches``: each text once, ``batch_size`` a batch), with their
+    estimated tokens; a request the cache answers wholly is one cache hit. A text asked for
+    again by a later request is counted again, as a run sends it again when the cache is off
+    or the two requests are in flight together: exact then, an upper bound otherwise."""
+
     def __init__(self, real: CachedEmbedder, accountant: Accountant, dim: int = 8) -> None:
         self.real = real
         self.name = real.name
@@ -185,16 +191,15 @@ class DryRunEmbedder:
         self.dim = dim
 
     async def embed(self, texts: Sequence[str]) -> JudgeReply[np.ndarray]:
-        from ragmeter.engine.cache import embedding_key
-
+        texts = list(texts)
         cache = self.real.core.cache
         keys = [embedding_key(self.name, t) for t in texts]
-        found = cache.get_vectors(keys) if cache is not None else {}
-        missing = [t for k, t in zip(keys, texts, strict=True) if k not in found]
-        if missing:
-            tokens = sum(estimate_tokens(t) for t in missing)
+        found = cache.get_vectors(sorted(set(keys))) if cache is not None else {}
+        batches = plan_batches(keys, texts, found, self.real.batch_size)
+        for batch in batches:
+            tokens = sum(estimate_tokens(t) for _, t in batch)
             self.accountant.record(self.name, prompt_tokens=tokens)
-        else:
+        if texts and not batches:
             self.accountant.record(self.name, cached=True)
         rng = np.random.default_rng(len(texts))
         matrix = unit_rows(rng.normal(size=(len(texts), self.dim)), np.float32)

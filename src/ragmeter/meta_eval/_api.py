@@ -71,8 +71,11 @@ class MetaEvalReport:
 
     def result_line(self) -> str:
         """``RESULT dim=agreement dim_failed=N dim_lexical=... dim_brier=... wall_s=...
-        judge_tokens=...``: per judged metric run, its agreement ("—" when every pair
-        failed), its pairs left out as failed, its no-model baseline's agreement and Brier."""
+        judge_tokens=... judge_calls=... judge_cached_calls=... judge_failed_calls=...``: per
+        judged metric run, its agreement ("—" when every pair failed), its pairs left out as
+        failed, its no-model baseline's agreement and Brier; then the judged metrics' wall
+        time and judge usage, as evaluate counts it: tokens billed and calls sent in this
+        run, calls answered from the cache (no tokens now), calls that failed."""
         by_name = {r.name: r for r in self.results}
         ragas = {r.dimension: r for r in self.results if r.kind == "ragas"}
         parts = []
@@ -92,6 +95,9 @@ class MetaEvalReport:
             + " ".join(parts)
             + f" wall_s={self.payload['ragas_wall_s']:.1f}"
             + f" judge_tokens={self.payload['ragas_judge_tokens']}"
+            + f" judge_calls={self.payload['ragas_judge_calls']}"
+            + f" judge_cached_calls={self.payload['ragas_judge_cached_calls']}"
+            + f" judge_failed_calls={self.payload['ragas_judge_failed_calls']}"
         )
 
     def write(self, path: str | Path) -> Path:
@@ -266,6 +272,7 @@ def run(
     )
     payload["loadavg_start_end"] = [round(x, 2) for x in (*load0, *os.getloadavg())]
     payload["cpu_count"] = os.cpu_count()
+    payload["usage"] = built.accountant.summary()  # every call, in evaluate's usage shape
     payload["results"] = [r.as_dict() for r in results]
     return MetaEvalReport(results, judge_name, modes, payload)
 
@@ -294,7 +301,11 @@ def _payload(
         "failed_pairs": {d: ragas[d].n_failed for d in DIMENSIONS if d in ragas},
         "calibration": {d: ragas[d].calibration() for d in DIMENSIONS if d in ragas},
         "ragas_wall_s": round(sum(r.wall_s for r in ragas.values()), 1),
-        "ragas_judge_tokens": sum(r.prompt_tokens + r.completion_tokens for r in ragas.values()),
+        # as evaluate's usage: billed and sent in this run; from the cache; failed
+        "ragas_judge_tokens": sum(r.judge_tokens for r in ragas.values()),
+        "ragas_judge_calls": sum(r.calls for r in ragas.values()),
+        "ragas_judge_cached_calls": sum(r.cached_calls for r in ragas.values()),
+        "ragas_judge_failed_calls": sum(r.failed_calls for r in ragas.values()),
         "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,
     }
 
