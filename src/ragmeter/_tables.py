@@ -7,7 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ragmeter._json_rows import DuplicateKey, dotted, parse_json
 from ragmeter.errors import DataError, Problem
+
+_RECORD_KEYS = ("samples", "data", "rows", "records")
 
 
 def read_json_records(path: Path) -> list[Any]:
@@ -16,7 +19,9 @@ def read_json_records(path: Path) -> list[Any]:
     if not text.strip():
         raise DataError([Problem(None, None, "no rows: the file is empty")], str(path))
     try:
-        data = json.loads(text)
+        data = parse_json(text)
+    except DuplicateKey as exc:
+        raise DataError([_repeated_key(exc)], str(path)) from None
     except json.JSONDecodeError as exc:
         raise DataError(
             [
@@ -33,7 +38,7 @@ def read_json_records(path: Path) -> list[Any]:
         )
     if isinstance(data, Mapping):
         # {"samples": [...]} / {"data": [...]}, or columnar {"question": [...], ...}
-        for key in ("samples", "data", "rows", "records"):
+        for key in _RECORD_KEYS:
             if isinstance(data.get(key), list):
                 return data[key]
         if data and all(isinstance(v, list) for v in data.values()):
@@ -54,6 +59,16 @@ def read_json_records(path: Path) -> list[Any]:
             str(path),
         )
     return data
+
+
+def _repeated_key(exc: DuplicateKey) -> Problem:
+    """A key repeated in a JSON document, at the row it is in when it is in a record."""
+    path, row = exc.path, None
+    if path and isinstance(path[0], int):  # [ {...}, ... ]
+        path, row = path[1:], path[0] + 1
+    elif len(path) > 1 and path[0] in _RECORD_KEYS and isinstance(path[1], int):
+        path, row = path[2:], path[1] + 1  # {"samples": [ {...}, ... ]}
+    return Problem(row, dotted([*path, exc.key]), exc.reason())
 
 
 def frame_records(frame: Any, source: str) -> list[dict[str, Any]]:
