@@ -1,7 +1,7 @@
 """A key given twice in one JSON object is refused, naming the file, the row and line, and
 the key, by every reader: JSON readers keep one of the two values (Python's the last), so
 ``{"answer": "x", "answer": "y"}`` was scored on "y" and "x" was lost without a word. Two
-columns of one name in a Parquet file are the same loss, refused too."""
+columns of one name in a Parquet file or an Arrow table are the same loss, refused too."""
 
 from __future__ import annotations
 
@@ -153,6 +153,7 @@ def test_parquet_with_two_columns_of_one_name(tmp_path: Path) -> None:
         )[0]
         == said
     )
+    assert _problems(lambda: ragmeter.load(table))[0] == [said[0].replace("file", "table")]
 
 
 def test_valid_rows_read_as_before(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Parquet rows as Python records, read the same way by a local and a streamed run.
+"""Parquet and Arrow rows as Python records, read the same way by a local and a streamed run.
 
 Why pyarrow's ``to_pylist`` and not pandas: pandas turns an integer column with a null into
 floats, so a local run refused a Parquet ``question_id`` column of int64 with a gap ("got
@@ -6,7 +6,8 @@ float (1.0)") that a streamed run of the same file accepted, and wrote ``1.0`` i
 where the streamed run wrote ``1``. It also took a named index (``df.set_index("id")``) off
 the rows, so a local run lost that column while a streamed run kept it. Read here, both runs
 see the same records: every column as stored, except the index pandas writes when its index
-has no name (``__index_level_0__``), which is no column of the data.
+has no name (``__index_level_0__``), which is no column of the data. An in-memory Arrow
+table (a pyarrow Table, a polars DataFrame) is read the same way.
 
 Two columns of one name are refused: Arrow and Parquet allow them, and ``to_pylist`` kept
 the last one's values, so a file with two ``answer`` columns was scored on the second.
@@ -74,3 +75,11 @@ def iter_parquet(path: str | Path, batch_size: int) -> Iterator[list[dict[str, A
 def read_parquet(path: str | Path) -> list[dict[str, Any]]:
     """Every row of the file as a dict (see the module docstring)."""
     return [row for batch in iter_parquet(path, 65_536) for row in batch]
+
+
+def arrow_records(table: Any, source: str) -> list[dict[str, Any]]:
+    """The rows of a pyarrow Table or RecordBatch as a Parquet file of it is read."""
+    columns = data_columns(table.schema.names, source, "table")
+    if len(columns) < table.num_columns:
+        table = table.select(columns)
+    return list(table.to_pylist())

@@ -1,4 +1,5 @@
-"""Loaders: files (JSONL, JSON, CSV, Parquet), pandas, lists of dicts, HF datasets."""
+"""Loaders: files (JSONL, JSON, CSV, Parquet), and data in memory (rows, dicts of columns,
+DataFrames, Arrow tables, HF datasets: see ``_tables``)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ragmeter._csv import read_csv_records
 from ragmeter._json_rows import BLANK, DuplicateKey, dotted, parse_json, parse_line
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
-from ragmeter._tables import frame_records, read_json_records
+from ragmeter._tables import memory_records, read_json_records
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
@@ -46,31 +47,13 @@ def load(data: Any, *, source: str | None = None, format: str | None = None) -> 
         from ragmeter.integrations.otel import load_traces
 
         return load_traces(data)
-    if isinstance(data, (str, Path)):
+    if isinstance(data, (str, os.PathLike)):
         return load_file(data, format=format)
-    if _is_dataframe(data):
-        return _load_dataframe(data, source or "DataFrame")
-    if _is_hf_dataset(data):
-        return validate_records(list(data), source or "datasets.Dataset")
-    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
-        items = list(data)
-        if items and all(isinstance(x, Sample) for x in items):
-            return items
-        return validate_records(items, source or "list of records")
-    raise DataError(
-        [
-            Problem(
-                None,
-                None,
-                f"unsupported input type {type(data).__name__}: give a "
-                "file path, a list of dicts, a pandas DataFrame or a "
-                "datasets.Dataset",
-            )
-        ]
-    )
+    records, name = memory_records(data, source)
+    return validate_records(records, name)
 
 
-def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
+def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> list[Sample]:
     path = Path(path)
     src = str(path)
     if format is not None and format not in FORMATS:
@@ -205,18 +188,6 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
     if problems:
         raise DataError(problems, str(path))
     return validate_records(records, str(path), lines, check_text=False)
-
-
-def _load_dataframe(frame: Any, source: str) -> list[Sample]:
-    return validate_records(frame_records(frame, source), source)
-
-
-def _is_dataframe(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict")
-
-
-def _is_hf_dataset(obj: Any) -> bool:
-    return type(obj).__module__.startswith("datasets") and hasattr(obj, "features")
 
 
 def _create_beside(path: Path) -> tuple[int, Path]:
