@@ -1,4 +1,5 @@
-"""Loaders: files (JSONL, JSON, CSV, Parquet), pandas, lists of dicts, HF datasets."""
+"""Loaders: files (JSONL, JSON, CSV, Parquet), and data in memory (rows, dicts of columns,
+DataFrames, Arrow tables, HF datasets: see ``_tables``)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from typing import Any
 import pydantic_core
 
 from ragmeter._csv import read_csv_records
+from ragmeter._json_rows import BLANK, DuplicateKey, dotted, parse_json, parse_line
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
-from ragmeter._sample_checks import line_surrogate
-from ragmeter._tables import frame_records, read_json_records
+from ragmeter._tables import memory_records, read_json_records
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
@@ -46,31 +47,13 @@ def load(data: Any, *, source: str | None = None, format: str | None = None) -> 
         from ragmeter.integrations.otel import load_traces
 
         return load_traces(data)
-    if isinstance(data, (str, Path)):
+    if isinstance(data, (str, os.PathLike)):
         return load_file(data, format=format)
-    if _is_dataframe(data):
-        return _load_dataframe(data, source or "DataFrame")
-    if _is_hf_dataset(data):
-        return validate_records(list(data), source or "datasets.Dataset")
-    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
-        items = list(data)
-        if items and all(isinstance(x, Sample) for x in items):
-            return items
-        return validate_records(items, source or "list of records")
-    raise DataError(
-        [
-            Problem(
-                None,
-                None,
-                f"unsupported input type {type(data).__name__}: give a "
-                "file path, a list of dicts, a pandas DataFrame or a "
-                "datasets.Dataset",
-            )
-        ]
-    )
+    records, name = memory_records(data, source)
+    return validate_records(records, name)
 
 
-def load_file(path: str | Path, *, format: str | None = None) -> list[Sample]:
+def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> list[Sample]:
     path = Path(path)
     src = str(path)
     if format is not None and format not in FORMATS:
@@ -159,42 +142,19 @@ def _load_jsonl(path: Path) -> list[Sample]:
 
 
 def _read_jsonl(path: Path) -> tuple[list[Any], list[int], list[int], list[Problem]]:
-    """Records with their line and row numbers, and the lines that could not be parsed (each
-    without its line ending, which put a cut line's error at "column 1" of a next line)."""
+    """Records with their line and row numbers, and what is wrong with the lines that could
+    not be read (see ``_json_rows.parse_line``, which the stream and Ray readers share)."""
     records: list[Any] = []
     lines: list[int] = []
     rows: list[int] = []
     problems: list[Problem] = []
     with gc_paused(), path.open("rb") as fh:  # many acyclic objects: see _perf.gc_paused
         for lineno, raw in enumerate(fh, start=1):
-            try:
-                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")  # BOM allowed
-            except UnicodeDecodeError as exc:
-                problems.append(
-                    Problem(
-                        len(records) + len(problems) + 1,
-                        None,
-                        f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line",
-                        lineno,
-                    )
-                )
+            record, fault = parse_line(raw, lineno)
+            if record is BLANK:
                 continue
-            if not text.strip():
-                continue
-            try:
-                record = parse_json_line(text.rstrip("\r\n"))
-            except json.JSONDecodeError as exc:
-                problems.append(
-                    Problem(
-                        len(records) + len(problems) + 1,
-                        None,
-                        f"invalid JSON: {exc.msg} (column {exc.colno})",
-                        lineno,
-                    )
-                )
-                continue
-            if found := line_surrogate(text, record):
-                problems.append(Problem(len(records) + len(problems) + 1, *found, lineno))
+            if fault is not None:
+                problems.append(Problem(len(records) + len(problems) + 1, *fault, lineno))
                 continue
             records.append(record)
             lines.append(lineno)
@@ -211,7 +171,10 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                 continue
             if key in _CSV_LIST_COLUMNS or key in _CSV_JSON_COLUMNS:
                 try:
-                    record[key] = json.loads(value)
+                    record[key] = parse_json(value)
+                except DuplicateKey as exc:
+                    field = dotted([key, *exc.path, exc.key])
+                    problems.append(Problem(i + 1, field, exc.reason("the cell"), lines[i]))
                 except json.JSONDecodeError as exc:
                     kind = "a JSON array" if key in _CSV_LIST_COLUMNS else "a JSON object"
                     problems.append(
@@ -225,18 +188,6 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
     if problems:
         raise DataError(problems, str(path))
     return validate_records(records, str(path), lines, check_text=False)
-
-
-def _load_dataframe(frame: Any, source: str) -> list[Sample]:
-    return validate_records(frame_records(frame, source), source)
-
-
-def _is_dataframe(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict")
-
-
-def _is_hf_dataset(obj: Any) -> bool:
-    return type(obj).__module__.startswith("datasets") and hasattr(obj, "features")
 
 
 def _create_beside(path: Path) -> tuple[int, Path]:
@@ -299,20 +250,6 @@ def json_safe(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [json_safe(v) for v in obj]
     return obj
-
-
-def parse_json_line(text: str) -> Any:
-    """One line of JSONL as ``json.loads`` reads it, about twice as fast.
-
-    pydantic-core's parser (Rust) reads a typical row in 4 us against 7; anything it
-    rejects (invalid JSON, but also a lone surrogate escape, which ``json.loads`` accepts)
-    goes to ``json.loads``, so the values, and the error and its message for a bad line,
-    are ``json.loads``'s.
-    """
-    try:
-        return pydantic_core.from_json(text)
-    except ValueError:
-        return json.loads(text)
 
 
 def json_line(row: Any) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -104,7 +105,7 @@ def fingerprint(
 
 def input_facts(data: Any, samples: Sequence[Sample]) -> dict[str, Any]:
     """The input: file name and sha256 of its bytes, or sha256 of the validated rows."""
-    if isinstance(data, (str, Path)):
+    if isinstance(data, (str, os.PathLike)):
         return file_facts(data, len(samples))
     # pydantic's own JSON encoder (fields in schema order), one row per line: a third of the
     # cost of json.dumps(model_dump()), which took a seventh of a lexical run's time.
@@ -116,7 +117,7 @@ def input_facts(data: Any, samples: Sequence[Sample]) -> dict[str, Any]:
     return {"file": None, "rows_sha256": h.hexdigest(), "rows": len(samples)}
 
 
-def file_facts(path: str | Path, rows: int) -> dict[str, Any]:
+def file_facts(path: str | os.PathLike[str], rows: int) -> dict[str, Any]:
     """A file input: its name, the sha256 of its bytes (read in 1 MiB blocks), its rows."""
     path = Path(path)
     h = hashlib.sha256()

@@ -14,6 +14,7 @@ import asyncio
 import contextvars
 import dataclasses
 import numbers
+import os
 import time
 from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
@@ -182,7 +183,8 @@ def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
-    if not isinstance(data, (str, Path)) or kw.pop("format") not in (None, "jsonl", "parquet"):
+    is_path = isinstance(data, (str, os.PathLike))
+    if not is_path or kw.pop("format") not in (None, "jsonl", "parquet"):
         raise ConfigError(
             f"the {executor} executor reads a .jsonl or .parquet file: give its path "
             "(in-memory data and other formats run on the local executor)"

@@ -349,7 +349,9 @@ def validate_records(
 
     ``rows`` gives each record's row number when some rows of the source were dropped
     earlier (unparseable lines); by default rows are numbered from 1. ``check_text``: see
-    ``validate_record``.
+    ``validate_record``. A record may be a Sample already: a list of Samples (or of Samples
+    and dicts) is checked for repeated question_ids too, which would pair scores with the
+    wrong rows in a comparison.
     """
     problems: list[Problem] = []
     samples: list[Sample] = []
@@ -360,7 +362,10 @@ def validate_records(
             n += 1
             row = rows[i] if rows else i + 1
             line = lines[i] if lines else None
-            sample = validate_record(record, row, problems, line, check_text)
+            if isinstance(record, Sample):  # already valid; its question_id checked below
+                sample: Sample | None = record
+            else:
+                sample = validate_record(record, row, problems, line, check_text)
             if sample is None:
                 continue
             first = seen.get(sample.question_id)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragmeter._parquet import _UNNAMED_INDEX
+from ragmeter._parquet import data_columns
 from ragmeter.errors import DataError
 from ragmeter.executors.source import RawBatch, _read_batch, _validate
 from ragmeter.sample import Sample
@@ -107,7 +107,7 @@ def _parquet_chunk(path: str, chunk: dict[str, int], batch_size: int) -> Iterato
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(path)
-    columns = [n for n in pf.schema_arrow.names if not _UNNAMED_INDEX.fullmatch(n)]
+    columns = data_columns(pf.schema_arrow.names, path)
     row = chunk["row"]
     groups = list(range(chunk["start"], chunk["stop"]))
     for part in pf.iter_batches(batch_size=batch_size, row_groups=groups, columns=columns):

@@ -11,17 +11,15 @@ cheapest run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragmeter._json_rows import BLANK, parse_line
 from ragmeter._parquet import iter_parquet
 from ragmeter._perf import gc_paused
-from ragmeter._sample_checks import line_surrogate
 from ragmeter.errors import DataError, Problem
-from ragmeter.io import parse_json_line
 from ragmeter.plan import FieldPresence
 from ragmeter.sample import Sample, validate_records
 
@@ -92,31 +90,12 @@ def _read_batch(
     batch = RawBatch(lines=[])
     assert batch.lines is not None
     for lineno, raw in lines:
-        try:
-            text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-        except UnicodeDecodeError as exc:
-            row += 1
-            batch.problems.append(
-                Problem(
-                    row,
-                    None,
-                    f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line",
-                    lineno,
-                )
-            )
-            continue
-        if not text.strip():
+        record, fault = parse_line(raw, lineno)  # as ragmeter.load reads a line
+        if record is BLANK:
             continue
         row += 1
-        try:  # without its line ending, as ragmeter.load: a cut line's error is at the cut
-            record = parse_json_line(text.rstrip("\r\n"))
-        except json.JSONDecodeError as exc:
-            batch.problems.append(
-                Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", lineno)
-            )
-            continue
-        if found := line_surrogate(text, record):
-            batch.problems.append(Problem(row, *found, lineno))
+        if fault is not None:
+            batch.problems.append(Problem(row, *fault, lineno))
             continue
         batch.records.append(record)
         batch.lines.append(lineno)
