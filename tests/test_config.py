@@ -307,6 +307,8 @@ def test_keys_beside_the_ragmeter_table_are_refused(tmp_path: Path) -> None:
         ("c.json", '{"ragmeter": [1]}', "must be a table"),
         ("c.yaml", "judge: none\n", "a .yaml file is not read: settings files are TOML or JSON"),
         ("c.yml", "judge: none\n", "TOML or JSON"),
+        # json.loads kept the last of two values: the run would use "local" without a word
+        ("c.json", '{"judge": "none", "judge": "local"}', "the key 'judge' is given twice"),
     ],
 )
 def test_config_files_of_the_wrong_shape_or_kind(

@@ -101,6 +101,18 @@ def test_adapter_names_the_column_of_a_line_cut_short(tmp_path):
     ]
 
 
+def test_adapter_refuses_a_key_given_twice(tmp_path):
+    """json.loads kept the second answer: the human label would have been paired with a text
+    the annotator never saw."""
+    row = json.dumps(ROWS[1])[:-1] + ', "answer": "another"}'
+    path = tmp_path / "twice.jsonl"
+    path.write_text(f"{json.dumps(ROWS[0])}\n{row}\n")
+    with pytest.raises(DataError) as exc:
+        wikieval_pairs(path)
+    [problem] = exc.value.problems
+    assert str(problem).startswith("row 2: the key 'answer' is given twice in one object")
+
+
 @pytest.mark.parametrize("content", ["", "\n\n  \n"])
 def test_adapter_refuses_a_file_without_rows(tmp_path, content):
     path = tmp_path / "empty.jsonl"

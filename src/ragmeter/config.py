@@ -9,7 +9,6 @@ environment variable named by ``api_key_env`` (or given as a SecretStr in Python
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
@@ -26,6 +25,7 @@ from pydantic import (
 )
 
 from ragmeter import redact as _redact
+from ragmeter._json_rows import parse_json
 from ragmeter.endpoints import litellm_base_url, openai_base_url
 from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.redact import public_urls, redact, reject_credentials, reject_query, secret_name
@@ -269,7 +269,7 @@ class Settings(BaseModel):
             _file_error(src, f"cannot read config file: {exc}")
         kind = "JSON" if suffix == ".json" else "TOML"
         try:
-            data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
+            data = parse_json(text) if kind == "JSON" else tomllib.loads(text)
         except ValueError as exc:
             _file_error(src, f"not valid {kind}: {exc}")
         if not isinstance(data, dict):

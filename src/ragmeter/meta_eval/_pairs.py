@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragmeter._json_rows import DuplicateKey, dotted, parse_json
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import Sample
 
@@ -62,7 +63,11 @@ def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict
                 continue
             row += 1
             try:
-                record = json.loads(text.rstrip("\r\n"))
+                record = parse_json(text.rstrip("\r\n"))
+            except DuplicateKey as exc:
+                field = dotted(exc.path) or None
+                problems.append(Problem(row, field, exc.reason("the line"), line))
+                continue
             except json.JSONDecodeError as exc:
                 problems.append(
                     Problem(row, None, f"invalid JSON: {exc.msg} (column {exc.colno})", line)
