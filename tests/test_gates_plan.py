@@ -140,4 +140,8 @@ def test_fail_under_after_the_run_says_why_the_plan_left_a_metric_out(no_ids: Pa
     settings = ragmeter.Settings(judge="none", embedder="none", cache=None)
     result = ragmeter.evaluate(str(no_ids), settings=settings)
     (f,) = fail_under(result, {"faithfulness": 0.5})
-    assert str(f) == "faithfulness: not computed in this run: no judge available (threshold 0.5)"
+    assert str(f) == (
+        "faithfulness: not computed in this run: no judge available: --judge none "
+        "(judge='none') was given; choose one with --judge (local, openai:MODEL, litellm:MODEL "
+        "or gguf:PATH) (threshold 0.5)"
+    )

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
+from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
-from ragmeter.executors.common import run_sync
+from ragmeter.executors.common import (
+    check_before_work,
+    check_bootstrap,
+    check_executor,
+    run_sync,
+)
 from ragmeter.io import load
+from ragmeter.manifest import check_out, fingerprint, input_facts
 from ragmeter.metrics.base import Metric
 from ragmeter.plan import needs_of, plan_metrics
 from ragmeter.protocols import Resources
-from ragmeter.resources import Built, available_needs, build_resources, missing_key
+from ragmeter.resources import Built, build_resources
 from ragmeter.sample import Sample
 from ragmeter.scheduler import score_all
 
@@ -66,36 +74,56 @@ def dry_run(
     metrics: Sequence[str] | str | None,
     settings: Settings | dict[str, Any] | None = None,
     format: str | None = None,
+    *,
+    gated: Collection[str] = (),
+    executor: str = "local",
+    out: str | Path | None = None,
+    overwrite: bool = False,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work.
+
+    It refuses what ``evaluate`` with the same arguments would refuse before any work (a
+    UsageError, CLI exit 2): bootstrap settings, the executor's input and ``out``, a cache
+    that does not open, the plan's problems (a named judged metric with no judge, a
+    ``gated`` metric the plan leaves out), and an ``out`` that is a file or holds a run of
+    other settings or input (checked read only: nothing is created or claimed). Why: a dry
+    run said "fine, this costs $0.40" to a command that would then stop at once.
 
     Without the judge's API key the estimate is made as if it were set (counting tokens
     needs no key: the point of a dry run is to know the cost before getting one), and
     ``key_missing`` says that a real run would stop before any work (``check_judge_key``).
     """
-    s = as_settings(settings)
-    samples = load(data, format=format)
-    key_missing = None
-    if (variable := missing_key(s)) is not None:
+    real = as_settings(settings)
+    check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    check_executor(executor, data, real, format=format, out=out)
+    s, key_missing = real, None
+    if (variable := missing_key(real)) is not None:
         key_missing = (
             f"no API key: the environment variable {variable} is not set. Estimated as if it "
             "were; a real run would stop before any work (exit 2): set "
             f"{variable}, or name another variable with --api-key-env"
         )
-        s = s.merged()
+        s = real.merged()
         s.api_key = SecretStr(DRY_RUN_KEY)
+    check_before_work(s, metrics)
+    samples = load(data, format=format)
     notes: list[str] = []
-    available = available_needs(s) if metrics is None else None
-    chosen = [
-        m
-        for m in plan_metrics(samples, metrics, notes, available, s.metric_options())
-        if m.is_async
-    ]
-    out = run_sync(estimate(chosen, samples, s)) if chosen else _nothing_to_estimate()
-    out["key_missing"] = key_missing
-    out["notes"] = ([key_missing] if key_missing else []) + notes
-    out["samples"] = len(samples)
-    return out
+    available, unavailable = availability(s)
+    planned = plan_metrics(
+        samples, metrics, notes, available, s.metric_options(), gated=gated, unavailable=unavailable
+    )
+    if out is not None:
+        fp = fingerprint(planned, real, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        check_out(out, fp, overwrite=overwrite, input_=input_facts(data, samples))
+    chosen = [m for m in planned if m.is_async]
+    result = run_sync(estimate(chosen, samples, s)) if chosen else _nothing_to_estimate()
+    result["key_missing"] = key_missing
+    result["notes"] = ([key_missing] if key_missing else []) + notes
+    result["samples"] = len(samples)
+    return result
 
 
 def _nothing_to_estimate() -> dict[str, Any]:

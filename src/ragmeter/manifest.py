@@ -182,12 +182,7 @@ def prepare_out(
     hold another dataset's run. A run.json recording no input (older versions) is not
     checked against it.
     """
-    path = Path(out).expanduser()
-    if path.exists() and not path.is_dir():
-        raise OutputError(
-            f"--out {path} exists and is a file: give a directory (scores.jsonl, "
-            "summary.json and run.json are written into it)"
-        )
+    path = _not_a_file(out)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -195,21 +190,8 @@ def prepare_out(
             f"--out {path} cannot be created ({exc.strerror or exc}): give a writable directory"
         ) from None
     manifest = path / MANIFEST
-    if manifest.is_file() and not overwrite:
-        claimed = _claimed(manifest)
-        if claimed is None:
-            diffs, what = ["run.json is unreadable"], "settings"
-        else:
-            diffs = _differences(claimed[0], dict(fp))
-            inputs = _input_differences(claimed[1], input_) if input_ and claimed[1] else []
-            what = " and ".join(w for w, d in (("input", inputs), ("settings", diffs)) if d)
-            diffs = inputs + diffs
-        if diffs:
-            raise OutputError(
-                f"--out {path} holds a run with other {what} ({'; '.join(diffs[:3])}"
-                f"{'; ...' if len(diffs) > 3 else ''}): re-run with --overwrite to replace it "
-                "(API: overwrite=True), or choose another --out"
-            )
+    if not overwrite:
+        _check_claimed(path, fp, input_)
     marker: dict[str, Any] = {"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}
     if input_ is not None:
         marker["input"] = dict(input_)
@@ -220,6 +202,60 @@ def prepare_out(
             f"--out {path} is not writable ({exc.strerror or exc}): give a writable directory"
         ) from None
     return path
+
+
+def check_out(
+    out: str | Path,
+    fp: Mapping[str, Any],
+    *,
+    overwrite: bool = False,
+    input_: Mapping[str, Any] | None = None,
+) -> None:
+    """``prepare_out``'s refusals, read only: for a dry run, which must refuse what the run
+    would (a file in the way, a directory that cannot be made, a run of other settings or
+    input) and create, claim or change nothing."""
+    path = _not_a_file(out)
+    if path.is_dir():
+        if not overwrite:
+            _check_claimed(path, fp, input_)
+        return
+    parent = next(p for p in path.absolute().parents if p.exists())
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(
+            f"--out {path} cannot be created ({parent} is not a writable directory): give a "
+            "writable directory"
+        )
+
+
+def _not_a_file(out: str | Path) -> Path:
+    path = Path(out).expanduser()
+    if path.exists() and not path.is_dir():
+        raise OutputError(
+            f"--out {path} exists and is a file: give a directory (scores.jsonl, "
+            "summary.json and run.json are written into it)"
+        )
+    return path
+
+
+def _check_claimed(path: Path, fp: Mapping[str, Any], input_: Mapping[str, Any] | None) -> None:
+    """OutputError when ``path`` holds a run.json of other settings or input (or unreadable)."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return
+    claimed = _claimed(manifest)
+    if claimed is None:
+        diffs, what = ["run.json is unreadable"], "settings"
+    else:
+        diffs = _differences(claimed[0], dict(fp))
+        inputs = _input_differences(claimed[1], input_) if input_ and claimed[1] else []
+        what = " and ".join(w for w, d in (("input", inputs), ("settings", diffs)) if d)
+        diffs = inputs + diffs
+    if diffs:
+        raise OutputError(
+            f"--out {path} holds a run with other {what} ({'; '.join(diffs[:3])}"
+            f"{'; ...' if len(diffs) > 3 else ''}): re-run with --overwrite to replace it "
+            "(API: overwrite=True), or choose another --out"
+        )
 
 
 def build_manifest(

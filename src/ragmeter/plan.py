@@ -146,6 +146,44 @@ def gate_problems(
     return problems
 
 
+JUDGED = ("judge", "scorer")  # what a judged metric cannot run without (a scorer: the judge's)
+
+
+def judged_problems(
+    chosen: Sequence[Metric],
+    unavailable: Mapping[str, str] | None,
+    options: Mapping[str, Any] | None = None,
+) -> list[Problem]:
+    """One Problem per missing judge (or scorer) that metrics the caller listed need, naming
+    them, why none can be had and the fix: the one check every executor and the dry run share.
+
+    Why before the run: such a run scored every sample of them as failed ("no judge
+    configured (--judge none)") and exited 1 after all its other work; the user had asked
+    for something the settings cannot give, a configuration error (exit 2).
+    """
+    if not unavailable:
+        return []
+    needing: dict[str, list[str]] = {}
+    for m in chosen:
+        needs = m.needs_in(mode_of_metric(m, options))
+        lacking = next((n for n in JUDGED if n in needs and n in unavailable), None)
+        if lacking is not None:
+            needing.setdefault(lacking, []).append(m.name)
+    problems = []
+    for need, names in needing.items():
+        them, verb = ("it", "needs") if len(names) == 1 else ("them", "need")
+        listed = ", ".join(f"'{n}'" for n in names)
+        problems.append(
+            Problem(
+                None,
+                "metrics",
+                f"{listed} {verb} a {need}, and there is {unavailable[need]}, or drop {them} "
+                "from the metrics (-m)",
+            )
+        )
+    return problems
+
+
 def plan_metrics(
     samples: Sequence[Sample] | FieldPresence,
     metrics: Sequence[str] | str | None,
@@ -154,15 +192,20 @@ def plan_metrics(
     options: Mapping[str, Any] | None = None,
     *,
     gated: Collection[str] = (),
+    unavailable: Mapping[str, str] | None = None,
 ) -> list[Metric]:
     """Pick the metrics to run and check that each requested one applies to some row.
 
     Without a list: every default metric that some row can feed and whose needs, in the
-    chosen mode (``options``), are among ``available_needs``; each one left out is noted.
-    An empty list, an unknown metric or an unknown mode raises MetricError. ``samples`` may
-    be a file's ``FieldPresence`` (every row counted, none kept): the same choice as on the
-    samples themselves. ``gated``: metrics a gate will check after the run; one the plan
-    leaves out is a DataError naming the plan's reason (``gate_problems``).
+    chosen mode (``options``), are among ``available_needs``; each one left out is noted,
+    with ``unavailable``'s reason for a resource it lacks ("no judge available: --judge none
+    ..."; ``availability.unavailable_needs``). With a list and ``unavailable``: a listed metric
+    needing a judge (or a scorer) that cannot be had is a DataError naming it, the case and
+    the fix (``judged_problems``). An empty list, an unknown metric or an unknown mode raises
+    MetricError. ``samples`` may be a file's ``FieldPresence`` (every row counted, none
+    kept): the same choice as on the samples themselves. ``gated``: metrics a gate will
+    check after the run; one the plan leaves out is a DataError naming the plan's reason
+    (``gate_problems``).
     """
     fed = _feeder(samples)
     check_metric_names(metrics)
@@ -176,10 +219,13 @@ def plan_metrics(
                 left_out[m.name] = f"it needs {m.required_text()}, and no row has these fields"
                 continue
             needs = m.needs_in(mode_of_metric(m, options))
-            if available_needs is not None and not needs <= available_needs:
-                lacking = ", ".join(sorted(needs - available_needs))
-                unbuilt.append(f"{m.name} (no {lacking} available)")
-                left_out[m.name] = f"no {lacking} available"
+            lacking = needs - available_needs if available_needs is not None else set()
+            lacking |= needs & set(unavailable or {})
+            if lacking:
+                reasons = unavailable or {}
+                why = "; ".join(reasons.get(n, f"no {n} available") for n in sorted(lacking))
+                unbuilt.append(f"{m.name} ({why})")
+                left_out[m.name] = why
                 continue
             chosen.append(m)
         if problems := gate_problems(gated, [m.name for m in chosen], left_out):
@@ -213,6 +259,7 @@ def plan_metrics(
                     f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
                 )
             )
+    problems += judged_problems(chosen, unavailable, options)
     problems += gate_problems(gated, [m.name for m in chosen])
     if problems:
         raise DataError(problems)

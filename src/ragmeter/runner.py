@@ -13,17 +13,22 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-import numbers
-import os
 import time
 from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ragmeter.availability import availability
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import ConfigError, MetricError, RunAborted
-from ragmeter.executors.common import EXECUTORS, check_single_url, run_sync
+from ragmeter.errors import RunAborted
+from ragmeter.executors.common import (
+    check_before_work,
+    check_bootstrap,
+    check_input_kind,
+    check_single_url,
+    run_sync,
+)
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
@@ -36,9 +41,7 @@ from ragmeter.manifest import (
     write_manifest,
 )
 from ragmeter.metrics.base import Metric, Score
-from ragmeter.metrics.registry import resolve
-from ragmeter.plan import needs_of, plan_metrics
-from ragmeter.resources import available_needs, check_judge_key, open_cache
+from ragmeter.plan import plan_metrics
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
@@ -150,45 +153,8 @@ def evaluate(
     return holder[0]
 
 
-def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
-    """ConfigError before any work for bootstrap settings the CIs cannot use: numpy refuses
-    a negative seed only when the first CI is drawn, after every score was computed.
-    ``n_resamples=0`` is allowed here (no CI at all, for speed); 1 is not: one resample gives
-    a zero-width interval that reads as certainty (the CLI asks for 2+)."""
-    if not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ConfigError(f"seed must be an integer of 0 or more, not {seed!r}")
-    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 0 or n_resamples == 1:
-        raise ConfigError(
-            f"n_resamples must be 0 (no CI) or an integer of 2 or more, not {n_resamples!r}"
-        )
-    if not 0 < confidence < 1:
-        raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
-
-
-def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
-    """What the model-based metrics of a run need from its settings, checked before any work:
-    the key of a judge asked for by name, and a cache that opens. Without a metric list the
-    run may need both. Unknown metric names and modes are plan_metrics' to report."""
-    try:
-        chosen = None if metrics is None else resolve(metrics)
-        needs = {"judge"} if chosen is None else needs_of(chosen, s.metric_options())
-    except (MetricError, ValueError):
-        return
-    if needs & {"judge", "scorer"}:
-        check_judge_key(s)
-    if s.cache and (chosen is None or any(m.is_async for m in chosen)):
-        open_cache(s.cache).close()
-
-
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
-    if executor not in EXECUTORS:
-        raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
-    is_path = isinstance(data, (str, os.PathLike))
-    if not is_path or kw.pop("format") not in (None, "jsonl", "parquet"):
-        raise ConfigError(
-            f"the {executor} executor reads a .jsonl or .parquet file: give its path "
-            "(in-memory data and other formats run on the local executor)"
-        )
+    check_input_kind(executor, data, kw.pop("format"))
     batch_size, actors, address = kw.pop("batch_size"), kw.pop("actors"), kw.pop("ray_address")
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
@@ -228,8 +194,10 @@ async def aevaluate(
     check_before_work(s, metrics)
     samples = load(data, format=format)
     notes: list[str] = []
-    available = available_needs(s) if metrics is None else None
-    chosen = plan_metrics(samples, metrics, notes, available, s.metric_options(), gated=gated)
+    available, unavailable = availability(s)
+    chosen = plan_metrics(
+        samples, metrics, notes, available, s.metric_options(), gated=gated, unavailable=unavailable
+    )
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = input_facts(data, samples)  # hashed once: checked against --out, then recorded
     out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_) if out is not None else None

@@ -69,14 +69,14 @@ def paired_delta_ci(
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of mean(b - a); a degenerate sample (one pair, or all
     differences equal) has the zero-width interval at that difference."""
-    from scipy.stats import bootstrap
-
     x, y = _paired(a, b, "paired_delta_ci")
     d = y - x
     if len(d) == 1 or np.ptp(d) == 0:
         return float(d[0]), float(d[0])
     if len(d) > SCIPY_MAX_PAIRS:
         return _bootstrap_ci(d, confidence, n_resamples, seed)
+    from scipy.stats import bootstrap  # here: importing scipy.stats takes a second or two
+
     res = bootstrap(
         (x, y),
         _mean_diff,
@@ -122,13 +122,13 @@ def paired_p_value(
     All-zero differences (within TIE) give p = 1: every sign pattern reaches the observed
     |mean| of 0. ``n_resamples`` defaults to ``default_permutations(n)``.
     """
-    from scipy.stats import permutation_test
-
     x, y = _paired(a, b, "paired_p_value")
     if not np.any(y - x):
         return 1.0
     if len(x) > SCIPY_MAX_PAIRS:
         return _sign_flip_p(y - x, n_resamples or default_permutations(len(x)), seed)
+    from scipy.stats import permutation_test
+
     res = permutation_test(
         (x, y),
         _mean_diff,

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
 from ragmeter.cli._gates import report_gate
+from ragmeter.cli._long_tables import print_long
 from ragmeter.compare import MIN_RESAMPLES, compare
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
@@ -32,7 +33,10 @@ WIDEST = 10_000  # measuring a table at this width gives the width it needs
 def print_table(renderable: Any) -> None:
     """On a terminal, rich fits a table to the window (metric names wrap first). Elsewhere
     (a CI log, a pipe) there is no window: rich's 80-column default would cut cells (the
-    verdict to 'wor'), so a table is printed as wide as it needs."""
+    verdict to 'wor'), so a table is printed as wide as it needs. A long one (thousands of
+    slices) is laid out without rich's measuring, the same lines in a fraction of the time."""
+    if print_long(console, renderable):
+        return
     if console.is_terminal or not isinstance(renderable, Table):
         console.print(renderable)
         return

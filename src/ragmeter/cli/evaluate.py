@@ -182,31 +182,23 @@ def evaluate(
         structured_mode=structured_output,
         preflight=None if preflight else False,
     )
-    if dry_run:
-        print_estimate(run_guarded(run_dry, data, metrics, settings, format=data_format))
-        return
     thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
     checks = {"actors": actors, "ray_address": ray_address, "batch_size": batch_size}
     run_guarded(_check_executor_options, executor, by, mlflow, **checks)
     if mlflow:
         run_guarded(check_mlflow)  # a missing extra is said before any scoring
+    run_kw: dict[str, Any] = {"out": out, "overwrite": overwrite, "seed": seed}
+    run_kw.update(n_resamples=n_resamples, format=data_format, gated=list(thresholds))
+    if dry_run:  # refuses what the run would (exit 2), the gates included; writes nothing
+        print_estimate(run_guarded(run_dry, data, metrics, settings, executor=executor, **run_kw))
+        return
     extra: dict[str, Any] = {}
     if executor != "local":
         extra = {"executor": executor, "actors": actors, "ray_address": ray_address}
         extra["batch_size"] = batch_size or (256 if executor == "ray" else 10_000)
+    # a gated metric the plan leaves out (run_kw's gated): exit 2 before any work
     result = run_guarded(
-        run_evaluate,
-        data,
-        metrics,
-        seed=seed,
-        n_resamples=n_resamples,
-        settings=settings,
-        progress=not quiet,
-        out=out,
-        overwrite=overwrite,
-        format=data_format,
-        gated=list(thresholds),  # a gated metric the plan leaves out: exit 2 before any work
-        **extra,
+        run_evaluate, data, metrics, settings=settings, progress=not quiet, **run_kw, **extra
     )
     # Logged before printing: a stdout closed early (`| head`) ends the process as it prints.
     run_id = run_guarded(log_result, result, out_dir=out) if mlflow else None

@@ -1,21 +1,26 @@
-"""What every executor shares: the names, the judge-URL list, the run config."""
+"""What every executor shares: the names, the judge-URL list, the run config, and the checks
+made before any work (which the dry run makes too)."""
 
 from __future__ import annotations
 
 import asyncio
+import numbers
+import os
 from collections.abc import Collection, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ragmeter.availability import availability
 from ragmeter.config import Settings
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, MetricError
 from ragmeter.executors.source import check_file
 from ragmeter.executors.streamed import ScoreWriter
 from ragmeter.manifest import file_facts, fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
-from ragmeter.plan import FieldPresence, plan_metrics
-from ragmeter.resources import available_needs
+from ragmeter.metrics.registry import resolve
+from ragmeter.plan import FieldPresence, needs_of, plan_metrics
+from ragmeter.resources import check_judge_key, open_cache
 
 EXECUTORS = ("local", "stream", "ray")
 T = TypeVar("T")
@@ -56,6 +61,65 @@ def check_single_url(s: Settings) -> None:
             f"base_url lists {len(urls)} servers; only the Ray executor spreads calls over "
             "several (--executor ray), others take one URL"
         )
+
+
+def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
+    """ConfigError before any work for bootstrap settings the CIs cannot use: numpy refuses
+    a negative seed only when the first CI is drawn, after every score was computed.
+    ``n_resamples=0`` is allowed here (no CI at all, for speed); 1 is not: one resample gives
+    a zero-width interval that reads as certainty (the CLI asks for 2+)."""
+    if not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigError(f"seed must be an integer of 0 or more, not {seed!r}")
+    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 0 or n_resamples == 1:
+        raise ConfigError(
+            f"n_resamples must be 0 (no CI) or an integer of 2 or more, not {n_resamples!r}"
+        )
+    if not 0 < confidence < 1:
+        raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
+
+
+def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
+    """What the model-based metrics of a run need from its settings, checked before any work:
+    the key of a judge asked for by name, and a cache that opens. Without a metric list the
+    run may need both. Unknown metric names and modes are plan_metrics' to report."""
+    try:
+        chosen = None if metrics is None else resolve(metrics)
+        needs = {"judge"} if chosen is None else needs_of(chosen, s.metric_options())
+    except (MetricError, ValueError):
+        return
+    if needs & {"judge", "scorer"}:
+        check_judge_key(s)
+    if s.cache and (chosen is None or any(m.is_async for m in chosen)):
+        open_cache(s.cache).close()
+
+
+OUT_NEEDED = "this executor writes its scores as it goes: give an output directory (--out)"
+
+
+def check_input_kind(executor: str, data: Any, format: str | None) -> None:
+    """A known executor, and for stream and ray a .jsonl or .parquet file's path."""
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
+    if executor != "local" and (
+        not isinstance(data, (str, os.PathLike)) or format not in (None, "jsonl", "parquet")
+    ):
+        raise ConfigError(
+            f"the {executor} executor reads a .jsonl or .parquet file: give its path "
+            "(in-memory data and other formats run on the local executor)"
+        )
+
+
+def check_executor(
+    executor: str, data: Any, s: Settings, *, format: str | None, out: str | Path | None
+) -> None:
+    """What an executor refuses before it reads a row (``check_input_kind``, an output
+    directory for stream and ray, one judge URL but for ray), for a dry run to refuse the
+    same: the run itself finds each of these on its way."""
+    check_input_kind(executor, data, format)
+    if executor != "local" and out is None:
+        raise ConfigError(OUT_NEEDED)
+    if executor != "ray":
+        check_single_url(s)
 
 
 def run_config(
@@ -111,14 +175,20 @@ def plan_file_run(
     combinations, not the rows), so the plan is the local one at no extra pass. ``gated``:
     metrics a gate will check, refused here when the plan leaves them out (``plan_metrics``)."""
     if out is None:
-        raise ConfigError(
-            "this executor writes its scores as it goes: give an output directory (--out)"
-        )
+        raise ConfigError(OUT_NEEDED)
     presence = FieldPresence()
     n_rows = check_file(path, presence=presence)
     notes: list[str] = []
-    available = available_needs(s) if metrics is None else None
-    chosen = plan_metrics(presence, metrics, notes, available, s.metric_options(), gated=gated)
+    available, unavailable = availability(s)
+    chosen = plan_metrics(
+        presence,
+        metrics,
+        notes,
+        available,
+        s.metric_options(),
+        gated=gated,
+        unavailable=unavailable,
+    )
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = file_facts(path, n_rows)
     out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_)
