@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,15 @@ def missing_key(s: Settings) -> str | None:
 
 
 def _found(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
+    """Importable without importing it. A module already imported counts whatever its
+    ``__spec__`` (find_spec raises ValueError for one set to None, as a module made at run
+    time or put in ``sys.modules`` by a test has)."""
+    if sys.modules.get(module) is not None:
+        return True
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _embedded_problem(key: str | None) -> str | None:
