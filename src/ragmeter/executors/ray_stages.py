@@ -137,9 +137,10 @@ class JudgeStage:
             scores.update(await session.score(samples))
             for key, values in _rows(samples, scores).items():
                 rows[key].extend(values)
+        n = len(rows["sample"])  # a chunk holds at least one row (_ray_source); be safe
         self.reports += 1  # this actor's usage so far, on the batch's first row (_ray_usage)
-        usage = [report(self.actor, self.reports, self.sessions)]
-        return {**rows, "usage": usage + [""] * (len(rows["sample"]) - 1)}
+        usage = [report(self.actor, self.reports, self.sessions)] + [""] * (n - 1) if n else []
+        return {**rows, "usage": usage}
 
 
 class Dealer:
