@@ -52,10 +52,6 @@ def decode_scores(texts: Sequence[str], names: Sequence[str]) -> dict[str, list[
     return {n: [Score(*row[n]) for row in rows] for n in names}
 
 
-def _column(batch: Any, name: str) -> list[Any]:
-    return batch.column(name).to_pylist()
-
-
 @dataclass
 class Chunks:
     """How a stage reads its chunks: the file, its kind, the arithmetic metrics and the rows
