@@ -1,11 +1,12 @@
 """``executor="ray"``: the run as a Ray Data pipeline, on a laptop or an existing cluster.
 
     chunks of the file (byte ranges / row groups, planned on the driver: _ray_source)
-      -> map_batches(compute_stage)            Ray tasks: read as the stream executor reads,
-                                               validate, arithmetic metrics
       -> map_batches(JudgeStage, concurrency=actors)
                                                an actor pool: one judge client / model each,
-                                               spread round-robin over base_url's list
+                                               spread round-robin over base_url's list; each
+                                               reads its chunks as the stream executor reads,
+                                               validates, scores every metric
+         (map_batches(compute_stage), Ray tasks, for a run without model-based metrics)
       -> iter_batches on the driver            scores.jsonl written batch by batch,
                                                summary.json and run.json as a local run's
 
@@ -34,7 +35,13 @@ from ragmeter.executors._ray_cluster import check_address, connect, ragmeter_cau
 from ragmeter.executors._ray_source import plan_chunks
 from ragmeter.executors._ray_usage import UsageLedger
 from ragmeter.executors.common import base_urls, plan_file_run, run_config, skip_notes
-from ragmeter.executors.ray_stages import Dealer, JudgeStage, compute_stage, decode_scores
+from ragmeter.executors.ray_stages import (
+    Chunks,
+    Dealer,
+    JudgeStage,
+    compute_stage,
+    decode_scores,
+)
 from ragmeter.executors.source import stream_kind
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
 from ragmeter.manifest import build_manifest, write_manifest
@@ -219,23 +226,26 @@ def _drain(
     source = str(Path(path).resolve())
     chunks = plan_chunks(source, kind, batch_size)
     ds = ray.data.from_items(chunks, override_num_blocks=len(chunks))
-    ds = ds.map_batches(
-        compute_stage,
-        batch_size=1,  # one chunk a call; it yields its rows batch_size at a time
-        batch_format="pyarrow",
-        fn_kwargs={"path": source, "kind": kind, "metrics": sync, "batch_size": batch_size},
-    )
-    if model:
+    if model:  # the actors read their chunks themselves: see ray_stages
         dealer = ray.remote(Dealer).remote(urls) if len(urls) > 1 else None
         ds = ds.map_batches(
             JudgeStage,
-            batch_size=batch_size,
+            batch_size=1,  # one chunk a call: batch_size rows
             batch_format="pyarrow",
-            fn_constructor_args=(model, s, dealer),
+            fn_constructor_args=(model, s, dealer, Chunks(source, kind, sync, batch_size)),
             compute=ray.data.ActorPoolStrategy(
-                size=actors, max_concurrent_calls_per_actor=_batches_per_actor(s)
+                size=actors,
+                max_concurrent_calls_per_actor=_batches_per_actor(s),
+                max_tasks_in_flight_per_actor=_batches_per_actor(s),
             ),
             num_cpus=_actor_cpus(s, actors),
+        )
+    else:
+        ds = ds.map_batches(
+            compute_stage,
+            batch_size=1,  # one chunk a call; it yields its rows batch_size at a time
+            batch_format="pyarrow",
+            fn_kwargs={"path": source, "kind": kind, "metrics": sync, "batch_size": batch_size},
         )
     for batch in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
         with gc_paused():  # a batch of acyclic samples and scores: see _perf.gc_paused
@@ -279,23 +289,22 @@ def _start(ray: Any, address: str | None, chosen: Any, s: Any, actors: int) -> b
 
 
 def _check_cpus(ray: Any, chosen: Any, s: Any, actors: int) -> None:
-    """The judge actors and one arithmetic task must fit the cluster, or the run would wait."""
+    """The judge actors must fit the cluster, or the run would wait for ever. They are the
+    run's only stage when it has model-based metrics (they do the arithmetic too)."""
     if not any(m.is_async for m in chosen):
         return
     cpus = float(ray.cluster_resources().get("CPU", 0))
-    need = actors * _actor_cpus(s, actors) + 1  # + one CPU for the arithmetic tasks
+    need = actors * _actor_cpus(s, actors)
     if need > cpus:
         raise ConfigError(
-            f"{actors} judge actor(s) need {need:g} CPUs with the arithmetic stage, and the "
-            f"Ray cluster has {cpus:g}: lower --actors"
+            f"{actors} judge actor(s) need {need:g} CPUs, and the Ray cluster has {cpus:g}: "
+            "lower --actors"
         )
 
 
 def _actor_cpus(s: Any, actors: int) -> float:
     """CPUs reserved per judge actor. A local model computes: one CPU (its threads). A client
-    of a remote judge mostly waits on HTTP: a quarter, so that the actors never take every
-    CPU of a small cluster and starve the arithmetic stage's tasks (a deadlock: 4 actors at
-    0.5 on 2 CPUs left none for them)."""
+    of a remote judge mostly waits on HTTP: a quarter, so that 4 actors share a core."""
     if s.judge_kind in ("local", "gguf"):
         return 1.0
     return 0.25
@@ -307,5 +316,11 @@ def _batches_per_actor(s: Any) -> int:
     hand-over of batches (serialising them, the actor task) is hidden behind the calls. Both
     share the actor's session, so its judge concurrency stays as set. A local model takes
     one: it computes one prompt at a time anyway, and one batch's prompts in order keep its
-    KV-cache prefix reuse."""
+    KV-cache prefix reuse.
+
+    It is also the number of batches an actor is handed at a time: Ray Data's default (twice
+    as many) queues batches behind busy actors while another actor is idle. Every chunk is
+    ready from the start (the actors read them), so the first actor up took four and the
+    last ones were left with none (a 2,000-row run used 2 of its 4 actors); and at the end
+    an actor's queued batch waited for it while the others had finished."""
     return 1 if s.judge_kind in ("local", "gguf") else 2

@@ -1,14 +1,22 @@
-"""The two stages a Ray run maps over its batches, and how batches carry samples and scores.
+"""The stages a Ray run maps over its input, and how batches carry samples and scores.
 
-Stage 1 (Ray tasks): read a chunk of the file (see _ray_source), validate its rows into
-Samples, score the arithmetic metrics. Stage 2 (a pool of Ray actors, only when judged
-metrics are asked for): each actor holds a ModelSession (one local model, or one HTTP client
-per judge endpoint it was dealt) for its whole life, opened in the actor's own event loop,
-and scores the model-based metrics; each judged batch also carries its actor's usage so far
-(see _ray_usage).
+A run of arithmetic metrics only has one stage of Ray tasks (``compute_stage``): read a chunk
+of the file (see _ray_source), validate its rows into Samples, score the arithmetic metrics.
+A run with model-based metrics has one stage too, a pool of Ray actors (``JudgeStage``) that
+does the same and then scores the model-based metrics: each actor holds a ModelSession (one
+local model, or one HTTP client per judge endpoint it was dealt) for its whole life, opened in
+the actor's own event loop; each judged batch also carries its actor's usage so far (see
+_ray_usage).
 
-Between stages a row is two JSON strings (the sample, its scores so far): plain columns any
-Ray version moves between nodes, and exactly what the driver writes back.
+Why the actors read their chunks themselves instead of taking the rows from a stage of tasks
+before them: that stage's first worker had to start, import Ray Data and ragmeter and read a
+chunk before any actor had a batch, and on a small machine it started at the same time as the
+actors, on the same cores: traced on 2 cores, actors ready for seconds waited for their first
+batch (benchmarks/results/scale_judged_ray_profile.json). Reading and validating a chunk costs
+a few milliseconds; it runs in a thread of the actor, so the other batch's calls go on.
+
+Out of a stage a row is two JSON strings (the sample, its scores): plain columns any Ray
+version moves between nodes, and exactly what the driver writes back.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ragmeter.config import Settings
@@ -43,23 +52,38 @@ def decode_scores(texts: Sequence[str], names: Sequence[str]) -> dict[str, list[
     return {n: [Score(*row[n]) for row in rows] for n in names}
 
 
-def _column(batch: Any, name: str) -> list[Any]:
-    return batch.column(name).to_pylist()
+@dataclass
+class Chunks:
+    """How a stage reads its chunks: the file, its kind, the arithmetic metrics and the rows
+    scored at a time (``batch_size``)."""
+
+    path: str
+    kind: str
+    metrics: list[Metric]
+    batch_size: int
+
+    def scored(self, batch: Any) -> Iterator[tuple[list[Sample], dict[str, list[Score]]]]:
+        """Chunks of the file -> samples, numbered as in the whole file and validated (the
+        driver checked the file, so this cannot fail on a file that did not change) ->
+        arithmetic scores, ``batch_size`` rows at a time."""
+        for chunk in batch.to_pylist():
+            for samples in chunk_samples(self.path, self.kind, chunk, self.batch_size):
+                yield samples, compute_all(self.metrics, samples)
+
+
+def _rows(samples: Sequence[Sample], scores: dict[str, Sequence[Score]]) -> dict[str, list[str]]:
+    return {
+        "sample": [s.model_dump_json() for s in samples],
+        "scores": [encode_scores(scores, i) for i in range(len(samples))],
+    }
 
 
 def compute_stage(
     batch: Any, *, path: str, kind: str, metrics: list[Metric], batch_size: int
 ) -> Iterator[dict[str, list[str]]]:
-    """Chunks of the file (see _ray_source) -> samples, numbered as in the whole file and
-    validated (the driver checked the file, so this cannot fail on a file that did not
-    change) -> arithmetic scores, ``batch_size`` rows at a time."""
-    for chunk in batch.to_pylist():
-        for samples in chunk_samples(path, kind, chunk, batch_size):
-            scores = compute_all(metrics, samples)
-            yield {
-                "sample": [s.model_dump_json() for s in samples],
-                "scores": [encode_scores(scores, i) for i in range(len(samples))],
-            }
+    """A run without model-based metrics: chunks -> rows with their arithmetic scores."""
+    for samples, scores in Chunks(path, kind, metrics, batch_size).scored(batch):
+        yield _rows(samples, scores)
 
 
 class JudgeStage:
@@ -72,10 +96,13 @@ class JudgeStage:
     ``cache_url``.
     """
 
-    def __init__(self, metrics: list[Metric], settings: Settings, dealer: Any) -> None:
+    def __init__(
+        self, metrics: list[Metric], settings: Settings, dealer: Any, chunks: Chunks
+    ) -> None:
         self.metrics = metrics
         self.settings = settings
         self.dealer = dealer
+        self.chunks = chunks
         self.sessions: dict[str | None, ModelSession] = {}
         self._opening: asyncio.Lock | None = None
         self.actor = uuid.uuid4().hex  # a restarted actor reports as a new one
@@ -96,17 +123,20 @@ class JudgeStage:
         return self.sessions[url]
 
     async def __call__(self, batch: Any) -> dict[str, list[str]]:
+        """Chunks -> rows scored by every metric. Reading, validating and the arithmetic run
+        in a thread, so the calls of the batch the actor scores alongside keep going."""
         session = await self._open()
-        samples = [Sample.model_validate_json(t) for t in _column(batch, "sample")]
-        judged = await session.score(samples)
-        out = []
-        for i, text in enumerate(_column(batch, "scores")):
-            row = json.loads(text)
-            row.update(json.loads(encode_scores(judged, i)))
-            out.append(json_line(row))
+        rows: dict[str, list[str]] = {"sample": [], "scores": []}
+        scored = self.chunks.scored(batch)
+        while (part := await asyncio.to_thread(next, scored, None)) is not None:
+            samples, scores = part
+            scores.update(await session.score(samples))
+            for key, values in _rows(samples, scores).items():
+                rows[key].extend(values)
+        n = len(rows["sample"])  # a chunk holds at least one row (_ray_source); be safe
         self.reports += 1  # this actor's usage so far, on the batch's first row (_ray_usage)
-        usage = [report(self.actor, self.reports, self.sessions)] + [""] * (len(out) - 1)
-        return {"sample": _column(batch, "sample"), "scores": out, "usage": usage}
+        usage = [report(self.actor, self.reports, self.sessions)] + [""] * (n - 1) if n else []
+        return {**rows, "usage": usage}
 
 
 class Dealer:
