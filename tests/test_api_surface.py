@@ -4,7 +4,10 @@ and the names it promises to export."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -79,3 +82,69 @@ def test_a_sync_runs_error_is_not_chained_to_the_event_loop_probe():
     with pytest.raises(ValueError, match="the run's own error") as err:
         run_sync(boom())
     assert err.value.__context__ is None
+
+
+def test_the_error_docstring_draws_every_class() -> None:
+    """README and docs/architecture.md send the reader to errors.py's docstring for the tree;
+    ExecutorUnavailable and PipelineFailed were missing from it."""
+    from ragmeter import errors
+
+    drawn = set(re.findall(r"[├└]── (\w+)", errors.__doc__ or ""))
+    classes = {
+        name
+        for name, obj in vars(errors).items()
+        if isinstance(obj, type) and issubclass(obj, errors.RagmeterError)
+    }
+    assert classes - {"RagmeterError"} - drawn == set()
+
+
+# Run in a child process: once any test has imported a subpackage (ragmeter.meta_eval), it is
+# an attribute of ragmeter for the whole session, and a bare `import ragmeter` would pass.
+_SNIPPET_NAMES = """
+import ast, json, re, sys, types
+missing, blocks = [], 0
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8").read()
+    ns = {}  # a page's snippets are one session, as a reader runs them
+    for block in re.findall(r"```python\\n(.*?)```", text, re.S):
+        blocks += 1
+        tree = ast.parse(block)
+        imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        exec(compile(ast.Module(body=imports, type_ignores=[]), path, "exec"), ns)
+        for node in ast.walk(tree):
+            chain = []
+            while isinstance(node, ast.Attribute):
+                chain.insert(0, node.attr)
+                node = node.value
+            if not chain or not isinstance(node, ast.Name):
+                continue
+            where = f"{path}: {'.'.join([node.id, *chain])}"
+            if node.id == "ragmeter" and node.id not in ns:
+                missing.append(where + " (ragmeter not imported)")
+                continue
+            obj = ns.get(node.id)
+            if not isinstance(obj, types.ModuleType):
+                continue
+            for part in chain:
+                if not hasattr(obj, part):
+                    missing.append(where)
+                    break
+                obj = getattr(obj, part)
+print(json.dumps({"blocks": blocks, "missing": sorted(set(missing))}))
+"""
+
+
+def test_the_snippets_name_only_what_their_imports_bring() -> None:
+    """`ragmeter.meta_eval.run(...)` after a bare `import ragmeter` raised AttributeError: a
+    subpackage is an attribute of its package only once something imported it. The README's
+    and the integration pages' snippets, each page run as one session."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "integrations").glob("*.md"))]
+    out = subprocess.run(
+        [sys.executable, "-c", _SNIPPET_NAMES, *map(str, pages)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(out.stdout)
+    assert seen["missing"] == []
+    assert seen["blocks"] >= 8  # the pages' snippets were found

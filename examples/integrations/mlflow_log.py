@@ -4,7 +4,10 @@
     MLFLOW_TRACKING_URI=sqlite:///mlflow.db python examples/integrations/mlflow_log.py
     mlflow ui --backend-store-uri sqlite:///mlflow.db   # then open the "ragmeter" experiment
 
-The CLI does the same: ragmeter evaluate examples/rag_turns.jsonl -o out --mlflow
+The CLI does the same (without -m it also runs the judged metrics on the embedded judge):
+    MLFLOW_TRACKING_URI=sqlite:///mlflow.db MLFLOW_EXPERIMENT_NAME=ragmeter \
+        ragmeter evaluate examples/rag_turns.jsonl -m k_precision,token_f1,mrr,ndcg@10 \
+        -o out/mlflow-cli --mlflow
 """
 
 import mlflow

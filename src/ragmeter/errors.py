@@ -16,8 +16,10 @@ The CLI's exit codes follow the hierarchy: 2 for a ``UsageError``, 3 for a ``Run
     │   ├── DataError               the data, or the requested metrics: every Problem at once
     │   ├── MetricError             an unknown metric or mode, an empty metric list
     │   ├── ConfigError             settings a backend cannot be built from (keys, URLs, specs)
+    │   │   └── ExecutorUnavailable an executor whose extra is not installed (ray)
     │   ├── OutputError             --out cannot be written, or holds a run with other settings
     │   └── UnpairedRunsError       two runs to compare whose question_ids do not pair
+    ├── PipelineFailed              the caller's pipeline raised during an integration's collect
     ├── ResourceUnavailable         a judge, embedder or model cannot be built or used
     │   ├── ModelNotAvailable       the embedded GGUF's chunk packages are missing or corrupt
     │   │   └── LlamaCppMissing     llama-cpp-python is not installed

@@ -137,7 +137,8 @@ RATE_METRIC = Metric(
 ACCURACY_METRIC = Metric(
     name="refusal_accuracy",
     description="Negative rejection: the answer declined exactly when is_answerable is false "
-    "(details: confusion cell; refusal_confusion gives precision and recall).",
+    "(details: confusion cell; the Python function ragmeter.metrics.refusal.refusal_confusion "
+    "turns the cells into precision and recall).",
     requires=(("answer", "is_answerable"),),
     compute=_refusal_accuracy,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
