@@ -279,3 +279,14 @@ def test_a_long_slice_table_of_markup_labels_is_laid_out_fast_and_literal(monkey
     monkeypatch.setattr(Table, "__rich_console__", lambda *a, **k: sys.exit("laid out"))
     cli_compare.print_table(table)
     assert all(f" {label}{i} " in got.getvalue() for i, label in enumerate(LABELS))
+
+
+@pytest.mark.parametrize("name", ["k$x$", "k$\\alpha$", "a$b"])
+def test_a_report_chart_shows_a_metric_name_with_dollars_as_written(name):
+    """A hand-edited run's metric name was matplotlib mathtext: "$\\alpha$" raised."""
+    from ragmeter.reporting import charts
+
+    svg = charts.histogram([0.2, 0.5, 0.9], name, "p")
+    assert f">{name}<" in svg
+    svg = charts.scatter([0.2, 0.5], [0.3, 0.4], name, "s")
+    assert f">A: {name}<" in svg
