@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ragmeter.md_escape import html_text, md_code, md_inline, md_line
 from ragmeter.redact import redact, redact_tree
 
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
@@ -117,10 +118,11 @@ def exclusion_text(m: MetricDelta) -> str:
     return f"{m.n_excluded} ({', '.join(why)}{lost})" if why else str(m.n_excluded)
 
 
-def excluded_line(cmp: Comparison) -> str:
+def excluded_line(cmp: Comparison, name: Any = str) -> str:
     """One sentence naming every metric that left pairs out and why, else ''. Why: ``n``
-    alone hid that B had failed where A scored."""
-    parts = [f"{m.metric} {exclusion_text(m)}" for m in cmp.metrics if m.n_excluded]
+    alone hid that B had failed where A scored. ``name`` shows a metric name (md_inline in
+    Markdown: a run's metric names are its files' text)."""
+    parts = [f"{name(m.metric)} {exclusion_text(m)}" for m in cmp.metrics if m.n_excluded]
     return f"Pairs left out: {'; '.join(parts)}." if parts else ""
 
 
@@ -159,9 +161,9 @@ def failure_warnings(m: MetricDelta) -> list[str]:
     return out
 
 
-def direction_legend(cmp: Comparison) -> str:
+def direction_legend(cmp: Comparison, name: Any = str) -> str:
     """One sentence for the legend when some metric has no better direction, else ''."""
-    names = undirected(cmp)
+    names = [name(n) for n in undirected(cmp)]
     if not names:
         return ""
     return (
@@ -212,39 +214,6 @@ def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
     ]
 
 
-# Every line break str.splitlines() knows (\r, \u2028, \x85, ...): any of them ends a
-# Markdown line, so one in a slice label split its table row and started a heading.
-_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-# Markdown that would turn user text into code, links or images: `x` showed '&lt;' verbatim
-# (entities are literal in code), [t](url) became a link and ![t](url) fetched an image.
-_MD_SYNTAX = re.compile(r"([\\`\[\]])")
-
-
-def md_inline(text: str) -> str:
-    """User text (slice labels, ids in warnings) made safe for one Markdown line: HTML
-    escaped, backslashes, backticks and brackets escaped, line breaks as <br> (GitHub shows
-    them as breaks inside the cell)."""
-    return _html(_MD_SYNTAX.sub(r"\\\1", text))
-
-
-def _html(text: str) -> str:
-    """Text inside raw HTML (the slices' <summary>, where Markdown escapes show verbatim)."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _LINE_BREAK.sub("<br>", text)
-
-
-def md_code(text: str) -> str:
-    """User text (a run name) as one Markdown code span, shown exactly: no HTML escaping
-    (entities are literal in code), a fence longer than any run of backticks inside, line
-    breaks as spaces."""
-    text = _LINE_BREAK.sub(" ", text)
-    fence = "`" * (max(map(len, re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
 def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
     def esc(cell: str) -> str:  # user values must not break the table or inject HTML
         return md_inline(cell).replace("|", "\\|")
@@ -260,23 +229,28 @@ MARKDOWN_LIMIT = 65_536  # characters in a GitHub comment: a longer one is refus
 def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     """A PR comment: headline, per-metric table, warnings, slices in a collapsed block."""
     pct = round(cmp.confidence * 100)
-    better = [m.metric for m in cmp.metrics if verdict(m, alpha) == "better"]
-    worse = [m.metric for m in cmp.metrics if verdict(m, alpha) == "worse"]
-    changed = [f"{m.metric} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED]
+    name = {m.metric: md_inline(m.metric) for m in cmp.metrics}  # "*x*" would be emphasis
+    better = [name[m.metric] for m in cmp.metrics if verdict(m, alpha) == "better"]
+    worse = [name[m.metric] for m in cmp.metrics if verdict(m, alpha) == "worse"]
+    changed = [
+        f"{name[m.metric]} ({v})" for m in cmp.metrics if (v := verdict(m, alpha)) in CHANGED
+    ]
     head = (
         f"### ragmeter compare: {md_code(cmp.b.name)} (B) vs {md_code(cmp.a.name)} "
         f"(A), {len(cmp.ids)} paired samples"
     )
     summary = []
     lost = [
-        f"{m.metric} ({m.failed_b} vs {m.failed_a} in A)" for m in cmp.metrics if m.lost_to_failures
+        f"{name[m.metric]} ({m.failed_b} vs {m.failed_a} in A)"
+        for m in cmp.metrics
+        if m.lost_to_failures
     ]
     if lost:
         summary.append(f"**More failed scores in B**: {', '.join(lost)}")
     if cmp.lost_metrics:
-        summary.append(f"**Not computed in B**: {', '.join(cmp.lost_metrics)}")
+        summary.append(f"**Not computed in B**: {', '.join(map(md_inline, cmp.lost_metrics))}")
     unscored = [
-        f"{m.metric} ({m.lost_b} of {m.n + m.lost_b} scored in A)"
+        f"{name[m.metric]} ({m.lost_b} of {m.n + m.lost_b} scored in A)"
         for m in cmp.metrics
         if m.lost_beyond_failures
     ]
@@ -301,12 +275,13 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         "delta = mean(B − A) over pairs scored in both runs; CI: paired bootstrap; p: sign-flip "
         "permutation test; W/T/L: samples where B is higher / equal / lower.",
     ]
-    legend = [lines[-1], na_legend(cmp), direction_legend(cmp), excluded_line(cmp)]
+    legend = [lines[-1], na_legend(cmp), direction_legend(cmp, md_inline)]
+    legend.append(excluded_line(cmp, md_inline))
     lines[-1] = " ".join(filter(None, legend))
     if cmp.warnings:
-        lines += ["", "> [!WARNING]"] + [f"> {md_inline(public_text(w))}  " for w in cmp.warnings]
+        lines += ["", "> [!WARNING]"] + [f"> {md_line(public_text(w))}  " for w in cmp.warnings]
     if cmp.slices:
-        by = _html(str(cmp.by))
+        by = html_text(str(cmp.by))
         lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
         table = _md_table(SLICE_HEADERS, slice_rows(cmp))
         budget = MARKDOWN_LIMIT - sum(len(x) + 1 for x in lines) - 200
@@ -329,6 +304,8 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
     """Renderables for a rich Console: the metric table, then the slice table when sliced.
 
     Compact (no vertical rules, one space between columns) so ten columns fit 80 characters.
+    User text (run names, metric names, the --by column, slice labels) is Text: a str is
+    markup to rich, where "[/x]" raised MarkupError and "[b]" vanished from a label.
     """
     from rich import box
     from rich.table import Table
@@ -336,7 +313,10 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
 
     pct = round(cmp.confidence * 100)
     table = Table(
-        title=f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples",
+        title=Text(
+            f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples",
+            style="table.title",  # a Text title is not given rich's title style
+        ),
         box=box.SIMPLE_HEAD,
         padding=(0, 0),  # one space between columns: ten columns fit 80 characters
     )
@@ -355,7 +335,7 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         )
     styles = {"better": "green", "worse": "bold red", "higher": "yellow", "lower": "yellow"}
     for row, word in zip(rows, words, strict=True):
-        table.add_row(*row[:-1], Text(word, style=styles.get(word, "")))
+        table.add_row(Text(row[0]), *row[1:-1], Text(word, style=styles.get(word, "")))
     legend = [
         f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
         f"Holm-adjusted across metrics; n.s. = not significant at {alpha}.",
@@ -367,14 +347,19 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         out.append(Text(excluded_line(cmp), style="yellow"))
     if cmp.slices:
         st = Table(
-            title=f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)",
+            title=Text(
+                f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)",
+                style="table.title",
+            ),
             box=box.SIMPLE_HEAD,
             padding=(0, 0),
         )
         for h in SLICE_HEADERS:
             left = h in ("metric", "slice", "")
-            st.add_column(h, justify="left" if left else "right", no_wrap=not left)
+            # fold: a label too long for the window is broken, never cut to "…"
+            fold = "fold" if h in ("metric", "slice") else "ellipsis"
+            st.add_column(h, justify="left" if left else "right", no_wrap=not left, overflow=fold)
         for row in slice_rows(cmp, short=True):
-            st.add_row(*row)
+            st.add_row(Text(row[0]), Text(row[1]), *row[2:])
         out.append(st)
     return out

@@ -15,7 +15,7 @@ import sys
 import typer
 
 from ragmeter.cli import compare, evaluate, meta_eval, metrics, models, report
-from ragmeter.cli._common import EXIT_INTERNAL, err_console
+from ragmeter.cli._common import EXIT_INTERNAL, err_console, said
 
 # Help is plain text (rich_markup_mode=None): rich markup read "ragmeter[otel]" as a style
 # tag and printed "needs ragmeter", and its boxed panels cut option names at 80 columns
@@ -51,7 +51,6 @@ def main() -> None:
         err_console.print("interrupted")
         sys.exit(130)
     except Exception as exc:  # an internal error: say so, keep the traceback short
-        err_console.print(
-            f"[bold red]internal error:[/bold red] {type(exc).__name__}: {exc}", highlight=False
-        )
+        # said: the message may quote input ("[/x]"); as markup it raised again, a traceback
+        err_console.print(said("internal error:", "bold red", f"{type(exc).__name__}: {exc}"))
         sys.exit(EXIT_INTERNAL)

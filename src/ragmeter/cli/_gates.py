@@ -11,10 +11,18 @@ from typing import Any
 
 import typer
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
-from ragmeter.cli._common import EXIT_BAD_INPUT, EXIT_INTERNAL, console, err_console, run_guarded
+from ragmeter.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    console,
+    err_console,
+    literal,
+    run_guarded,
+    table_title,
+)
+from ragmeter.cli._long_tables import print_table
 from ragmeter.gates import (
     check_metric_names,
     check_threshold_values,
@@ -47,29 +55,33 @@ def report_gate(failures: list[Any]) -> None:
     if not failures:
         return
     for f in failures:
-        err_console.print(f"gate failed: {f}", markup=False, highlight=False, soft_wrap=True)
+        err_console.print(literal(f"gate failed: {f}"), soft_wrap=True)
     raise typer.Exit(EXIT_GATE)
 
 
 def print_slices(rows: list[Any], by: str) -> None:
+    """The slice table. The column (--by) and its labels are the user's: literal Text, and
+    never cut ("[bold]t[/bol…" was all a CI log showed of a label)."""
     table = Table(
-        title=f"slices by {by} (sorted by difference from the overall mean)",
+        title=table_title(f"slices by {by} (sorted by difference from the overall mean)"),
         box=box.SIMPLE_HEAD,
     )
-    for col in ("metric", by, "n", "mean", "95% CI", "vs overall", ""):
-        table.add_column(col, justify="left" if col in ("metric", by, "") else "right")
+    for i, col in enumerate(("metric", by, "n", "mean", "95% CI", "vs overall", "")):
+        left = i in (0, 1, 6)  # by itself: a column named "n" is still the label column
+        fold = "fold" if i < 2 else "ellipsis"
+        table.add_column(literal(col), justify="left" if left else "right", overflow=fold)
     for r in rows:
         ci = "—" if r.ci_low is None else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         table.add_row(
-            r.metric,
-            escape(r.value),
+            literal(r.metric),
+            literal(r.value),
             str(r.n),
             _fmt(r.mean),
             ci,
             _fmt(r.effect, signed=True),
             "[yellow]small[/yellow]" if r.small else "",
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def prepare_evaluate(

@@ -15,34 +15,22 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
+from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, literal, run_guarded
 from ragmeter.cli._gates import report_gate
-from ragmeter.cli._long_tables import print_long
+from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.compare import MIN_RESAMPLES, compare
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
 from ragmeter.reporting import check_out, write_out
 
 FORMATS = ("table", "markdown", "json")
-WIDEST = 10_000  # measuring a table at this width gives the width it needs
 
 
 def print_table(renderable: Any) -> None:
-    """On a terminal, rich fits a table to the window (metric names wrap first). Elsewhere
-    (a CI log, a pipe) there is no window: rich's 80-column default would cut cells (the
-    verdict to 'wor'), so a table is printed as wide as it needs. A long one (thousands of
-    slices) is laid out without rich's measuring, the same lines in a fraction of the time."""
-    if print_long(console, renderable):
-        return
-    if console.is_terminal or not isinstance(renderable, Table):
-        console.print(renderable)
-        return
-    needed = console.measure(renderable, options=console.options.update_width(WIDEST)).maximum
-    # a console of its own: Console.print(width=...) never goes beyond the console's width
-    Console(file=console.file, width=max(console.width, needed)).print(renderable)
+    """A renderable of the comparison on stdout, a table as wide as it needs off a terminal
+    (_long_tables.print_table says why)."""
+    print_wide(console, renderable)
 
 
 def compare_cmd(
@@ -128,7 +116,7 @@ def compare_cmd(
     if "--json" in checked:
         run_guarded(write_out, checked["--json"], cmp.to_json(), "--json")
     for warning in cmp.warnings:
-        err_console.print(f"warning: {warning}", style="bold yellow", markup=False)
+        err_console.print(literal(f"warning: {warning}", "bold yellow"))
     if output == "json":
         typer.echo(cmp.to_json())
     elif output == "markdown":

@@ -8,7 +8,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, fmt, run_guarded
+from ragmeter.cli._common import (
+    EXIT_BAD_INPUT,
+    console,
+    err_console,
+    fmt,
+    literal,
+    run_guarded,
+    table_title,
+)
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.compare import MIN_RESAMPLES
 from ragmeter.config import settings_from_options
@@ -204,9 +212,9 @@ def evaluate(
     run_id = run_guarded(log_result, result, out_dir=out) if mlflow else None
     print_result(result, title=str(data))
     if out is not None:
-        console.print(f"wrote {out}/scores.jsonl, summary.json and run.json")
+        console.print(literal(f"wrote {out}/scores.jsonl, summary.json and run.json"))
     if run_id is not None:
-        console.print(f"logged to MLflow run {run_id}", highlight=False)
+        console.print(literal(f"logged to MLflow run {run_id}"))
     finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
     code = result.exit_code(max_failure_rate)
     if code:
@@ -222,7 +230,7 @@ STRUCTURED_MODES = ("auto", "json_schema", "json_object", "none")
 
 
 def raise_usage(message: str) -> None:
-    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    err_console.print(literal(f"error: {message}"), soft_wrap=True)
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -255,8 +263,10 @@ def _check_executor_options(
 
 
 def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmeter") -> None:
+    """The aggregates, then the failures; the title (the data path), metric names, ids and
+    reasons are the user's or a server's text: shown literally, never read as markup."""
     n = result.n_samples if isinstance(result, StreamedResult) else len(result.samples)
-    table = Table(title=f"{title}: {n} samples")
+    table = Table(title=table_title(title, f": {n} samples"))
     table.add_column("metric", no_wrap=True)
     table.add_column("mean", justify="right", no_wrap=True)
     table.add_column("95% CI", justify="right", no_wrap=True)
@@ -268,7 +278,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
         agg = result.aggregates[name]
         ci = "—" if agg.ci_low is None else f"[{agg.ci_low:.3f}, {agg.ci_high:.3f}]"
         table.add_row(
-            name,
+            literal(name),
             fmt(agg.mean),
             ci,
             str(agg.n_ok),
@@ -294,15 +304,12 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             )
     for (qid, status, reason), names in list(grouped.items())[:10]:
         console.print(  # soft_wrap: one line each, never broken at 80 columns in a CI log
-            f"  {qid} · {', '.join(names)} · {status}: {reason}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            literal(f"  {qid} · {', '.join(names)} · {status}: {reason}"), soft_wrap=True
         )
     if len(grouped) > 10:
         console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
     for note in _group_notes(result.notes, result.metrics):
-        console.print(f"note: {note}", style="dim", markup=False, highlight=False, soft_wrap=True)
+        console.print(literal(f"note: {note}", "dim"), soft_wrap=True)
     usage = result.usage
     if usage.get("judge_tokens") or usage.get("cache_hits"):  # a run all from the cache too
         console.print(
@@ -310,7 +317,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             f"cached: {usage.get('cache_hits', 0)}"
         )
         for line in _per_sample_usage(usage, result):
-            console.print(line, markup=False, highlight=False)
+            console.print(literal(line))
 
 
 def _per_sample_usage(usage: dict, result: Any) -> list[str]:  # type: ignore[type-arg]
@@ -355,7 +362,7 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
         table.add_column(col, justify="left" if col == "metric" else "right")
     for name, t in est["per_metric"].items():
         table.add_row(
-            name,
+            literal(name),
             str(t["calls"]),
             str(t["cache_hits"]),
             str(t["prompt_tokens"]),
@@ -377,11 +384,9 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
         highlight=False,
     )
     for need, why in est.get("unavailable", {}).items():
-        console.print(f"note: no {need}: {why}", style="dim", markup=False, highlight=False)
+        console.print(literal(f"note: no {need}: {why}", "dim"))
     for note in est.get("notes", []):
         if note != est.get("key_missing"):
-            console.print(f"note: {note}", style="dim", markup=False, highlight=False)
+            console.print(literal(f"note: {note}", "dim"))
     if est.get("key_missing"):  # last, on stderr: the one line a reader must not miss
-        err_console.print(
-            f"warning: {est['key_missing']}", style="yellow", markup=False, highlight=False
-        )
+        err_console.print(literal(f"warning: {est['key_missing']}", "yellow"))

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import console, err_console, run_guarded
+from ragmeter.cli._common import console, err_console, literal, run_guarded, table_title
 from ragmeter.config import settings_from_options
 from ragmeter.meta_eval import (
     DIMENSIONS,
@@ -42,7 +42,9 @@ def _row_name(res: ScorerResult) -> str:
 
 
 def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, str]) -> None:
-    table = Table(title=f"meta-eval agreement with human preferences · judge {judge_name}")
+    table = Table(
+        title=table_title(f"meta-eval agreement with human preferences · judge {judge_name}")
+    )
     table.add_column("method")
     for dim in DIMENSIONS:
         table.add_column(LABELS[dim], justify="right")
@@ -68,7 +70,7 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             cells.append(("—" if r.agreement is None else f"{r.agreement:.2f}") + miss)
             toks.append(_usage_cell(r))
         wall = sum(r.wall_s for r in by_dim.values())
-        table.add_row(name, *cells, " · ".join(toks), f"{wall:.0f}")
+        table.add_row(literal(name), *cells, " · ".join(toks), f"{wall:.0f}")
     for name, vals in PAPER_TABLE1.items():
         table.add_row(
             f"[dim]paper: {name} (gpt-3.5)[/dim]",
@@ -78,7 +80,7 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
         )
     console.print(table)
     console.print(_usage_line(results), highlight=False)
-    console.print("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items()))
+    console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
     print_calibration(results)
 
 
@@ -121,7 +123,7 @@ def print_calibration(results: list[ScorerResult]) -> None:
             cal = res.calibration() or {}
             table.add_row(
                 LABELS[r.dimension],
-                _row_name(res),
+                literal(_row_name(res)),
                 f"{res.agreement:.3f}",
                 f"{cal['brier']:.3f}" if cal else "—",
                 f"{cal['ece']:.3f}" if cal else "—",
@@ -218,7 +220,7 @@ def meta_eval_cmd(
     started = time.perf_counter()
 
     def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT
-        err_console.print(f"[dim]{msg} · {time.perf_counter() - started:.0f}s[/dim]")
+        err_console.print(literal(f"{msg} · {time.perf_counter() - started:.0f}s", "dim"))
 
     report = run_guarded(
         run_meta_eval,
@@ -234,12 +236,10 @@ def meta_eval_cmd(
     written = run_guarded(report.write, out) if out is not None else None
     print_table(report.results, report.judge, report.modes)
     if written is not None:
-        console.print(f"wrote {written}")
+        console.print(literal(f"wrote {written}"))
     for line in report.failure_lines():
-        err_console.print(
-            f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True
-        )
-    console.print(report.result_line(), highlight=False, soft_wrap=True)
+        err_console.print(literal(f"warning: {line}", "yellow"), soft_wrap=True)
+    console.print(literal(report.result_line()), soft_wrap=True)
     code = report.exit_code()
     if code:
         err_console.print(

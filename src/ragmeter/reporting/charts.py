@@ -21,6 +21,9 @@ _RC = {
     "font.size": 9,
     "axes.spines.top": False,
     "axes.spines.right": False,
+    # A metric name is a run's text: "k$x$" was typeset as math and "$\\foo$" raised
+    # (the report ended in an internal error); ragmeter's own labels use no mathtext.
+    "text.parse_math": False,
 }
 _DROP = [
     re.compile(r"<\?xml[^>]*\?>\s*"),
