@@ -77,3 +77,20 @@ def test_markdown_warnings_mask_a_quoted_url_secret(runs):
     md = cmp.to_markdown()
     assert "base_url" in md
     _assert_no_secret(md)
+
+
+def test_terminal_and_json_warnings_mask_a_quoted_url_secret(runs):
+    """The warnings are masked where they are made (comparability); the terminal and --json
+    now apply Markdown's second defence too (a CI log and a JSON artifact are shared as
+    widely as a PR comment). A regression guard: it passed before that second defence."""
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    assert "base_url" in compare(*runs).to_json()
+    _assert_no_secret(compare(*runs).to_json())
+    for args in ([], ["--format", "json"]):
+        res = CliRunner().invoke(app, ["compare", str(runs[0]), str(runs[1]), *args])
+        assert res.exit_code == 0, res.output
+        assert "base_url" in res.output
+        _assert_no_secret(res.output)

@@ -24,6 +24,7 @@ from ragmeter.compare_pairs import collect, exclusion_counts, values_of
 from ragmeter.compare_render import failure_warnings
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
+from ragmeter.redact import public_text
 from ragmeter.runs import Run, as_run, pair_ids
 from ragmeter.slices import SMALL_SLICE, paired_labels
 from ragmeter.stats import TIE, holm, mean_difference
@@ -192,7 +193,7 @@ class Comparison:
             # samples A scored and B did not, per metric (failed ones too: see lost_b_failed)
             "lost_scores": {m.metric: m.lost_b for m in self.metrics if m.lost_b},
             "confidence": self.confidence,
-            "warnings": self.warnings,
+            "warnings": [public_text(w) for w in self.warnings],
             "metrics": [m.to_dict() for m in self.metrics],
             "by": self.by,
             "slices": [s.to_dict() for s in self.slices],

@@ -7,11 +7,10 @@ direction, or higher / lower when neither direction is better (refusal_rate).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ragmeter.md_escape import html_text, md_code, md_inline, md_line
-from ragmeter.redact import redact, redact_tree
+from ragmeter.redact import public_text, redact_tree
 
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
 Comparison = Any
@@ -37,19 +36,6 @@ def fmt_ci(low: float | None, high: float | None) -> str:
 
 
 # A URL's user:password@ and its query (where keys ride: ?api-key=...), in any text.
-_URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/@\s\"'<>]+@")
-_URL_QUERY = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s\"'<>?#]*)[?#][^\s\"'<>]*")
-
-
-def public_text(text: str) -> str:
-    """Text from a run's files (warnings that quote settings, recorded settings, reasons)
-    fit to show: registered and key-looking secrets masked, URLs without credentials or query.
-    Why here too: a run written by an older or patched ragmeter, or edited by hand, may
-    hold what today's validation refuses, and a report or PR comment is shared widely."""
-    text = _URL_USERINFO.sub(r"\1***@", text)
-    return redact(_URL_QUERY.sub(r"\1?***", text))
-
-
 def public_tree(value: Any) -> Any:
     """Settings as JSON data with every secret-named value masked and every string made
     ``public_text``."""

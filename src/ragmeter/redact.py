@@ -168,3 +168,16 @@ def redact_tree(value: Any, name: str = "") -> Any:
     if isinstance(value, str):
         return _MASK if secret_name(name) else redact(value)
     return value
+
+
+_URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/@\s\"'<>]+@")
+_URL_QUERY = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s\"'<>?#]*)[?#][^\s\"'<>]*")
+
+
+def public_text(text: str) -> str:
+    """Text from a run's files (warnings that quote settings, recorded settings, reasons)
+    fit to show: registered and key-looking secrets masked, URLs without credentials or query.
+    Why here too: a run written by an older or patched ragmeter, or edited by hand, may
+    hold what today's validation refuses, and a report or PR comment is shared widely."""
+    text = _URL_USERINFO.sub(r"\1***@", text)
+    return redact(_URL_QUERY.sub(r"\1?***", text))

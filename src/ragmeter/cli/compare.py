@@ -22,6 +22,7 @@ from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.compare import MIN_RESAMPLES, compare
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
+from ragmeter.redact import public_text
 from ragmeter.reporting import check_out, write_out
 
 FORMATS = ("table", "markdown", "json")
@@ -116,7 +117,7 @@ def compare_cmd(
     if "--json" in checked:
         run_guarded(write_out, checked["--json"], cmp.to_json(), "--json")
     for warning in cmp.warnings:
-        err_console.print(literal(f"warning: {warning}", "bold yellow"))
+        err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
         typer.echo(cmp.to_json())
     elif output == "markdown":
