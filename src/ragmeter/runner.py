@@ -23,6 +23,7 @@ from typing import Any
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import ConfigError, MetricError, RunAborted
 from ragmeter.executors.common import EXECUTORS, check_single_url, run_sync
+from ragmeter.executors.judge_pool import JudgePool
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
@@ -72,6 +73,7 @@ def evaluate(
     batch_size: int = 10_000,
     actors: int = 2,
     ray_address: str | None = None,
+    judge_pool: JudgePool | None = None,
 ) -> EvaluationResult | StreamedResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
@@ -89,9 +91,15 @@ def evaluate(
     bounded memory; needs ``out``); ``ray`` (a Ray Data pipeline with ``actors`` judge
     actors, on ``ray_address`` or a local Ray; the ``ray`` extra; docs/ray.md). Both return
     a StreamedResult: the aggregates, the scores in ``out``/scores.jsonl.
+
+    ``judge_pool``: a ``JudgePool`` that keeps an in-process judge (local, gguf:PATH) loaded
+    for the next run with the same judge settings, instead of loading it for each (the local
+    executor; ``ragmeter.testing.Evaluator`` holds one).
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     if executor != "local":
+        if judge_pool is not None:  # they build their judge once per run already
+            raise ConfigError(f"judge_pool is for the local executor, not {executor!r}")
         settings = as_settings(settings)
         check_before_work(settings, metrics)
         return _other_executor(
@@ -130,6 +138,7 @@ def evaluate(
                 out=out,
                 overwrite=overwrite,
                 format=format,
+                judge_pool=judge_pool,
             )
         )
 
@@ -208,6 +217,7 @@ async def aevaluate(
     out: str | Path | None = None,
     overwrite: bool = False,
     format: str | None = None,
+    judge_pool: JudgePool | None = None,
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
@@ -245,7 +255,12 @@ async def aevaluate(
     if model_metrics:
         try:
             model_scores, usage = await run_model_metrics(
-                _counted(model_metrics, done), samples, s, progress=progress, facts=facts
+                _counted(model_metrics, done),
+                samples,
+                s,
+                progress=progress,
+                facts=facts,
+                judge_pool=judge_pool,
             )
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
             todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
@@ -343,12 +358,14 @@ async def run_model_metrics(
     *,
     progress: bool = False,
     facts: dict[str, Any] | None = None,
+    judge_pool: JudgePool | None = None,
 ) -> tuple[dict[str, list[Score]], dict[str, Any]]:
     """Scores of every model-based metric on every sample, and what it cost.
 
-    ``facts`` (when given) receives what the manifest records about the judge and embedder.
+    ``facts`` (when given) receives what the manifest records about the judge and embedder;
+    ``judge_pool`` lends an in-process judge kept loaded across runs.
     """
-    async with ModelSession(metrics, settings, progress=progress) as session:
+    async with ModelSession(metrics, settings, progress=progress, judge_pool=judge_pool) as session:
         if facts is not None:
             facts.update(session.facts)
         scores = await session.score(samples)
