@@ -2,9 +2,10 @@
 are decoded in which batch, and how much of a cached prefix is reused.
 
 The property that makes scores independent of earlier calls: every batch of a prompt starts at
-a multiple of ``KV_ALIGN`` and all but the last hold a multiple of it, whatever was cached, so
-each token sits in the same row group of llama.cpp's kernels as in a fresh prompt. The
-model-level check (bit-identical P(yes)) is in test_judged_local.py.
+a multiple of ``KV_ALIGN`` and all but the last hold a multiple of it, and none holds fewer
+than ``MIN_ROWS`` (but a prompt shorter than that), whatever was cached, so each token sits in
+the same row group of the same llama.cpp kernels as in a fresh prompt. The model-level checks
+(bit-identical P(yes)) are in test_judged_local.py and test_testing_judge_reuse.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ragmeter.backends.llama_kv import KV_ALIGN, AlignedDecoder
+from ragmeter.backends.llama_kv import KV_ALIGN, MIN_ROWS, AlignedDecoder
 from ragmeter.backends.llama_tokens import LocalStats
 
 G = KV_ALIGN
@@ -74,13 +75,20 @@ class Decoder(AlignedDecoder):
 
 
 def aligned(batches: list[list[int]], end: int) -> bool:
-    """Contiguous, up to ``end``, each batch starting at a multiple of G and all but the last
-    holding N_BATCH positions."""
+    """Contiguous, up to ``end``, each batch starting at a multiple of G, all but the last
+    holding a multiple of G (all but the last two N_BATCH positions), none fewer than
+    MIN_ROWS unless the prompt itself is shorter."""
     for i, positions in enumerate(batches):
         first = positions[0]
         if positions != list(range(first, first + len(positions))) or first % G:
             return False
-        if i < len(batches) - 1 and len(positions) != N_BATCH:
+        if i < len(batches) - 2 and len(positions) != N_BATCH:
+            return False
+        if i < len(batches) - 1 and len(positions) % G:
+            return False
+        if len(positions) < min(MIN_ROWS, end):
+            return False
+        if i and positions[0] != batches[i - 1][-1] + 1:
             return False
     return batches[-1][-1] + 1 == end
 
@@ -102,14 +110,38 @@ def test_a_shared_prefix_is_reused_up_to_a_multiple_of_the_alignment():
     d.run(prompt(n))
     # shares 2G+7 tokens: 2G are reused, the rest decoded in one batch
     assert d.run(prompt(n, tail=G - 2)) == [list(range(2 * G, n))]
-    # the same prompt again: from the last multiple of G (the logits are needed again)
-    assert d.run(prompt(n, tail=G - 2)) == [list(range(3 * G, n))]
+    # the same prompt again: from a multiple of G leaving at least MIN_ROWS (the logits are
+    # needed again, and a smaller batch would take other kernels)
+    assert d.run(prompt(n, tail=G - 2)) == [list(range(2 * G, n))]
+
+
+def test_the_same_prompt_again_decodes_at_least_min_rows():
+    """Was: the prompt's last 4 tokens decoded alone (656 of 660 reused), which llama.cpp
+    computes with other kernels than the batch of 148 a fresh decode puts them in: the same
+    statement judged twice got P(yes) 0.9056, then 0.8989 from a fresh judge."""
+    d = Decoder()
+    for n in (41 * G + 4, 3 * G + 1, 2 * G, G + 3):
+        tokens = prompt(n)
+        d.run(tokens)
+        again = d.run(tokens)
+        assert len(again) == 1 and len(again[0]) >= MIN_ROWS, (n, again)
+        assert again[0][0] % G == 0 and again[0][-1] == n - 1
+
+
+def test_a_fresh_prompt_never_ends_with_a_tiny_batch():
+    """N_BATCH + 3 tokens: not a batch of 3 after a full one, but N_BATCH - G, then G + 3."""
+    d = Decoder()
+    n = N_BATCH + 3
+    assert d.run(prompt(n)) == [list(range(N_BATCH - G)), list(range(N_BATCH - G, n))]
+    short = Decoder()
+    assert short.run(prompt(5)) == [list(range(5))]  # shorter than MIN_ROWS: as it is
 
 
 def test_every_order_of_prompts_gives_aligned_batches():
     """Whatever came before, a prompt's batches start at multiples of G."""
-    prompts = [prompt(n, t) for n, t in [(70, 3), (197, 40), (64, 1), (33, 33), (300, 166)]]
-    for order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]):
+    sizes = [(70, 3), (197, 40), (64, 1), (33, 33), (300, 166), (N_BATCH + 5, 2), (260, 0)]
+    prompts = [prompt(n, t) for n, t in sizes]
+    for order in ([0, 1, 2, 3, 4, 5, 6, 5], [6, 5, 4, 3, 2, 1, 0, 0], [2, 0, 4, 1, 6, 3, 5, 2]):
         d = Decoder()
         for i in order:
             tokens = prompts[i]

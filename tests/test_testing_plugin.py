@@ -64,6 +64,7 @@ def test_example_fails_readably_on_bad_data(pytester, monkeypatch):
 def test_plugin_options_reach_the_evaluator(pytester, monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setenv("RAGMETER_EMBEDDER", "none")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # a named judge needs its key
     pytester.makepyfile(
         """
         def test_config(ragmeter_evaluator):
@@ -197,3 +198,36 @@ def test_gate():
     assert "token_f1: mean 0.000 < 0.9" in text
     assert 'raise AssertionError("\\n".join(lines))' not in text  # assert_scores' own source
     assert "asserts.py" not in text
+
+
+def test_assert_scores_fails_a_metric_whose_scores_failed():
+    """Was: a mean over the scores that survived passed, while the run's exit code was 1:
+    the judge failing on a sample was hidden by the gate."""
+    rows = [make_row(1), make_row(2), make_row(3)]
+    result = Evaluator(judge=ScriptedJudge(fail_on="Fact 2")).evaluate(rows, ["faithfulness"])
+    assert result.exit_code() == 1
+    for on in ("mean", "ci_low", "each"):
+        with pytest.raises(AssertionError) as err:
+            assert_scores(result, faithfulness=0.5, on=on)
+        msg = str(err.value)
+        assert "ragmeter: 1 of 1 score gate(s) failed" in msg
+        assert "q2  failed: judge error (yes/no verdict): scripted failure" in msg
+        if on != "each":
+            assert "faithfulness: 1 of 3 scores failed (max_failure_rate 0.0)" in msg
+    # a tolerated share, as the CLI's --max-failure-rate
+    assert_scores(result, faithfulness=0.5, max_failure_rate=0.34)
+    assert_scores(result, faithfulness=0.5, max_failure_rate=0.34, on="each")
+    with pytest.raises(AssertionError, match=r"mean 1\.000 < 1\.0.*|1 of 3 scores failed"):
+        assert_scores(result, faithfulness=0.5, max_failure_rate=0.3)
+
+
+def test_assert_scores_refuses_arguments_that_cannot_gate():
+    result = Evaluator(judge="scripted").evaluate([make_row(1), make_row(2)], ["token_f1"])
+    with pytest.raises(ValueError, match=r"thresholds must be numbers, not token_f1=True"):
+        assert_scores(result, token_f1=True)  # float(True) == 1.0: the top of the range
+    with pytest.raises(ValueError, match=r"thresholds must be numbers, not token_f1=False"):
+        assert_scores(result, {"token_f1": False})
+    with pytest.raises(ValueError, match=r"show must be an integer of 0 or more, not -1"):
+        assert_scores(result, token_f1=0.5, show=-1)  # was: '... and 3 more' of 2 samples
+    with pytest.raises(ValueError, match=r"max_failure_rate must be in \[0, 1\], not 1.5"):
+        assert_scores(result, token_f1=0.5, max_failure_rate=1.5)

@@ -75,3 +75,35 @@ def test_scripted_judge_takes_the_keywords_a_spec_judge_takes():
         scripted.evaluate(data, ["faithfulness"], confidence=2.0)
     with pytest.raises(ConfigError, match=r"Evaluator\(judge='scripted'\).evaluate\(out=...\)"):
         scripted.evaluate(data, ["faithfulness"], out="never-written")
+
+
+def test_a_named_judge_without_its_key_stops_the_session_once(pytester, monkeypatch):
+    """Was: every test that evaluated failed with the same ConfigError traceback into
+    runner.py and resources.py; the CLI refuses the same judge before any work (exit 2)."""
+    _suite(pytester, monkeypatch)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    args = ("-p", "ragmeter.testing.plugin", "-p", "no:cacheprovider")
+    res = pytester.runpytest_inprocess(*args, "--ragmeter-judge", "openai:gpt-4o-mini")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    err = res.stderr.str()
+    assert "ragmeter plugin options (--ragmeter-judge='openai:gpt-4o-mini')" in err
+    assert "OPENAI_API_KEY is not set" in err
+    assert "resources.py" not in res.stdout.str() + err
+    # collecting (an IDE discovering tests) needs no key
+    res = pytester.runpytest_inprocess(*args, "--ragmeter-judge=openai:m", "--collect-only")
+    assert res.ret == pytest.ExitCode.OK
+    # with the key in the environment, the session runs
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used-0123456789")
+    pytester.runpytest_inprocess(*args, "--ragmeter-judge", "openai:m").assert_outcomes(passed=4)
+
+
+def test_a_cache_that_cannot_open_stops_the_session_once(pytester, monkeypatch, tmp_path):
+    _suite(pytester, monkeypatch)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("RAGMETER_CACHE", str(blocker / "cache"))
+    res = pytester.runpytest_inprocess("-p", "ragmeter.testing.plugin", "-p", "no:cacheprovider")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"$RAGMETER_CACHE='{blocker / 'cache'}'" in res.stderr.str()
+    assert "cannot be opened" in res.stderr.str()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,11 +96,8 @@ def _build_judge(s: Settings) -> Any:
     if kind in LOCAL_KINDS:
         from ragmeter.backends.llamacpp import LocalJudge
 
-        extra: dict[str, Any] = {"seed": s.seed}
-        if s.n_ctx:
-            extra["n_ctx"] = s.n_ctx
-        if s.n_threads:
-            extra["n_threads"] = s.n_threads
+        sizes = {"n_ctx": s.n_ctx, "n_threads": s.n_threads}  # unset: the judge's defaults
+        extra: dict[str, Any] = {"seed": s.seed, **{k: v for k, v in sizes.items() if v}}
         if kind == "gguf":
             return LocalJudge(model, **extra)
         return LocalJudge(None, embedded_key=model or None, **extra)
@@ -158,18 +156,20 @@ def _build_embedder(s: Settings) -> Any:
 
 
 def build_resources(
-    settings: Settings | None, needs: set[str], *, load_local: bool = True
+    settings: Settings | None,
+    needs: set[str],
+    *,
+    load_local: bool = True,
+    judge_pool: Callable[[Settings], Any] | None = None,
 ) -> Built:
-    """Build what ``needs`` asks for; what fails is recorded with its reason, not raised."""
+    """Build what ``needs`` asks for; what fails is recorded with its reason, not raised.
+    A ``judge_pool``'s in-process judge (executors/judge_pool.py) is borrowed: never closed here."""
     s = as_settings(settings)
     cache = open_cache(s.cache) if s.cache else None
     accountant = Accountant(PriceTable({k: (v.input, v.output) for k, v in s.prices.items()}))
-    built = Built(
-        Resources(options=_resolved_options(s)),
-        accountant,
-        cache,
-        local=s.judge_kind in LOCAL_KINDS,
-    )
+    local = s.judge_kind in LOCAL_KINDS
+    built = Built(Resources(options=_resolved_options(s)), accountant, cache, local=local)
+    pooled = judge_pool if local else None
     policy = RetryPolicy(max_retries=s.max_retries)
     if needs & {"judge", "scorer"}:
         if s.judge_kind in ("none", "off"):
@@ -178,16 +178,16 @@ def build_resources(
             )
         else:
             try:
-                inner = _build_judge(s)
-                if load_local and s.judge_kind in LOCAL_KINDS:
+                inner = pooled(s) if pooled is not None else _build_judge(s)
+                if load_local and local:
                     inner.load()  # fail now, with install instructions, not once per call
             except Exception as exc:
                 reason = f"the judge {s.judge!r} is unavailable: {describe(exc)}"
                 built.unavailable["judge"] = built.unavailable["scorer"] = reason
             else:
-                built.closers.append(inner)
+                if pooled is None:
+                    built.closers.append(inner)
                 built.facts["judge"] = judge_facts(inner)
-                local = s.judge_kind in LOCAL_KINDS
                 limit = getattr(inner, "max_concurrency", None) or s.concurrency
                 built.resources.judge = CachedJudge(
                     inner,

@@ -21,7 +21,7 @@ from typing import Any
 
 from ragmeter.availability import availability
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import RunAborted
+from ragmeter.errors import ConfigError, RunAborted
 from ragmeter.executors.common import (
     check_before_work,
     check_bootstrap,
@@ -29,6 +29,7 @@ from ragmeter.executors.common import (
     check_single_url,
     run_sync,
 )
+from ragmeter.executors.judge_pool import JudgePool
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
@@ -77,6 +78,7 @@ def evaluate(
     actors: int = 2,
     ray_address: str | None = None,
     gated: Collection[str] = (),
+    judge_pool: JudgePool | None = None,
 ) -> EvaluationResult | StreamedResult:
     """Score every sample with every metric; see EvaluationResult for what comes back.
 
@@ -98,9 +100,14 @@ def evaluate(
     ``gated``: the metrics a gate will check afterwards (the CLI's ``--fail-under``,
     ``ragmeter.gates.fail_under``): one the plan will not run raises a DataError naming the
     plan's reason once the plan is known, before any judge call, embedding or scoring.
+    ``judge_pool``: a ``JudgePool`` that keeps an in-process judge (local, gguf:PATH) loaded
+    for the next run with the same judge settings, instead of loading it for each (the local
+    executor; ``ragmeter.testing.Evaluator`` holds one).
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     if executor != "local":
+        if judge_pool is not None:  # they build their judge once per run already
+            raise ConfigError(f"judge_pool is for the local executor, not {executor!r}")
         settings = as_settings(settings)
         check_before_work(settings, metrics)
         return _other_executor(
@@ -141,6 +148,7 @@ def evaluate(
                 overwrite=overwrite,
                 format=format,
                 gated=gated,
+                judge_pool=judge_pool,
             )
         )
 
@@ -184,6 +192,7 @@ async def aevaluate(
     overwrite: bool = False,
     format: str | None = None,
     gated: Collection[str] = (),
+    judge_pool: JudgePool | None = None,
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
@@ -223,7 +232,12 @@ async def aevaluate(
     if model_metrics:
         try:
             model_scores, usage = await run_model_metrics(
-                _counted(model_metrics, done), samples, s, progress=progress, facts=facts
+                _counted(model_metrics, done),
+                samples,
+                s,
+                progress=progress,
+                facts=facts,
+                judge_pool=judge_pool,
             )
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
             todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
@@ -321,12 +335,14 @@ async def run_model_metrics(
     *,
     progress: bool = False,
     facts: dict[str, Any] | None = None,
+    judge_pool: JudgePool | None = None,
 ) -> tuple[dict[str, list[Score]], dict[str, Any]]:
     """Scores of every model-based metric on every sample, and what it cost.
 
-    ``facts`` (when given) receives what the manifest records about the judge and embedder.
+    ``facts`` (when given) receives what the manifest records about the judge and embedder;
+    ``judge_pool`` lends an in-process judge kept loaded across runs.
     """
-    async with ModelSession(metrics, settings, progress=progress) as session:
+    async with ModelSession(metrics, settings, progress=progress, judge_pool=judge_pool) as session:
         if facts is not None:
             facts.update(session.facts)
         scores = await session.score(samples)

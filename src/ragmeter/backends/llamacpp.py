@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from ragmeter.backends import model_store
 from ragmeter.backends.llama_grouped import LocalTokenTops
-from ragmeter.backends.llama_kv import AlignedDecoder
+from ragmeter.backends.llama_kv import MIN_ROWS, AlignedDecoder
 from ragmeter.backends.llama_tokens import LocalStats, option_token_ids
 from ragmeter.errors import LlamaCppMissing, ModelNotAvailable
 from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
@@ -140,7 +140,13 @@ class LocalJudge(AlignedDecoder, LocalTokenTops):
 
     def cache_params(self) -> dict[str, Any]:
         """Everything besides the request that decides the answer (for cache keys)."""
-        return {"temperature": 0.0, "seed": self.seed, "kv_align": self.kv_align}
+        # min_rows: verdicts cached before prompts kept MIN_ROWS to decode may differ
+        return {
+            "temperature": 0.0,
+            "seed": self.seed,
+            "kv_align": self.kv_align,
+            "min_rows": MIN_ROWS,
+        }
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

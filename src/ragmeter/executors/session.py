@@ -15,6 +15,7 @@ from typing import Any
 
 from ragmeter._perf import relaxed_gc
 from ragmeter.config import Settings, as_settings
+from ragmeter.executors.judge_pool import JudgePool
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import needs_of
 from ragmeter.resources import Built, build_resources
@@ -31,10 +32,12 @@ class ModelSession:
         settings: Settings | dict[str, Any] | None = None,
         *,
         progress: bool = False,
+        judge_pool: JudgePool | None = None,
     ) -> None:
         self.metrics = list(metrics)
         self.settings = as_settings(settings)
         self.progress = progress
+        self.judge_pool = judge_pool  # lends an in-process judge loaded by an earlier run
         self.facts: dict[str, Any] = {}
         self.built: Built | None = None
         self._started = 0.0
@@ -51,7 +54,7 @@ class ModelSession:
         s = self.settings
         self._started = time.perf_counter()
         needs = needs_of(self.metrics, s.metric_options())
-        self.built = await asyncio.to_thread(build_resources, s, needs)
+        self.built = await asyncio.to_thread(build_resources, s, needs, judge_pool=self.judge_pool)
         try:
             preflight = await self._preflight()
         except BaseException:

@@ -16,7 +16,8 @@ def _short(text: str | None, limit: int = 70) -> str:
 
 
 def _split(result: Any, metric: str, threshold: float) -> tuple[list[str], list[str]]:
-    """Lines for the samples below ``threshold`` (lowest first) and for those without a value."""
+    """Lines for the samples below ``threshold`` (lowest first) and for those without a value
+    (failed or undefined; skipped ones lack the metric's inputs and are not listed)."""
     low, missing = [], []
     for sample, sc in zip(result.samples, result.scores.get(metric, []), strict=False):
         if sc.status == "ok" and sc.value is not None:
@@ -34,12 +35,39 @@ def offending_samples(result: Any, metric: str, threshold: float) -> list[str]:
     return low + missing
 
 
+def _too_many_failed(result: Any, metric: str, max_failure_rate: float) -> str | None:
+    """Why ``metric``'s failed scores fail the gate (their share of the scores it had to
+    compute is over ``max_failure_rate``), or None."""
+    agg = result.aggregates.get(metric)
+    if agg is None or not agg.n_failed:
+        return None
+    attempted = agg.n - agg.n_skipped
+    if agg.n_failed / attempted <= max_failure_rate:
+        return None
+    return f"{agg.n_failed} of {attempted} scores failed (max_failure_rate {max_failure_rate})"
+
+
+def _check_arguments(on: str, show: int, max_failure_rate: float, by_name: dict[str, Any]) -> None:
+    """ValueError for arguments that cannot gate: before any score is looked at."""
+    if on not in ON_CHOICES:
+        choices = ", ".join(repr(c) for c in ON_CHOICES)
+        raise ValueError(f"on must be one of {choices}, not {on!r}")
+    if isinstance(show, bool) or not isinstance(show, int) or show < 0:
+        raise ValueError(f"show must be an integer of 0 or more, not {show!r}")
+    if isinstance(max_failure_rate, bool) or not 0.0 <= max_failure_rate <= 1.0:
+        raise ValueError(f"max_failure_rate must be in [0, 1], not {max_failure_rate!r}")
+    flags = [f"{k}={v!r}" for k, v in by_name.items() if isinstance(v, bool)]
+    if flags:  # float(True) is 1.0: a typo would gate at the top of the range
+        raise ValueError(f"thresholds must be numbers, not {', '.join(flags)}")
+
+
 def assert_scores(
     result: Any,
     thresholds: dict[str, float] | str | None = None,
     *,
     on: On = "mean",
     show: int = 10,
+    max_failure_rate: float = 0.0,
     **by_name: float,
 ) -> None:
     """Assert every metric reaches its threshold; otherwise fail listing the offending samples.
@@ -47,29 +75,37 @@ def assert_scores(
     ``on="mean"`` (default) gates the mean, ``"ci_low"`` the CI's lower bound, ``"each"``
     every scored sample. Thresholds come as a dict, a "metric=value,..." string, or keywords
     (``assert_scores(result, token_f1=0.5)``; names with '@' need the dict form), each a
-    finite number in its metric's range (as the CLI's --fail-under).
+    finite number in its metric's range (as the CLI's --fail-under). A gated metric whose
+    failed scores are more than ``max_failure_rate`` of those it had to compute fails too
+    (default 0: any failure, as the CLI's exit code): a mean over the scores that survived
+    a judge failing on most samples is not a pass.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's source
-    if on not in ON_CHOICES:
-        choices = ", ".join(repr(c) for c in ON_CHOICES)
-        raise ValueError(f"on must be one of {choices}, not {on!r}")
+    given = thresholds if isinstance(thresholds, dict) else {}
+    _check_arguments(on, show, max_failure_rate, {**given, **by_name})
     limits = parse_thresholds({**parse_thresholds(thresholds), **by_name})
     if not limits:
         raise ValueError("assert_scores needs at least one metric threshold")
     check_threshold_values(limits, option="thresholds", source="assert_scores")
-    if on == "each":
-        failures = []
-        for name, threshold in limits.items():
+    failures = []
+    for name, threshold in limits.items():
+        too_many = _too_many_failed(result, name, max_failure_rate)
+        if on == "each":
             low, missing = _split(result, name, threshold)
+            n_failed = result.aggregates[name].n_failed if name in result.aggregates else 0
+            unscored = len(missing) - (0 if too_many else n_failed)  # failures within the rate
             if name not in result.aggregates:  # said as the mean's gate says it, with why
                 failures += fail_under(result, {name: threshold})
-            elif low or missing:
+            elif low or unscored:
                 why = f"{len(low)} sample(s) below {threshold}"
                 failures.append(
-                    GateFailure(name, why + (f", {len(missing)} unscored" if missing else ""))
+                    GateFailure(name, why + (f", {unscored} unscored" if unscored else ""))
                 )
-    else:
-        failures = fail_under(result, limits, on=on)
+        else:
+            gate = fail_under(result, {name: threshold}, on=on)
+            reasons = [f.reason for f in gate] + ([too_many] if too_many else [])
+            if reasons:
+                failures.append(GateFailure(name, "; ".join(reasons)))
     if not failures:
         return
     lines = [f"ragmeter: {len(failures)} of {len(limits)} score gate(s) failed"]

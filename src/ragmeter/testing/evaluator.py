@@ -4,6 +4,11 @@ A judge given as a spec string ("local", "openai:MODEL", ...) goes through ``Set
 the normal engine (cache, retries, accounting). A judge given as an object, or "scripted",
 is called directly, sample by sample: that path exists for unit tests, where the judge is a
 ``ScriptedJudge`` and there is nothing to cache or retry.
+
+An in-process judge (local, gguf:PATH) is loaded by the first ``evaluate`` and kept for the
+next ones with the same judge settings (a ``JudgePool``), until ``close()``: a test module
+calling ``evaluate`` in each of its 20 tests loads the model once, not 20 times, with the same
+scores as 20 fresh loads (the judge's verdicts do not depend on what it judged before).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from ragmeter.config import Settings, hide_secrets
 from ragmeter.errors import ConfigError
 from ragmeter.executors.common import run_sync
+from ragmeter.executors.judge_pool import JudgePool
 from ragmeter.io import load
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
@@ -29,12 +35,15 @@ SCRIPTED = ("scripted", "scripted:overlap")
 class Evaluator:
     """``judge``: a spec ("local" = the embedded judge, "scripted", "openai:MODEL", ...) or
     a Judge object; ``embedder``: a spec, an Embedder object, or None (spec default);
-    ``metrics``: the default metric list; ``options``: further Settings fields."""
+    ``metrics``: the default metric list; ``options``: further Settings fields;
+    ``judge_pool``: where the in-process judge is kept between calls (give one pool to several
+    Evaluators to share a model between them)."""
 
     judge: Any = "local"
     embedder: Any = None
     metrics: Sequence[str] | str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    judge_pool: JudgePool = field(default_factory=JudgePool, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Keys in ``options`` are held as SecretStr, so this object's repr (which pytest
@@ -61,8 +70,20 @@ class Evaluator:
         """Score ``data`` (anything ``ragmeter.load`` takes) with this evaluator's models."""
         chosen = metrics if metrics is not None else self.metrics
         if not self.scripted:
-            return run_sync(aevaluate(data, chosen, settings=self.settings(), **kw))
+            s, pool = self.settings(), self.judge_pool
+            return run_sync(aevaluate(data, chosen, settings=s, judge_pool=pool, **kw))
         return run_sync(self._evaluate_direct(data, chosen, **kw))
+
+    def close(self) -> None:
+        """Release the in-process judge kept since the first ``evaluate`` (its model's memory);
+        a later ``evaluate`` loads it again. The pytest fixture calls it when the session ends."""
+        self.judge_pool.close()
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _resources(self) -> Resources:
         from ragmeter.testing.judge import HashEmbedder, ScriptedJudge

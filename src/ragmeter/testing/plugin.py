@@ -11,6 +11,7 @@ lazy: pytest loads this module in every session of an environment with ragmeter 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -59,7 +60,10 @@ def _evaluator(config: pytest.Config) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Options given are checked now, once, as a usage error naming where each came from:
-    not as the same traceback in every test that asks for the fixture."""
+    not as the same traceback in every test that asks for the fixture. That includes what the
+    CLI checks before any work (exit 2): the API key of a judge named by the options (the
+    fixture reads it from the environment), and a cache that opens. Not on --collect-only:
+    an IDE discovering tests may lack the key."""
     given = [
         f"{name}={value!r}" if config.getoption(name) is not None else f"${env}={value!r}"
         for name, env in OPTIONS
@@ -70,18 +74,29 @@ def pytest_configure(config: pytest.Config) -> None:
     from ragmeter.errors import UsageError
 
     try:
-        _evaluator(config)
+        evaluator = _evaluator(config)
+        if not evaluator.scripted and not config.getoption("collectonly", False):
+            from ragmeter.runner import check_before_work
+
+            check_before_work(evaluator.settings(), None)
     except UsageError as exc:
         raise pytest.UsageError(
             f"ragmeter plugin options ({', '.join(given)}): {exc}\n(--ragmeter-judge also "
-            "takes 'scripted', the word-overlap judge for offline unit tests)"
+            "takes 'scripted', the word-overlap judge for offline unit tests; the fixture's "
+            "judge reads its key, and OPENAI_BASE_URL, from the environment pytest starts in)"
         ) from None
 
 
 @pytest.fixture(scope="session")
-def ragmeter_evaluator(pytestconfig: pytest.Config) -> Any:
-    """An ``Evaluator`` configured from the command line or the environment."""
-    return _evaluator(pytestconfig)
+def ragmeter_evaluator(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """An ``Evaluator`` configured from the command line or the environment, one per session:
+    an in-process judge is loaded by the first test that evaluates and kept for the others,
+    then released when the session ends."""
+    evaluator = _evaluator(pytestconfig)
+    try:
+        yield evaluator
+    finally:
+        evaluator.close()
 
 
 @pytest.fixture
