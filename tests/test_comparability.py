@@ -45,7 +45,10 @@ def judged(tmp_path_factory) -> dict[str, Path]:
             "same": _judged(srv, root / "c2", concurrency=2, timeout=30.0, max_retries=1),
             "model": _judged(srv, root / "c1", judge="openai:judge-2"),
             "url": _judged(other, root / "c1"),
-            "mode": _judged(srv, root / "c1", modes={"answer_relevance": "generate"}),
+            # generate needs an embedder (refused before any work without one): the server's
+            "mode": _judged(
+                srv, root / "c1", modes={"answer_relevance": "generate"}, embedder="openai:e"
+            ),
         }
         for name, settings in variants.items():
             ragmeter.evaluate(ROWS, metrics, settings=settings, out=root / name, n_resamples=50)

@@ -153,10 +153,10 @@ def test_a_remote_judge_without_its_key_names_the_variable_never_a_value(
     assert "judge" not in availability.unavailable_needs(settings)
 
 
-def test_a_scorer_model_option_is_a_scorer_without_a_judge() -> None:
+def test_a_scorer_model_option_is_a_scorer_without_a_judge(tmp_path: Path) -> None:
     from ragmeter import availability
 
-    with_scorer = ragmeter.Settings(judge="none", options={"scorer_model": "/models/t5"})
+    with_scorer = ragmeter.Settings(judge="none", options={"scorer_model": str(tmp_path)})
     assert "scorer" not in availability.unavailable_needs(with_scorer)
     assert "scorer" in availability.unavailable_needs(ragmeter.Settings(judge="none"))
 

@@ -2,12 +2,13 @@
 sent), before any work.
 
 Why a module of its own: the plan needs these answers, with their reasons, before it commits
-to anything. A metric named with -m that needs a judge no setting can give is refused then
-(``plan.plan_metrics``), a run without -m leaves it out with a note, and a gate on it is
-refused; each says the same thing: which case it is (``--judge none`` given, the local judge's
-extra or model not installed, a remote judge's API key not set: the variable's name, never its
-value) and how to get one. Before, the words were "no judge available" whatever the case, and
-a named judged metric with ``--judge none`` ran, failed every score and exited 1.
+to anything. A metric named with -m that needs a resource no setting can give (a judge, a
+scorer, an embedder, a reward model) is refused then (``plan.plan_metrics``), a run without
+-m leaves it out with a note, and a gate on it is refused; each says the same thing: which
+case it is (``--judge none`` given, the local judge's extra or model not installed, a remote
+judge's API key not set: the variable's name, never its value; a Hugging Face model's path or
+packages missing) and how to get one. Before, the words were "no judge available" whatever
+the case, and a named metric lacking one ran, failed every score and exited 1.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ from ragmeter.config import Settings, as_settings
 from ragmeter.redact import OPENAI_URL, public_url
 
 LOCAL_KINDS = ("local", "gguf")
-CHECKED = ("judge", "scorer", "embedder")  # the needs these functions answer for
+# Every resource a metric can need (``metrics.base.RESOURCES``; tests/test_needs_refused.py
+# checks they agree): a need not answered for here could not be refused before the run.
+CHECKED = ("judge", "scorer", "embedder", "reward_model")
+_NOUNS = {"reward_model": "reward model"}
+HF_MODULES = ("transformers", "torch")  # what backends/hf.py loads a model with
 CHOOSE_JUDGE = "choose one with --judge (local, openai:MODEL, litellm:MODEL or gguf:PATH)"
 _LOCAL_EMBEDDERS = ("local", "default", "st", "minilm")  # make_embedder's MiniLM spellings
 
@@ -48,6 +53,18 @@ def _found(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
+
+
+RAY_MISSING = "the Ray executor needs Ray Data: pip install 'ragmeter[ray]'"
+RAY_DATA = ("ray", "pandas")  # what ``import ray.data`` cannot do without (ray[data]'s)
+
+
+def ray_problem() -> str | None:
+    """Why ``--executor ray`` cannot run here (Ray Data not installed), None when it can:
+    checked without importing Ray (seconds) or connecting to a cluster, so a dry run refuses
+    what the run refuses up front (``ray_executor._ray``) at no cost."""
+    lacking = [m for m in RAY_DATA if not _found(m)]
+    return f"{RAY_MISSING} ({', '.join(lacking)} not installed)" if lacking else None
 
 
 def _embedded_problem(key: str | None) -> str | None:
@@ -100,10 +117,41 @@ def judge_problem(settings: Settings | dict[str, Any] | None = None) -> str | No
     return None
 
 
+def need_noun(need: str) -> str:
+    """A resource as words: ``reward_model`` -> "reward model"."""
+    return _NOUNS.get(need, need)
+
+
+def a_need(need: str) -> str:
+    """ "a judge", "an embedder", "a reward model"."""
+    noun = need_noun(need)
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def _hf_problem(option: str, path: Any) -> str | None:
+    """Why the Hugging Face model an option names cannot be loaded: transformers or torch not
+    installed, or no such path (``backends.hf`` loads from a local path, never the hub, and
+    reported either as the failure of every score it was to give)."""
+    lacking = [m for m in HF_MODULES if not _found(m)]
+    if lacking:
+        return (
+            f"the option {option}={path} names a Hugging Face model, which needs "
+            f"{' and '.join(lacking)}, not installed; install them with `pip install "
+            "'ragmeter[hf]'` (torch first)"
+        )
+    if not Path(str(path)).exists():
+        return (
+            f"the option {option}={path} names no file or directory; give the path of a "
+            "local Hugging Face model (downloaded beforehand: a run fetches none)"
+        )
+    return None
+
+
 def _scorer_problem(s: Settings, judge: str | None) -> str | None:
-    """Teacher forcing needs the local judge's model, or a Hugging Face ``scorer_model``."""
-    if s.metric_options().get("scorer_model"):
-        return None
+    """Teacher forcing needs the local judge's model, or a Hugging Face ``scorer_model``
+    (which then replaces the judge's, ``resources._add_hf_models``)."""
+    if path := s.metric_options().get("scorer_model"):
+        return _hf_problem("scorer_model", path)
     if judge is not None:
         return f"{judge} (a scorer is the local judge's model, or the option scorer_model=PATH)"
     if s.judge_kind in LOCAL_KINDS:
@@ -142,6 +190,17 @@ def _embedder_problem(s: Settings) -> str | None:
     return f"the embedder {emb!r} is not one of local, st:PATH or openai:MODEL"
 
 
+def _reward_problem(s: Settings) -> str | None:
+    """No reward model ships: the option ``reward_model`` names a local one."""
+    if path := s.metric_options().get("reward_model"):
+        return _hf_problem("reward_model", path)
+    return (
+        "none is configured; set the option reward_model=PATH (options in a --config file, "
+        "or Settings(options=...)) to a local Hugging Face reward model, e.g. "
+        "OpenAssistant/reward-model-deberta-v3-large-v2 downloaded beforehand"
+    )
+
+
 def unavailable_needs(settings: Settings | dict[str, Any] | None = None) -> dict[str, str]:
     """Each resource of ``CHECKED`` these settings cannot give, with why and how to get it:
     ``{"judge": "no judge available: --judge none (judge='none') was given; choose ..."}``."""
@@ -151,8 +210,9 @@ def unavailable_needs(settings: Settings | dict[str, Any] | None = None) -> dict
         "judge": judge,
         "scorer": _scorer_problem(s, judge),
         "embedder": _embedder_problem(s),
+        "reward_model": _reward_problem(s),
     }
-    return {need: f"no {need} available: {why}" for need, why in problems.items() if why}
+    return {n: f"no {need_noun(n)} available: {why}" for n, why in problems.items() if why}
 
 
 def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[str]:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter.availability import CHECKED, a_need, need_noun
 from ragmeter.errors import DataError, MetricError, Problem
 from ragmeter.metrics.base import Metric
 from ragmeter.metrics.registry import default_metrics, get_metric, list_metrics, resolve
@@ -146,42 +147,60 @@ def gate_problems(
     return problems
 
 
-JUDGED = ("judge", "scorer")  # what a judged metric cannot run without (a scorer: the judge's)
+def _other_modes(metric: Metric, mode: str | None, need: str) -> list[str]:
+    """The metric's modes that do without ``need`` (a fix when the chosen one needs it)."""
+    return [name for name, spec in metric.modes if name != mode and need not in spec.needs]
 
 
-def judged_problems(
+def needs_problems(
     chosen: Sequence[Metric],
     unavailable: Mapping[str, str] | None,
     options: Mapping[str, Any] | None = None,
 ) -> list[Problem]:
-    """One Problem per missing judge (or scorer) that metrics the caller listed need, naming
-    them, why none can be had and the fix: the one check every executor and the dry run share.
+    """One Problem per resource (judge, scorer, embedder, reward model) that metrics the
+    caller listed need in their chosen modes and that cannot be had, naming them, why and the
+    fixes (get one; another mode of the metric that does without it; drop the metric): the
+    one check every executor, the dry run and the library share. A metric lacking two
+    resources is named under each.
 
     Why before the run: such a run scored every sample of them as failed ("no judge
-    configured (--judge none)") and exited 1 after all its other work; the user had asked
-    for something the settings cannot give, a configuration error (exit 2).
+    configured (--judge none)", "answer_relevance (generate) needs an embedder", "no reward
+    model configured") and exited 1 after all its other work; the user had asked for
+    something the settings cannot give, a configuration error (exit 2).
     """
     if not unavailable:
         return []
-    needing: dict[str, list[str]] = {}
+    needing: dict[str, list[tuple[Metric, str | None]]] = {}
     for m in chosen:
-        needs = m.needs_in(mode_of_metric(m, options))
-        lacking = next((n for n in JUDGED if n in needs and n in unavailable), None)
-        if lacking is not None:
-            needing.setdefault(lacking, []).append(m.name)
-    problems = []
-    for need, names in needing.items():
-        them, verb = ("it", "needs") if len(names) == 1 else ("them", "need")
-        listed = ", ".join(f"'{n}'" for n in names)
-        problems.append(
-            Problem(
-                None,
-                "metrics",
-                f"{listed} {verb} a {need}, and there is {unavailable[need]}, or drop {them} "
-                "from the metrics (-m)",
-            )
-        )
-    return problems
+        mode = mode_of_metric(m, options)
+        for need in sorted(m.needs_in(mode), key=_need_order):
+            if need in unavailable:
+                needing.setdefault(need, []).append((m, mode))
+    return [_needs_problem(need, lacking, unavailable[need]) for need, lacking in needing.items()]
+
+
+def _need_order(need: str) -> tuple[int, str]:
+    return (CHECKED.index(need) if need in CHECKED else len(CHECKED), need)
+
+
+def _needs_problem(need: str, lacking: list[tuple[Metric, str | None]], why: str) -> Problem:
+    """The line for one resource: "'a', 'b' need a judge, and there is no judge available:
+    ..., or drop them from the metrics (-m)", with another mode as a fix where one does
+    without it ("'answer_relevance' in its generate mode needs an embedder ...")."""
+    them, verb = ("it", "needs") if len(lacking) == 1 else ("them", "need")
+    named, modes = [], []
+    for m, mode in lacking:
+        others = _other_modes(m, mode, need)
+        named.append(f"'{m.name}' in its {mode} mode" if others else f"'{m.name}'")
+        if others:
+            modes.append(f"--mode {m.name}={others[0]}")
+    in_modes = f"run {them} in another mode ({', '.join(modes)}), or " if modes else ""
+    return Problem(
+        None,
+        "metrics",
+        f"{', '.join(named)} {verb} {a_need(need)}, and there is {why}, or {in_modes}drop "
+        f"{them} from the metrics (-m)",
+    )
 
 
 def plan_metrics(
@@ -200,8 +219,9 @@ def plan_metrics(
     chosen mode (``options``), are among ``available_needs``; each one left out is noted,
     with ``unavailable``'s reason for a resource it lacks ("no judge available: --judge none
     ..."; ``availability.unavailable_needs``). With a list and ``unavailable``: a listed metric
-    needing a judge (or a scorer) that cannot be had is a DataError naming it, the case and
-    the fix (``judged_problems``). An empty list, an unknown metric or an unknown mode raises
+    needing a resource (judge, scorer, embedder, reward model) that cannot be had is a
+    DataError naming it, the resource, the case and the fixes (``needs_problems``), as is a
+    listed metric no row can feed. An empty list, an unknown metric or an unknown mode raises
     MetricError. ``samples`` may be a file's ``FieldPresence`` (every row counted, none
     kept): the same choice as on the samples themselves. ``gated``: metrics a gate will
     check after the run; one the plan leaves out is a DataError naming the plan's reason
@@ -223,7 +243,10 @@ def plan_metrics(
             lacking |= needs & set(unavailable or {})
             if lacking:
                 reasons = unavailable or {}
-                why = "; ".join(reasons.get(n, f"no {n} available") for n in sorted(lacking))
+                why = "; ".join(
+                    reasons.get(n, f"no {need_noun(n)} available")
+                    for n in sorted(lacking, key=_need_order)
+                )
                 unbuilt.append(f"{m.name} ({why})")
                 left_out[m.name] = why
                 continue
@@ -259,7 +282,7 @@ def plan_metrics(
                     f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
                 )
             )
-    problems += judged_problems(chosen, unavailable, options)
+    problems += needs_problems(chosen, unavailable, options)
     problems += gate_problems(gated, [m.name for m in chosen])
     if problems:
         raise DataError(problems)

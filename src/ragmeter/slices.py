@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from ragmeter.errors import DataError, Problem
-from ragmeter.result import EvaluationResult, bootstrap_ci
+from ragmeter.result import EvaluationResult
 from ragmeter.sample import Sample
+from ragmeter.stats_many import mean_cis_many
 
 SMALL_SLICE = 10  # below this many scored samples a slice is flagged as small
 MISSING = "(missing)"
@@ -91,7 +92,10 @@ def slice_summary(
 
     Rows are grouped by metric (in the result's order) and, within a metric, sorted by the
     size of the effect, largest first; slices with fewer than ``min_n`` scored samples
-    carry ``small=True``.
+    carry ``small=True``. Each slice's CI is ``result.bootstrap_ci`` of its values with the
+    seed ``seed ^ crc32("metric/label")``, all of a metric's slices computed at once
+    (``stats_many.mean_cis_many``, the same numbers): one call per slice took a second for
+    4,000 slices.
     """
     check_column(result.samples, by)
     labels = [slice_value(s, by) for s in result.samples]
@@ -102,24 +106,27 @@ def slice_summary(
         for label, sc in zip(labels, result.scores[metric], strict=True):
             if sc.status == "ok" and sc.value is not None:
                 groups[label].append(sc.value)
+        # one value has no spread to resample: no CI, not [v, v]
+        spread = [label for label, values in groups.items() if len(values) > 1]
+        cis = mean_cis_many(
+            [groups[label] for label in spread],
+            [seed ^ zlib.crc32(f"{metric}/{label}".encode()) for label in spread],
+            n_resamples=n_resamples,
+            confidence=confidence,
+        )
+        ci_of = dict(zip(spread, cis, strict=True))
         cells = []
         for label, values in groups.items():
             if not values:
                 cells.append(SliceRow(metric, by, label, 0, None, None, None, None, True))
                 continue
-            arr = np.asarray(values, dtype=float)
-            low = high = None  # one value has no spread to resample: no CI, not [v, v]
-            if len(arr) > 1:
-                low, high = bootstrap_ci(
-                    arr,
-                    n_resamples=n_resamples,
-                    confidence=confidence,
-                    seed=seed ^ zlib.crc32(f"{metric}/{label}".encode()),
-                )
-            mean = float(arr.mean())
+            mean = float(np.asarray(values, dtype=float).mean())
+            low, high = ci_of.get(label, (None, None))
             effect = None if overall is None else mean - overall
             cells.append(
-                SliceRow(metric, by, label, len(arr), mean, low, high, effect, len(arr) < min_n)
+                SliceRow(
+                    metric, by, label, len(values), mean, low, high, effect, len(values) < min_n
+                )
             )
         cells.sort(key=lambda r: (r.effect is None, -abs(r.effect or 0.0), r.value))
         rows.extend(cells)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ragmeter.availability import availability
+from ragmeter.availability import availability, ray_problem
 from ragmeter.config import Settings
-from ragmeter.errors import ConfigError, MetricError
+from ragmeter.errors import ConfigError, ExecutorUnavailable, MetricError
 from ragmeter.executors.source import check_file
 from ragmeter.executors.streamed import ScoreWriter
 from ragmeter.manifest import file_facts, fingerprint, prepare_out
@@ -112,10 +112,12 @@ def check_input_kind(executor: str, data: Any, format: str | None) -> None:
 def check_executor(
     executor: str, data: Any, s: Settings, *, format: str | None, out: str | Path | None
 ) -> None:
-    """What an executor refuses before it reads a row (``check_input_kind``, an output
-    directory for stream and ray, one judge URL but for ray), for a dry run to refuse the
-    same: the run itself finds each of these on its way."""
+    """What an executor refuses before it reads a row (``check_input_kind``, Ray Data not
+    installed for ray, an output directory for stream and ray, one judge URL but for ray),
+    for a dry run to refuse the same: the run itself finds each of these on its way."""
     check_input_kind(executor, data, format)
+    if executor == "ray" and (why := ray_problem()) is not None:
+        raise ExecutorUnavailable(why)
     if executor != "local" and out is None:
         raise ConfigError(OUT_NEEDED)
     if executor != "ray":

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter._perf import gc_paused
+from ragmeter.availability import RAY_MISSING
 from ragmeter.config import as_settings
 from ragmeter.errors import ConfigError, ExecutorUnavailable, RunAborted
 from ragmeter.executors._ray_cluster import check_address, connect, ragmeter_cause
@@ -54,9 +55,7 @@ def _ray() -> Any:
         import ray
         import ray.data
     except ImportError:
-        raise ExecutorUnavailable(
-            "the Ray executor needs Ray Data: pip install 'ragmeter[ray]'"
-        ) from None
+        raise ExecutorUnavailable(RAY_MISSING) from None
     return ray
 
 

@@ -3,7 +3,9 @@
 No reward weights ship offline. Point the option ``reward_model=PATH`` at a local copy of a
 Hugging Face sequence-classification reward model (Unitxt uses
 OpenAssistant/reward-model-deberta-v3-large-v2); the run's resources load it
-(``ragmeter.backends.hf``). Without one the metric fails with that advice.
+(``ragmeter.backends.hf``). Without one (or with a path or packages missing) a run naming
+the metric is refused before any work (``availability``); called directly, it fails with
+that advice.
 """
 
 from __future__ import annotations
