@@ -327,13 +327,13 @@ def test_python_api_runs_the_whole_meta_eval(data, monkeypatch):
 
 
 def test_python_api_refuses_bad_requests_before_any_work(data):
-    from ragmeter import ResourceUnavailable, Settings, meta_eval
+    from ragmeter import ConfigError, Settings, meta_eval
 
     with pytest.raises(DataError, match="unknown dataset"):
         meta_eval.run("nope", data)
     with pytest.raises(DataError, match="unknown dimension"):
         meta_eval.run("wikieval", data, dimensions=["bogus"])
-    with pytest.raises(ResourceUnavailable, match="no judge configured"):
+    with pytest.raises(ConfigError, match=r"meta-eval needs a judge.*--judge none"):
         meta_eval.run("wikieval", data, settings=Settings(judge="none", cache="off"))
 
 
@@ -357,15 +357,16 @@ async def test_python_api_runs_inside_a_running_event_loop(data, monkeypatch):
 
 def test_a_baselines_missing_embedder_is_named_with_the_baseline(data, monkeypatch):
     """--embedder none with the default baselines said only "no embedder configured", which
-    reads as if the judged metrics needed one; it now names the baseline and the way out."""
+    reads as if the judged metrics needed one; it now names the baseline and the way out,
+    before any model is built (``check_resources``)."""
     import fake_server
-    from ragmeter import ResourceUnavailable, Settings, meta_eval
+    from ragmeter import ConfigError, Settings, meta_eval
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     with fake_server.FakeOpenAIServer() as server:
         settings = Settings(judge="openai:fake", base_url=server.url, embedder="none", cache="off")
-        with pytest.raises(ResourceUnavailable) as err:
+        with pytest.raises(ConfigError) as err:
             meta_eval.run("wikieval", data, settings=settings, baselines=["embedding_cosine"])
     msg = str(err.value)
-    assert "no embedder configured" in msg
+    assert "--embedder none (embedder='none') was given" in msg
     assert "embedding_cosine baseline needs" in msg and "--baselines" in msg

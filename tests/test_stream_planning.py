@@ -14,9 +14,10 @@ from ragmeter.metrics.registry import list_metrics
 from ragmeter.plan import FieldPresence, fields_feed, plan_metrics
 from ragmeter.sample import Sample
 
-# No judge and no embedder can be built (the GGUF file does not exist): the default metrics
-# are the arithmetic ones, and no model is loaded or called.
-NO_MODELS = {"judge": "gguf:/nonexistent/ragmeter-test.gguf", "embedder": "none", "cache": "off"}
+# No judge and no embedder (--judge none: a named judge that cannot be had, such as a missing
+# GGUF file, is refused before any work): the default metrics are the arithmetic ones, and no
+# model is loaded or called.
+NO_MODELS = {"judge": "none", "embedder": "none", "cache": "off"}
 REFERENCE_METRICS = {"token_recall", "token_precision", "token_f1", "exact_match"}
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.redact import OPENAI_URL, public_url
+from ragmeter.redact import OPENAI_URL, public_url, public_urls
 
 LOCAL_KINDS = ("local", "gguf")
 # Every resource a metric can need (``metrics.base.RESOURCES``; tests/test_needs_refused.py
@@ -30,6 +30,8 @@ _NOUNS = {"reward_model": "reward model"}
 HF_MODULES = ("transformers", "torch")  # what backends/hf.py loads a model with
 CHOOSE_JUDGE = "choose one with --judge (local, openai:MODEL, litellm:MODEL or gguf:PATH)"
 _LOCAL_EMBEDDERS = ("local", "default", "st", "minilm")  # make_embedder's MiniLM spellings
+REMOTE_JUDGES = ("openai", "litellm")  # the judges that call a server and read a key
+NO_JUDGE = ("none", "off")
 
 
 def missing_key(s: Settings) -> str | None:
@@ -70,12 +72,16 @@ def ray_problem() -> str | None:
 def _embedded_problem(key: str | None) -> str | None:
     """Why the embedded judge model cannot be loaded (None: installed, or all its chunk
     packages are, which ``load`` assembles on first use)."""
-    try:
-        from ragmeter.backends import model_store
+    from ragmeter.backends import model_store
 
+    try:
         model = model_store.get_model(key)
+    except Exception as exc:  # an unknown key (local:7b)
+        known = " or ".join(f"local:{k}" for k in model_store.MODELS)
+        return f"the embedded judge model cannot be had ({exc}): give --judge local or {known}"
+    try:
         st = model_store.status([model])[0]
-    except Exception as exc:  # an unknown key, an unreadable model directory
+    except Exception as exc:  # an unreadable model directory
         return f"the embedded judge model cannot be had ({exc})"
     if st.verified or st.parts_installed == len(model.dists):
         return None
@@ -115,6 +121,89 @@ def judge_problem(settings: Settings | dict[str, Any] | None = None) -> str | No
             "`pip install 'ragmeter[litellm]'`"
         )
     return None
+
+
+def judge_given(s: Settings) -> bool:
+    """Whether the judge was named (``--judge``, ``judge`` in a config file, a Settings or dict
+    argument) rather than left to the default: ``Settings.model_fields_set``, which
+    ``Settings.merged`` keeps. Not recorded in run.json nor in a cache key."""
+    return "judge" in s.model_fields_set
+
+
+def _judge_said(s: Settings) -> str:
+    if judge_given(s):
+        return f"the judge {s.judge!r}"
+    return f"the default judge ({s.judge!r}: the embedded one, in process)"
+
+
+def named_judge_problem(s: Settings) -> str | None:
+    """Why a judge the user named cannot be had, and the fixes; None for a judge that can, for
+    ``--judge none`` and for the default judge (whose absence leaves the judged metrics out
+    of a run without -m, with a note saying why and how to install it).
+
+    Why refused: ``--judge gguf:/missing.gguf``, ``--judge local:7b`` or ``--judge
+    litellm:X`` without litellm ran without -m, dropped every judged metric with a note and
+    exited 0: a CI job asked for a judge and passed without one."""
+    if not judge_given(s) or s.judge_kind in NO_JUDGE:
+        return None
+    why = judge_problem(s)
+    if why is None:
+        return None
+    return (
+        f"the judge {s.judge!r} was asked for (--judge, or judge in the settings) but cannot "
+        f"be had: {why}; or give --judge none to run only the metrics that need no judge"
+    )
+
+
+def unused_settings(s: Settings) -> list[str]:
+    """Settings given that neither the judge nor the embedder would read: a base URL (one or a
+    comma list) or an API key's variable beside a judge and an embedder that call no server,
+    an ``embedder_base_url`` beside an embedder that calls none. Each with the fix.
+
+    Why refused: ``--base-url http://host/v1`` without ``--judge openai:MODEL`` ran the
+    embedded local judge and ignored the URL; the user believed their server judged. An
+    ``openai:MODEL`` embedder reads ``base_url`` when it has no URL of its own, so it is a
+    user of it. Only what was given counts (``model_fields_set``): a URL the environment
+    supplied (``$OPENAI_BASE_URL``) is not the user's doing. No value of a key is shown."""
+    given = s.model_fields_set
+    remote_judge = s.judge_kind in REMOTE_JUDGES
+    remote_embedder = s.embedder.startswith("openai:")
+    judge, out = _judge_said(s), []
+    urls = [u for u in (s.base_url or "").split(",") if u.strip()]
+    if "base_url" in given and urls and not remote_judge:
+        url = public_urls(s.base_url)
+        if not remote_embedder:
+            out.append(
+                f"--base-url (base_url) {url} is given, but {judge} calls no server: a base URL "
+                "is for --judge openai:MODEL or litellm:MODEL (and --embedder openai:MODEL); add "
+                "--judge openai:MODEL to judge with that server, or leave --base-url out"
+            )
+        elif len(urls) > 1:
+            out.append(
+                f"--base-url (base_url) lists {len(urls)} servers, but {judge} calls none and "
+                f"the embedder {s.embedder!r} takes one URL: several are a remote judge's "
+                "replicas (--judge openai:MODEL --executor ray); give one URL, or a remote judge"
+            )
+    if "embedder_base_url" in given and s.embedder_base_url and not remote_embedder:
+        out.append(
+            f"embedder_base_url is given, but the embedder {s.embedder!r} calls no server: it "
+            "is for --embedder openai:MODEL; choose that embedder, or leave embedder_base_url out"
+        )
+    if not remote_judge and not remote_embedder:
+        if "api_key_env" in given:
+            said = f"--api-key-env (api_key_env) {s.api_key_env}"  # a name, not a secret
+            out.append(_no_key_reader(said, judge, s.embedder))
+        if "api_key" in given and s.api_key is not None:
+            out.append(_no_key_reader("api_key", judge, s.embedder))
+    return out
+
+
+def _no_key_reader(said: str, judge: str, embedder: str) -> str:
+    return (
+        f"{said} is given, but {judge} and the embedder {embedder!r} read no API key: a key is "
+        "for --judge openai:MODEL or litellm:MODEL, or --embedder openai:MODEL; choose one of "
+        "them, or leave the key setting out"
+    )
 
 
 def need_noun(need: str) -> str:

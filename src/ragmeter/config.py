@@ -8,10 +8,9 @@ environment variable named by ``api_key_env`` (or given as a SecretStr in Python
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from pydantic import (
     BaseModel,
@@ -28,10 +27,13 @@ from ragmeter import redact as _redact
 from ragmeter._json_rows import parse_json
 from ragmeter.endpoints import litellm_base_url, openai_base_url
 from ragmeter.errors import ConfigError, DataError, Problem
-from ragmeter.redact import public_urls, redact, reject_credentials, reject_query, secret_name
+from ragmeter.metric_options import NO_SECRETS, check_options, closest, option_problems
+from ragmeter.metric_options import MetricOptions as MetricOptions  # re-exported
+from ragmeter.redact import public_urls, reject_credentials, reject_query, secret_name
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
-EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai|litellm):.+)$")
+# What backends.embedders.make_embedder builds (litellm: none; a directory: checked apart).
+EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
 
@@ -44,74 +46,23 @@ class PriceConfig(BaseModel):
     output: float = Field(0.0, ge=0)
 
 
-Count = Annotated[int, Field(strict=True, ge=0)]  # strict: true and "3" are not counts
-Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+def _env_url(data: Any) -> tuple[str, str | None]:
+    """The URL setting the environment fills for these raw settings, and its value."""
+    if not isinstance(data, dict) or data.get("base_url"):
+        return "base_url", None
+    judge = str(data.get("judge") or "").strip()
+    if judge.startswith("openai:"):
+        return "base_url", openai_base_url(None)
+    if judge.startswith("litellm:") and (url := litellm_base_url(judge[8:], None)):
+        return "base_url", url
+    if str(data.get("embedder") or "").strip().startswith("openai:") and not data.get(
+        "embedder_base_url"
+    ):
+        return "embedder_base_url", openai_base_url(None)
+    return "base_url", None
 
 
-class MetricOptions(BaseModel):
-    """Every metric knob ``Settings.options`` may set, with its type and range.
-
-    Why declared: metrics read options by name while scoring, so a misspelt name was
-    ignored and a mistyped value failed every score after the judge was paid. Checked when
-    the settings are built instead. Defaults live with the metrics that read them.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-    mode: str | None = None  # every metric's mode, unless ``modes`` names one
-    evidence: Literal["auto", "embedding", "lexical"] = "auto"  # resources.EVIDENCE_CHOICES
-    group_verdicts: Literal["on", "off"] = "off"
-    evidence_k: Count = 3  # context sentences kept per claim; 0: the whole context
-    max_context_tokens: Annotated[int, Field(strict=True, ge=1)] | None = None
-    faithfulness_combine: Literal["calibrated", "judge"] | None = None  # faithfulness.VARIANTS
-    answer_relevance_n: Annotated[int, Field(strict=True, ge=1)] = 3
-    context_relevance_candidates: Count = 6  # 0: every sentence
-    answer_correctness_weights: tuple[Weight, Weight] = (0.75, 0.25)
-    scorer_model: str | None = None  # a local Hugging Face LM's path or name
-    reward_model: str | None = None
-
-
-def check_options(options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` checked against MetricOptions (values normalised); ConfigError naming
-    every problem (``option_problems``)."""
-    checked, problems = option_problems(options)
-    if problems:
-        raise ConfigError("; ".join(f"{p.field}: {p.message}" for p in problems))
-    return checked
-
-
-def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
-    """The options MetricOptions accepts, and a Problem for each other one. An unknown name
-    gets the closest known one; a name that would hold a secret points to the environment
-    variable, and its value is never echoed."""
-    problems, known = [], list(MetricOptions.model_fields)
-    for name in (n for n in options if n not in known):
-        if name == "modes":
-            why = "a setting of its own ([ragmeter.modes], --mode METRIC=MODE)"
-        else:
-            why = _NO_SECRETS if secret_name(name) else "unknown option" + _closest(name, known)
-        problems.append(Problem(None, f"options.{name}", why))
-    try:
-        checked = MetricOptions.model_validate({k: v for k, v in options.items() if k in known})
-    except ValidationError as exc:
-        for e in exc.errors():
-            shown = redact(repr(e["input"]))  # a key pasted into a known option stays unsaid
-            shown = shown if len(shown) <= 60 else shown[:57] + "..."
-            where = "options." + ".".join(map(str, e["loc"]))
-            problems.append(Problem(None, where, f"{e['msg'].lower()}, not {shown}"))
-        return {}, problems
-    return checked.model_dump(mode="json", exclude_unset=True), problems
-
-
-def _closest(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
-
-
-_NO_SECRETS = (
-    "keys and other secrets are not accepted in settings (they would be recorded in run.json, "
-    "summary.json and reports): put the key in an environment variable and name it with "
-    "--api-key-env (api_key_env, default OPENAI_API_KEY)"
-)
+EMBEDDERS = "local, st:PATH_OR_NAME, openai:MODEL, none or a sentence-transformers directory"
 
 
 def default_cache_dir() -> str:
@@ -157,27 +108,23 @@ class Settings(BaseModel):
     modes: dict[str, str] = Field(default_factory=dict, description="metric -> mode")
     options: dict[str, Any] = Field(default_factory=dict, description="metric knobs")
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _resolve_base_url(cls, data: Any) -> Any:
+    def _resolve_base_url(cls, data: Any, handler: Any) -> Any:
         """An OpenAI-compatible judge (else embedder) without a base URL gets
         ``$OPENAI_BASE_URL`` here, once: recorded in run.json and keying the cache as the
         server the calls really go to. So does a LiteLLM judge of a model LiteLLM sends to
         OpenAI (``litellm:openai/MODEL``, ``litellm:gpt-4o-mini``), with LiteLLM's own
-        precedence (``litellm_base_url``); other providers read their own variables."""
-        if not isinstance(data, dict) or data.get("base_url"):
-            return data
-        judge = str(data.get("judge") or "").strip()
-        if judge.startswith("openai:"):
-            field, url = "base_url", openai_base_url(None)
-        elif judge.startswith("litellm:") and (url := litellm_base_url(judge[8:], None)):
-            field = "base_url"
-        elif str(data.get("embedder") or "").strip().startswith("openai:"):
-            field = "embedder_base_url"
-            url = None if data.get(field) else openai_base_url(None)
-        else:
-            return data
-        return {**data, field: url} if url else data
+        precedence (``litellm_base_url``); other providers read their own variables.
+
+        The URL so found is not counted as given (``model_fields_set``): a setting the user
+        gave and the judge cannot use is refused (``availability.unused_settings``), one the
+        environment supplied is not the user's doing."""
+        field, url = _env_url(data)
+        settings = handler({**data, field: url} if url else data)
+        if url and isinstance(settings, Settings):
+            settings.__pydantic_fields_set__.discard(field)
+        return settings
 
     @field_validator("judge")
     @classmethod
@@ -195,7 +142,8 @@ class Settings(BaseModel):
         v = v.strip()
         if not EMBEDDER_SPEC.match(v) and not Path(v).expanduser().is_dir():
             raise ValueError(
-                f"embedder must be local, st:PATH_OR_NAME, openai:MODEL or none, not {v!r}"
+                f"embedder must be one of {EMBEDDERS}, not {v!r}"
+                + (" (LiteLLM embeddings: openai:MODEL with --base-url)" if "litellm" in v else "")
             )
         return v
 
@@ -244,12 +192,15 @@ class Settings(BaseModel):
         return dict(_redact.redact_tree(data))
 
     def merged(self, **overrides: Any) -> Settings:
-        """A copy with every override that is not None applied (CLI options over a file)."""
-        data = self.model_dump(exclude={"api_key"})
-        data.update({k: v for k, v in overrides.items() if v is not None})
+        """A copy with every override that is not None applied (CLI options over a file).
+        What was given stays given (``model_fields_set``: this one's, and the overrides): a
+        judge named in a file or on the command line is not the default one."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        data = {**self.model_dump(exclude={"api_key"}), **given}
         merged = Settings.model_validate(data)
         if self.api_key is not None:
             merged.api_key = self.api_key
+        merged.__pydantic_fields_set__ = set(self.model_fields_set) | set(given)
         return merged
 
     @classmethod
@@ -287,19 +238,22 @@ class Settings(BaseModel):
         if not isinstance(data, dict):
             _file_error(src, f"the ragmeter table must be a table, not {type(data).__name__}")
         if "api_key" in data:
-            raise DataError([Problem(None, "api_key", _NO_SECRETS)], source=src)
-        return cls.parse_dict(data, source=src)
+            raise DataError([Problem(None, "api_key", NO_SECRETS)], source=src)
+        return cls.parse_dict(data, source=src, in_file=True)
 
     @classmethod
-    def parse_dict(cls, data: dict[str, Any], source: str | None = None) -> Settings:
+    def parse_dict(
+        cls, data: dict[str, Any], source: str | None = None, *, in_file: bool = False
+    ) -> Settings:
         """Settings from a dict; DataError listing every problem (unknown keys with the
-        closest known name; no value of a URL or of a secret-looking key is shown)."""
+        closest known name; no value of a URL or of a secret-looking key is shown). A file's
+        (``in_file``) is never pointed to ``api_key``, a setting files may not hold."""
         options = data.get("options")
         _, problems = option_problems(options) if isinstance(options, dict) else ({}, [])
         try:  # the other settings too, so that every problem is said at once
             settings = cls.model_validate({k: v for k, v in data.items() if k != "options"})
         except ValidationError as exc:
-            problems += [_problem(e) for e in exc.errors()]
+            problems += [_problem(e, in_file=in_file) for e in exc.errors()]
         except ConfigError as exc:  # a URL: its message never holds the secret part
             problems.append(Problem(None, None, str(exc)))
         if problems:
@@ -314,18 +268,27 @@ def _file_error(source: str, message: str) -> NoReturn:
 def _outside_problem(key: str) -> Problem:
     """A top-level key beside the [ragmeter] table: ignored until now, refused."""
     where = "beside the [ragmeter] table: settings go inside it"
-    fields = list(Settings.model_fields)
-    return Problem(None, key, _NO_SECRETS if secret_name(key) else where + _closest(key, fields))
+    fields = _file_settings()
+    return Problem(None, key, NO_SECRETS if secret_name(key) else where + closest(key, fields))
 
 
-def _problem(e: Any) -> Problem:
-    """One pydantic error as a Problem; an unknown key gets the closest known name."""
+def _file_settings() -> list[str]:
+    """The settings a file may hold: all but the secrets (``from_file`` refuses them)."""
+    return [name for name in Settings.model_fields if name not in secret_fields()]
+
+
+def _problem(e: Any, *, in_file: bool = False) -> Problem:
+    """One pydantic error as a Problem; an unknown key gets the closest known name (of those
+    a file may hold, for a file's)."""
     loc = [str(x) for x in e["loc"]]
     if e["type"] != "extra_forbidden":
         return Problem(None, ".".join(loc) or None, e["msg"])
     name = loc[-1]
-    known = list((PriceConfig if loc[0] == "prices" else Settings).model_fields)
-    why = _NO_SECRETS if secret_name(name) else "unknown setting" + _closest(name, known)
+    if loc[0] == "prices":
+        known = list(PriceConfig.model_fields)
+    else:
+        known = _file_settings() if in_file else list(Settings.model_fields)
+    why = NO_SECRETS if secret_name(name) else "unknown setting" + closest(name, known)
     return Problem(None, ".".join(loc), why)
 
 

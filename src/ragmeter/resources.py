@@ -148,8 +148,6 @@ def _build_embedder(s: Settings) -> Any:
     from ragmeter.backends.embedders import make_embedder
 
     spec = "local" if s.embedder in ("local", "default") else s.embedder
-    if spec.startswith("litellm:"):
-        raise ValueError("litellm embedders are not supported; use openai:MODEL with --base-url")
     return make_embedder(
         spec, base_url=s.embedder_base_url or s.base_url, api_key_env=s.api_key_env
     )

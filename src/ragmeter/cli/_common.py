@@ -21,6 +21,13 @@ err_console = Console(stderr=True, emoji=False)
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_ABORTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INTERNAL = EXIT_FAILED
 
+# Every form Settings accepts and a backend builds (tests/test_judge_config.py checks both).
+JUDGE_HELP = (
+    "local (default: the embedded 1.5B) | local:0.5b | gguf:PATH | openai:MODEL | "
+    "litellm:MODEL | none"
+)
+EMBEDDER_HELP = "local (default) | st:PATH_OR_NAME | openai:MODEL | none"
+
 
 def fmt(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"

@@ -9,7 +9,9 @@ import typer
 from rich.table import Table
 
 from ragmeter.cli._common import (
+    EMBEDDER_HELP,
     EXIT_BAD_INPUT,
+    JUDGE_HELP,
     console,
     err_console,
     fmt,
@@ -50,7 +52,7 @@ def evaluate(
     ] = 1000,
     judge: Annotated[
         str | None,
-        typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH | none"),
+        typer.Option(help=JUDGE_HELP),
     ] = None,
     base_url: Annotated[
         str | None,
@@ -62,7 +64,7 @@ def evaluate(
     ] = None,
     embedder: Annotated[
         str | None,
-        typer.Option(help="local (default) | st:PATH | openai:MODEL | none"),
+        typer.Option(help=EMBEDDER_HELP),
     ] = None,
     concurrency: Annotated[
         int | None,

@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ragmeter.cli._common import console, err_console, literal, run_guarded, table_title
+from ragmeter.cli._common import (
+    EMBEDDER_HELP,
+    JUDGE_HELP,
+    console,
+    err_console,
+    literal,
+    run_guarded,
+    table_title,
+)
 from ragmeter.config import settings_from_options
 from ragmeter.meta_eval import (
     DIMENSIONS,
@@ -149,7 +157,7 @@ def meta_eval_cmd(
     data: Annotated[Path, typer.Option(help="The dataset file (WikiEval: wikieval.jsonl).")],
     judge: Annotated[
         str | None,
-        typer.Option(help="local (default) | openai:MODEL | litellm:MODEL | gguf:PATH"),
+        typer.Option(help=JUDGE_HELP + " (none is refused: the metrics compared need one)"),
     ] = None,
     base_url: Annotated[
         str | None,
@@ -157,7 +165,7 @@ def meta_eval_cmd(
     ] = None,
     embedder: Annotated[
         str | None,
-        typer.Option(help="local (default) | st:PATH | openai:MODEL | none"),
+        typer.Option(help=EMBEDDER_HELP),
     ] = None,
     mode: Annotated[
         list[str] | None,

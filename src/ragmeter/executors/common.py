@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ragmeter.availability import availability, ray_problem
+from ragmeter.availability import (
+    availability,
+    named_judge_problem,
+    ray_problem,
+    unused_settings,
+)
 from ragmeter.config import Settings
 from ragmeter.errors import ConfigError, ExecutorUnavailable, MetricError
 from ragmeter.executors.source import check_file
@@ -78,10 +83,21 @@ def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
         raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
 
 
+def check_settings(s: Settings) -> None:
+    """ConfigError naming every setting given that neither the judge nor the embedder would
+    read (``availability.unused_settings``: a base URL or key beside a local judge), with the
+    fix: said before any work, whatever the metrics, as the settings contradict themselves."""
+    if problems := unused_settings(s):
+        raise ConfigError("; ".join(problems))
+
+
 def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
     """What the model-based metrics of a run need from its settings, checked before any work:
-    the key of a judge asked for by name, and a cache that opens. Without a metric list the
-    run may need both. Unknown metric names and modes are plan_metrics' to report."""
+    no setting given in vain (``check_settings``), the key of a judge asked for by name, a
+    named judge that can be had, and a cache that opens. Without a metric list the run may
+    need all of them; with one, a listed metric lacking its judge is plan_metrics' to report
+    (naming it), as are unknown metric names and modes."""
+    check_settings(s)
     try:
         chosen = None if metrics is None else resolve(metrics)
         needs = {"judge"} if chosen is None else needs_of(chosen, s.metric_options())
@@ -89,6 +105,8 @@ def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
         return
     if needs & {"judge", "scorer"}:
         check_judge_key(s)
+    if chosen is None and (why := named_judge_problem(s)) is not None:
+        raise ConfigError(why)  # the default plan would leave the judged metrics out, exit 0
     if s.cache and (chosen is None or any(m.is_async for m in chosen)):
         open_cache(s.cache).close()
 

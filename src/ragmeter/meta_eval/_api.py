@@ -16,9 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragmeter.availability import CHECKED, a_need, availability
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import DataError, MetricError, OutputError, Problem, ResourceUnavailable
-from ragmeter.executors.common import run_sync
+from ragmeter.errors import (
+    ConfigError,
+    DataError,
+    MetricError,
+    OutputError,
+    Problem,
+    ResourceUnavailable,
+)
+from ragmeter.executors.common import check_settings, run_sync
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE
 from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
 from ragmeter.meta_eval._run import ScorerResult, run_meta_eval
@@ -213,6 +221,42 @@ def judged_needs(judged: Sequence[Any], s: Settings) -> set[str]:
     return {n for m in judged for n in m.needs_in(mode_of_metric(m, s.metric_options()))}
 
 
+_BASELINE_NEEDS = {"embedder": "the embedding_cosine baseline", "scorer": "the perplexity baseline"}
+
+
+def check_resources(s: Settings, needs: set[str], judged: Sequence[Any]) -> None:
+    """ConfigError before any model is loaded or pair scored, as evaluate refuses: a setting
+    given in vain (a base URL beside a local judge), and each resource the run needs that
+    cannot be had (``availability``: --judge none, an extra or model not installed, a key
+    not set), naming who needs it, why it is missing and the fixes.
+
+    Why: meta-eval built its models first and said what was missing only then, after
+    loading the judge (a minute on 2 CPUs); a missing embedder or scorer was found after it."""
+    check_settings(s)
+    _, unavailable = availability(s)
+    problems = []
+    for need in sorted(needs & set(unavailable), key=CHECKED.index):
+        why = unavailable[need]
+        users = [m for m in judged if need in m.needs_in(mode_of_metric(m, s.metric_options()))]
+        if need == "judge":
+            problems.append(
+                f"meta-eval needs {a_need(need)} (its RAGAS metrics are judged), and there is {why}"
+            )
+        elif users:
+            names = ", ".join(f"'{m.name}'" for m in users)
+            problems.append(
+                f"{names} in the mode chosen need(s) {a_need(need)}, and there is {why}, or "
+                "choose another --mode, or leave the dimension out (--dimensions)"
+            )
+        else:
+            problems.append(
+                f"{_BASELINE_NEEDS[need]} needs {a_need(need)}, and there is {why}, or leave "
+                "it out of --baselines"
+            )
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
 def run(
     dataset: str,
     data: str | Path,
@@ -225,9 +269,10 @@ def run(
 ) -> MetaEvalReport:
     """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences.
 
-    Raises ``DataError`` for a bad request, ``MetricError`` for an unknown mode and
-    ``ResourceUnavailable`` when a resource the run needs cannot be built, all before any
-    pair is scored.
+    Raises ``DataError`` for a bad request, ``MetricError`` for an unknown mode,
+    ``ConfigError`` for a resource the run needs that cannot be had (``check_resources``,
+    before any model loads) and ``ResourceUnavailable`` for one that fails to load, all
+    before any pair is scored.
     """
     s = as_settings(settings)
     _check_modes(s)
@@ -238,13 +283,14 @@ def run(
     needs = _needs(scorers, wanted, s)
     judged = [get_metric(RAGAS_METRICS[sc.dimension]) for sc in scorers if sc.kind == "ragas"]
     uses = {u for m in judged for u in m.uses_in(mode_of_metric(m, s.metric_options()))}
+    check_resources(s, needs, judged)
     t_build = time.perf_counter()
     built = build_resources(s, needs | uses)
     build_s = time.perf_counter() - t_build
-    why_needed = {"embedder": "the embedding_cosine baseline", "scorer": "the perplexity baseline"}
     missing = [
-        f"{why}, which {why_needed[need]} needs (leave it out of --baselines, or configure one)"
-        if need in why_needed and need not in judged_needs(judged, s)
+        f"{why}, which {_BASELINE_NEEDS[need]} needs (leave it out of --baselines, or "
+        "configure one)"
+        if need in _BASELINE_NEEDS and need not in judged_needs(judged, s)
         else why
         for need, why in built.unavailable.items()
         if need in needs

@@ -15,24 +15,56 @@ def _short(text: str | None, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _split(result: Any, metric: str, threshold: float) -> tuple[list[str], list[str]]:
+def _split(
+    result: Any, metric: str, threshold: float, allow_undefined: bool = False
+) -> tuple[list[str], list[str]]:
     """Lines for the samples below ``threshold`` (lowest first) and for those without a value
-    (failed or undefined; skipped ones lack the metric's inputs and are not listed)."""
+    (failed, and undefined unless ``allow_undefined``; skipped ones lack the metric's inputs
+    and are not listed)."""
     low, missing = [], []
     for sample, sc in zip(result.samples, result.scores.get(metric, []), strict=False):
         if sc.status == "ok" and sc.value is not None:
             if sc.value < threshold:
                 low.append((sc.value, sample))
-        elif sc.status != "skipped":
+        elif sc.status == "failed" or (sc.status == "undefined" and not allow_undefined):
             missing.append(f"{sample.question_id}  {sc.status}: {_short(sc.reason)}")
     low.sort(key=lambda t: (t[0], t[1].question_id))
     return [f"{s.question_id}  {v:.3f}  {_short(s.question)!r}" for v, s in low], missing
 
 
-def offending_samples(result: Any, metric: str, threshold: float) -> list[str]:
-    """Lines for the samples below ``threshold`` (lowest first), then those without a value."""
-    low, missing = _split(result, metric, threshold)
+def offending_samples(
+    result: Any, metric: str, threshold: float, *, allow_undefined: bool = False
+) -> list[str]:
+    """Lines for the samples below ``threshold`` (lowest first), then those without a value
+    (undefined ones unless ``allow_undefined``)."""
+    low, missing = _split(result, metric, threshold, allow_undefined)
     return low + missing
+
+
+def _each_failure(
+    result: Any, name: str, threshold: float, too_many: str | None, allow_undefined: bool
+) -> GateFailure | None:
+    """The ``on="each"`` gate of one metric: a sample below the threshold fails it, and so
+    does one without a value: undefined (unless ``allow_undefined``), or failed beyond
+    ``max_failure_rate`` (``too_many``). Why undefined fails by default: it is not a low
+    score, but "each" promises every sample met the bar, and a sample nothing could score
+    (no contexts, an answer without claims, no relevant id) is often a broken row that the
+    mean and CI gates, which leave it out, would pass in silence. A metric with no value at
+    all fails as the mean's gate says it ("no value: 0 of 3 samples scored; ...")."""
+    agg = result.aggregates.get(name)
+    if agg is None or agg.mean is None:
+        return fail_under(result, {name: threshold})[0]
+    low, _ = _split(result, name, threshold, allow_undefined)
+    unscored = [] if allow_undefined or not agg.n_undefined else [f"{agg.n_undefined} undefined"]
+    if too_many:
+        unscored.append(too_many)
+    if not low and not unscored:
+        return None
+    why = f"{len(low)} sample(s) below {threshold}"
+    n_unscored = (0 if allow_undefined else agg.n_undefined) + (agg.n_failed if too_many else 0)
+    return GateFailure(
+        name, why + (f", {n_unscored} unscored: {'; '.join(unscored)}" if unscored else "")
+    )
 
 
 def _too_many_failed(result: Any, metric: str, max_failure_rate: float) -> str | None:
@@ -47,7 +79,9 @@ def _too_many_failed(result: Any, metric: str, max_failure_rate: float) -> str |
     return f"{agg.n_failed} of {attempted} scores failed (max_failure_rate {max_failure_rate})"
 
 
-def _check_arguments(on: str, show: int, max_failure_rate: float, by_name: dict[str, Any]) -> None:
+def _check_arguments(
+    on: str, show: int, max_failure_rate: float, allow_undefined: Any, by_name: dict[str, Any]
+) -> None:
     """ValueError for arguments that cannot gate: before any score is looked at."""
     if on not in ON_CHOICES:
         choices = ", ".join(repr(c) for c in ON_CHOICES)
@@ -56,6 +90,13 @@ def _check_arguments(on: str, show: int, max_failure_rate: float, by_name: dict[
         raise ValueError(f"show must be an integer of 0 or more, not {show!r}")
     if isinstance(max_failure_rate, bool) or not 0.0 <= max_failure_rate <= 1.0:
         raise ValueError(f"max_failure_rate must be in [0, 1], not {max_failure_rate!r}")
+    if not isinstance(allow_undefined, bool):
+        raise ValueError(f"allow_undefined must be True or False, not {allow_undefined!r}")
+    if allow_undefined and on != "each":  # an option that would do nothing is a mistake
+        raise ValueError(
+            f"allow_undefined applies to on='each' only: on={on!r} gates a statistic of the "
+            "samples with a value, undefined ones left out"
+        )
     flags = [f"{k}={v!r}" for k, v in by_name.items() if isinstance(v, bool)]
     if flags:  # float(True) is 1.0: a typo would gate at the top of the range
         raise ValueError(f"thresholds must be numbers, not {', '.join(flags)}")
@@ -68,12 +109,17 @@ def assert_scores(
     on: On = "mean",
     show: int = 10,
     max_failure_rate: float = 0.0,
+    allow_undefined: bool = False,
     **by_name: float,
 ) -> None:
     """Assert every metric reaches its threshold; otherwise fail listing the offending samples.
 
-    ``on="mean"`` (default) gates the mean, ``"ci_low"`` the CI's lower bound, ``"each"``
-    every scored sample. Thresholds come as a dict, a "metric=value,..." string, or keywords
+    ``on="mean"`` (default) gates the mean, ``"ci_low"`` the CI's lower bound (both over the
+    samples with a value), ``"each"`` every sample the metric applies to: each must have a
+    value at or above the threshold, so an undefined score fails it too (a sample nothing
+    could score may be a broken row), unless ``allow_undefined=True`` (refusals, answers
+    without claims that you expect); skipped samples, which lack the metric's inputs, are
+    never gated. Thresholds come as a dict, a "metric=value,..." string, or keywords
     (``assert_scores(result, token_f1=0.5)``; names with '@' need the dict form), each a
     finite number in its metric's range (as the CLI's --fail-under). A gated metric whose
     failed scores are more than ``max_failure_rate`` of those it had to compute fails too
@@ -82,7 +128,7 @@ def assert_scores(
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's source
     given = thresholds if isinstance(thresholds, dict) else {}
-    _check_arguments(on, show, max_failure_rate, {**given, **by_name})
+    _check_arguments(on, show, max_failure_rate, allow_undefined, {**given, **by_name})
     limits = parse_thresholds({**parse_thresholds(thresholds), **by_name})
     if not limits:
         raise ValueError("assert_scores needs at least one metric threshold")
@@ -91,16 +137,8 @@ def assert_scores(
     for name, threshold in limits.items():
         too_many = _too_many_failed(result, name, max_failure_rate)
         if on == "each":
-            low, missing = _split(result, name, threshold)
-            n_failed = result.aggregates[name].n_failed if name in result.aggregates else 0
-            unscored = len(missing) - (0 if too_many else n_failed)  # failures within the rate
-            if name not in result.aggregates:  # said as the mean's gate says it, with why
-                failures += fail_under(result, {name: threshold})
-            elif low or unscored:
-                why = f"{len(low)} sample(s) below {threshold}"
-                failures.append(
-                    GateFailure(name, why + (f", {unscored} unscored" if unscored else ""))
-                )
+            failed = _each_failure(result, name, threshold, too_many, allow_undefined)
+            failures += [failed] if failed is not None else []
         else:
             gate = fail_under(result, {name: threshold}, on=on)
             reasons = [f.reason for f in gate] + ([too_many] if too_many else [])
@@ -111,7 +149,9 @@ def assert_scores(
     lines = [f"ragmeter: {len(failures)} of {len(limits)} score gate(s) failed"]
     for f in failures:
         lines.append(f"  {f}")
-        bad = offending_samples(result, f.metric, limits[f.metric])
+        bad = offending_samples(
+            result, f.metric, limits[f.metric], allow_undefined=allow_undefined and on == "each"
+        )
         if bad:
             lines.append(f"    samples below {limits[f.metric]} or unscored (worst first):")
             lines += [f"      {b}" for b in bad[:show]]

@@ -31,15 +31,29 @@ from ragmeter.runner import aevaluate, check_bootstrap
 SCRIPTED = ("scripted", "scripted:overlap")
 
 
+class _DefaultJudge(str):
+    """The judge an Evaluator gets when none is named: equal to "local", and told apart from
+    a "local" the caller gave (``Settings.model_fields_set``): a named judge that cannot be
+    had is refused before any work, the default one leaves the judged metrics out with a
+    note, as ``ragmeter evaluate`` without ``--judge``."""
+
+    __slots__ = ()
+
+
+DEFAULT_JUDGE = _DefaultJudge("local")
+
+
 @dataclass
 class Evaluator:
     """``judge``: a spec ("local" = the embedded judge, "scripted", "openai:MODEL", ...) or
-    a Judge object; ``embedder``: a spec, an Embedder object, or None (spec default);
+    a Judge object; by default the embedded judge, whose absence leaves the judged metrics out
+    with a note, where a judge named that cannot be had is refused before any work (as the
+    CLI's ``--judge``); ``embedder``: a spec, an Embedder object, or None (spec default);
     ``metrics``: the default metric list; ``options``: further Settings fields;
     ``judge_pool``: where the in-process judge is kept between calls (give one pool to several
     Evaluators to share a model between them)."""
 
-    judge: Any = "local"
+    judge: Any = DEFAULT_JUDGE
     embedder: Any = None
     metrics: Sequence[str] | str | None = None
     options: dict[str, Any] = field(default_factory=dict)
@@ -59,7 +73,8 @@ class Evaluator:
 
     def settings(self) -> Settings:
         data = dict(self.options)
-        data["judge"] = self.judge
+        if self.judge is not DEFAULT_JUDGE:
+            data["judge"] = self.judge
         if isinstance(self.embedder, str):
             data["embedder"] = self.embedder
         return Settings.parse_dict(data, source="Evaluator options")
@@ -94,6 +109,19 @@ class Evaluator:
         )
         return Resources(judge=judge, embedder=embedder, options=self._metric_options())
 
+    def _unavailable(self) -> dict[str, str]:
+        """What a scripted judge or judge object run lacks, with why and the fix, in the
+        words of ``availability.unavailable_needs``: the plan then refuses a metric named
+        for it before any work, as ``ragmeter.evaluate`` does, where every one of its scores
+        failed. Judge and embedder are always there (the given ones, or stand-ins)."""
+        why = f"Evaluator(judge={_judge_name(self.judge)!r}) calls its judge directly and builds"
+        spec = "give a spec judge (judge='local' or 'gguf:PATH': a scorer itself)"
+        return {
+            "scorer": f"no scorer available: {why} no scorer; {spec}",
+            "reward_model": f"no reward model available: {why} no reward model; give a spec "
+            "judge and options={'options': {'reward_model': PATH}}",
+        }
+
     def _metric_options(self) -> dict[str, Any]:
         """Per-metric knobs and modes, as Settings.metric_options() gives them to metrics."""
         return {**self.options.get("options", {}), "modes": dict(self.options.get("modes") or {})}
@@ -125,7 +153,13 @@ class Evaluator:
         samples = load(data, format=format)
         notes: list[str] = []
         chosen = plan_metrics(
-            samples, metrics, notes, {"judge", "embedder"}, self._metric_options(), gated=gated
+            samples,
+            metrics,
+            notes,
+            {"judge", "embedder"},
+            self._metric_options(),
+            gated=gated,
+            unavailable=self._unavailable(),
         )
         sync = [m.name for m in chosen if not m.is_async]
         opts = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}

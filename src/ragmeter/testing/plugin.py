@@ -11,6 +11,7 @@ lazy: pytest loads this module in every session of an environment with ragmeter 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,8 +54,32 @@ def _evaluator(config: pytest.Config) -> Any:
     from ragmeter.testing.evaluator import Evaluator
 
     judge, embedder, cache = (_option(config, name, env) for name, env in OPTIONS)
-    return Evaluator(
-        judge=judge or "local", embedder=embedder, options={"cache": cache} if cache else {}
+    named = {"judge": judge} if judge else {}  # else the default judge, not a named one
+    return Evaluator(**named, embedder=embedder, options={"cache": cache} if cache else {})
+
+
+# The CLI's options in a message, as the plugin spells them; the others it has not.
+_PLUGIN_SPELLING = re.compile(r"(?<![\w-])--(judge|embedder|cache)\b")
+
+
+def _plugin_words(message: str) -> str:
+    """A library message in the plugin's terms: ``--judge`` is ``--ragmeter-judge`` here."""
+    return _PLUGIN_SPELLING.sub(r"--ragmeter-\1", message)
+
+
+def _key_problem(settings: Any) -> str | None:
+    """The missing key of a judge the options named, in the plugin's terms. Why not the
+    CLI's message: it said to use --api-key-env or --base-url, which the plugin does not
+    have; the fixture reads the variable below, and OPENAI_BASE_URL, from the environment."""
+    from ragmeter.availability import missing_key
+
+    variable = missing_key(settings)
+    if variable is None:
+        return None
+    return (
+        f"no API key for the judge {settings.judge!r}: the environment variable {variable} is "
+        "not set where pytest starts: set it (or OPENAI_BASE_URL, for a server of your own "
+        "that needs none), or choose another judge with --ragmeter-judge / RAGMETER_JUDGE"
     )
 
 
@@ -62,8 +87,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Options given are checked now, once, as a usage error naming where each came from:
     not as the same traceback in every test that asks for the fixture. That includes what the
     CLI checks before any work (exit 2): the API key of a judge named by the options (the
-    fixture reads it from the environment), and a cache that opens. Not on --collect-only:
-    an IDE discovering tests may lack the key."""
+    fixture reads it from the environment), a named judge that can be had, and a cache that
+    opens, said with the plugin's option names. Not on --collect-only: an IDE discovering
+    tests may lack the key."""
     given = [
         f"{name}={value!r}" if config.getoption(name) is not None else f"${env}={value!r}"
         for name, env in OPTIONS
@@ -76,12 +102,17 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         evaluator = _evaluator(config)
         if not evaluator.scripted and not config.getoption("collectonly", False):
+            from ragmeter.errors import ConfigError
             from ragmeter.runner import check_before_work
 
-            check_before_work(evaluator.settings(), None)
+            settings = evaluator.settings()
+            if (why := _key_problem(settings)) is not None:
+                raise ConfigError(why)
+            check_before_work(settings, None)
     except UsageError as exc:
         raise pytest.UsageError(
-            f"ragmeter plugin options ({', '.join(given)}): {exc}\n(--ragmeter-judge also "
+            f"ragmeter plugin options ({', '.join(given)}): {_plugin_words(str(exc))}\n"
+            "(--ragmeter-judge also "
             "takes 'scripted', the word-overlap judge for offline unit tests; the fixture's "
             "judge reads its key, and OPENAI_BASE_URL, from the environment pytest starts in)"
         ) from None
