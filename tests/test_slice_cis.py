@@ -78,7 +78,7 @@ def _per_slice(result: EvaluationResult, by: str, **kw: Any) -> list[SliceRow]:
                 continue
             arr = np.asarray(values, dtype=float)
             low = high = None
-            if len(arr) > 1:
+            if len(arr) > 1 and kw["n_resamples"]:  # 0 resamples: no CI, as the overall's
                 seed = kw["seed"] ^ zlib.crc32(f"{metric}/{label}".encode())
                 low, high = bootstrap_ci(
                     arr, n_resamples=kw["n_resamples"], confidence=kw["confidence"], seed=seed

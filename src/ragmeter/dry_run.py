@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.errors import ConfigError
 from ragmeter.executors.common import (
     check_before_work,
     check_bootstrap,
@@ -82,11 +84,13 @@ def dry_run(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Load ``data``, plan metrics as ``evaluate`` would, and estimate the model work.
 
     It refuses what ``evaluate`` with the same arguments would refuse before any work (a
-    UsageError, CLI exit 2): bootstrap settings, the executor's input and ``out``, a cache
+    UsageError, CLI exit 2): bootstrap settings, the executor's input and ``out``, a
+    ``ray_address`` that is no Ray address (its form only: nothing is connected to), a cache
     that does not open, the plan's problems (a named judged metric with no judge, a
     ``gated`` metric the plan leaves out), and an ``out`` that is a file or holds a run of
     other settings or input (checked read only: nothing is created or claimed). Why: a dry
@@ -99,6 +103,8 @@ def dry_run(
     real = as_settings(settings)
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     check_executor(executor, data, real, format=format, out=out)
+    if executor == "ray":
+        check_ray_address(ray_address)
     s, key_missing = real, None
     if (variable := missing_key(real)) is not None:
         key_missing = (
@@ -124,6 +130,28 @@ def dry_run(
     result["notes"] = ([key_missing] if key_missing else []) + notes
     result["samples"] = len(samples)
     return result
+
+
+def check_ray_address(address: str | None) -> None:
+    """ConfigError for an address that is no ``HOST:PORT`` / ``ray://HOST:PORT`` / ``auto``,
+    by the rule and in the words of the ray executor's check before it connects
+    (``executors._ray_cluster.check_address``), without connecting: a dry run sends
+    nothing, and the cluster may not be up yet. Why: the dry run took any address ("head",
+    "ray:/head:10001") and gave its estimate; the run then stopped at once on it. As the
+    run, an address is not checked once Ray is running in this process (it is not used)."""
+    if address in (None, "", "auto", "local"):
+        return
+    ray = sys.modules.get("ray")
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
+        return
+    assert address is not None
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not host or not port.isdigit() or "/" in hostport:
+        raise ConfigError(
+            f"--ray-address {address!r} is not a Ray address: give HOST:PORT (the head's GCS, "
+            "e.g. 10.0.0.5:6379), ray://HOST:10001 (Ray Client) or auto"
+        )
 
 
 def _nothing_to_estimate() -> dict[str, Any]:

@@ -79,14 +79,46 @@ class SliceRow:
         return asdict(self)
 
 
+def recorded_bootstrap(
+    config: dict[str, Any], manifest: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The bootstrap a run was made with: ``n_resamples``, ``confidence`` and ``seed`` from
+    its summary.json ``config``, else its run.json ``fingerprint`` (``bootstrap_seed``),
+    else the defaults (1000, 0.95, 0). Why: a run's slices are summarised by its own
+    settings; a 90% run's slices were given 95% CIs, a run without CIs (n_resamples 0)
+    slices with [v, v]. DataError for a recorded value no bootstrap can use."""
+    fingerprint = (manifest or {}).get("fingerprint")
+    fingerprint = fingerprint if isinstance(fingerprint, dict) else {}
+    out: dict[str, Any] = {}
+    problems = []
+    for key, recorded, default in (
+        ("n_resamples", "n_resamples", 1000),
+        ("confidence", "confidence", 0.95),
+        ("seed", "bootstrap_seed", 0),
+    ):
+        value = config.get(key, fingerprint.get(recorded, default))
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if key == "confidence":
+            ok = ok and 0 < value < 1
+        else:
+            ok = ok and float(value).is_integer() and value >= 0
+            ok = ok and not (key == "n_resamples" and value == 1)
+        if not ok:
+            problems.append(Problem(None, key, f"the run records {key} = {value!r}"))
+        out[key] = int(value) if ok and key != "confidence" else value
+    if problems:
+        raise DataError(problems, "the run's config")
+    return out
+
+
 def slice_summary(
     result: EvaluationResult,
     by: str,
     *,
     min_n: int = SMALL_SLICE,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    n_resamples: int | None = None,
+    confidence: float | None = None,
+    seed: int | None = None,
 ) -> list[SliceRow]:
     """Per metric and slice: n, mean, bootstrap CI, effect vs the overall mean.
 
@@ -95,9 +127,16 @@ def slice_summary(
     carry ``small=True``. Each slice's CI is ``result.bootstrap_ci`` of its values with the
     seed ``seed ^ crc32("metric/label")``, all of a metric's slices computed at once
     (``stats_many.mean_cis_many``, the same numbers): one call per slice took a second for
-    4,000 slices.
+    4,000 slices. ``n_resamples``, ``confidence`` and ``seed`` not given are the run's own
+    (``recorded_bootstrap``), as its overall CIs were made; ``n_resamples=0`` gives no CI,
+    as it does the overall aggregates.
     """
     check_column(result.samples, by)
+    if n_resamples is None or confidence is None or seed is None:
+        recorded = recorded_bootstrap(result.config, result.manifest)
+        n_resamples = recorded["n_resamples"] if n_resamples is None else n_resamples
+        confidence = recorded["confidence"] if confidence is None else confidence
+        seed = recorded["seed"] if seed is None else seed
     labels = [slice_value(s, by) for s in result.samples]
     rows: list[SliceRow] = []
     for metric in result.metrics:
@@ -106,8 +145,8 @@ def slice_summary(
         for label, sc in zip(labels, result.scores[metric], strict=True):
             if sc.status == "ok" and sc.value is not None:
                 groups[label].append(sc.value)
-        # one value has no spread to resample: no CI, not [v, v]
-        spread = [label for label, values in groups.items() if len(values) > 1]
+        # one value has no spread to resample, 0 resamples ask for none: no CI, not [v, v]
+        spread = [label for label, values in groups.items() if len(values) > 1 and n_resamples]
         cis = mean_cis_many(
             [groups[label] for label in spread],
             [seed ^ zlib.crc32(f"{metric}/{label}".encode()) for label in spread],

@@ -27,7 +27,7 @@ class HFScorer:
     """
 
     def __init__(self, path: str | Path, *, device: str = "cpu", max_input_tokens: int = 2048):
-        self.path = str(path)
+        self.path = _local(path)
         self.device = device
         self.max_input_tokens = max_input_tokens
         self.name = f"hf:{Path(self.path).name}"
@@ -104,7 +104,7 @@ class HFRewardModel:
     """A local sequence-classification reward model; ``score`` returns sigmoid(first logit)."""
 
     def __init__(self, path: str | Path, *, device: str = "cpu", max_tokens: int = 1024):
-        self.path = str(path)
+        self.path = _local(path)
         self.device = device
         self.max_tokens = max_tokens
         self.name = f"hf:{Path(self.path).name}"
@@ -160,21 +160,30 @@ def _sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
+def _local(path: str | Path) -> str:
+    """The model's path with ``~`` expanded, as a shell would have: ``scorer_model=~/m`` in a
+    config file reached us as written, was looked up as a directory named "~" and the model
+    reported not found. (availability's check of the path must expand it alike.)"""
+    return str(Path(path).expanduser())
+
+
 _SCORERS: dict[str, HFScorer] = {}
 _REWARD_MODELS: dict[str, HFRewardModel] = {}
 
 
 def hf_scorer(path: str | Path) -> HFScorer:
-    """The process-wide scorer for ``path`` (loaded on first use)."""
-    key = str(path)
+    """The process-wide scorer for ``path`` (loaded on first use; ``~/m`` and its expansion
+    are one model)."""
+    key = _local(path)
     if key not in _SCORERS:
         _SCORERS[key] = HFScorer(path)
     return _SCORERS[key]
 
 
 def hf_reward_model(path: str | Path) -> HFRewardModel:
-    """The process-wide reward model for ``path`` (loaded on first use)."""
-    key = str(path)
+    """The process-wide reward model for ``path`` (loaded on first use; ``~/m`` and its
+    expansion are one model)."""
+    key = _local(path)
     if key not in _REWARD_MODELS:
         _REWARD_MODELS[key] = HFRewardModel(path)
     return _REWARD_MODELS[key]

@@ -2,25 +2,37 @@
 
 Why: ``compare A B --by user`` with 4,000 slices spent 4 s of CPU in rich laying out the
 slice table (every cell measured, then rendered, twice when the width is measured first),
-more than the statistics. A table of plain cells in a simple box needs none of that: each
-column is as wide as its widest cell, each line is the cells padded and joined. The lines
-are the ones rich prints for such a table (tests/test_long_tables.py compares them); tables
-that do not qualify (wrapping, other boxes, styled cells, too few rows to matter) are left
-to rich. A cell of user text is a plain Text (cli._common.literal): its characters as they are.
+more than the statistics; ``evaluate --by user`` spent 60% of its CPU the same way. A table
+of one-line cells in a simple box needs none of that: each column is as wide as its widest
+cell (plus its padding), each line is the cells padded and joined. The characters and the
+styles are the ones rich prints for such a table, escape codes included (tests/
+test_long_tables.py compares the bytes, off a terminal and on one); tables that do not
+qualify (wrapping, other boxes or options, cells that rich would re-flow, too few rows to
+matter) are left to rich. A cell of user text is a plain Text (cli._common.literal): its
+characters as they are; a str cell is ragmeter's markup ("[yellow]small[/yellow]"), styled
+as rich styles it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console
+from rich.markup import RE_TAGS
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 LONG = 200  # rows from which the plain layout is used: below it rich takes a few ms
 WIDEST = 10_000  # measuring a table at this width gives the width it needs
+
+# what rich would lay out otherwise: a tab (expanded), a line break (str.splitlines' set:
+# rich measures a cell by it), control codes
+_REFLOWED = re.compile("[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+Cell = tuple[str, tuple[Span, ...]]  # a cell's characters and its styles' spans in them
 
 
 def print_table(console: Console, renderable: Any) -> None:
@@ -41,56 +53,162 @@ def print_table(console: Console, renderable: Any) -> None:
     wide.print(renderable)
 
 
+def _qualifies(console: Console, table: Table) -> bool:
+    """The table options whose layout ``plain_lines`` reproduces, and nothing else: rich's
+    defaults, a SIMPLE_HEAD box, left/right padding only, left- or right-justified columns
+    of no set width or style."""
+    top, right, bottom, left = table.padding
+    options = console.options
+    return (
+        table.row_count >= LONG
+        and table.box is box.SIMPLE_HEAD
+        and not (options.ascii_only or options.legacy_windows)  # rich swaps the box there
+        and top == bottom == 0
+        and table.pad_edge
+        and not (table.collapse_padding and (left or right))
+        and table.show_header
+        and table.show_edge
+        and not (table.show_footer or table.show_lines or table.leading or table.expand)
+        and table.width is None
+        and table.min_width is None
+        and not (table.caption or table.row_styles or table.border_style or table.highlight)
+        and table.style in ("", "none")
+        and table.header_style == "table.header"
+        and table.title_style is None
+        and table.title_justify == "center"
+        and all(
+            c.justify in ("left", "right")
+            and not (c.style or c.header_style or c.highlight or c.ratio)
+            and c.width is None
+            and c.min_width is None
+            and c.max_width is None
+            for c in table.columns
+        )
+    )
+
+
 def plain_lines(console: Console, table: Table, width: int) -> Text | None:
-    """The table as rich would print it at ``width``, or None when it does not qualify:
-    fewer than LONG rows, a box other than SIMPLE_HEAD with no padding, a cell that is not
-    a string or unstyled Text of one line, or a table wider than ``width`` (rich would wrap
-    it)."""
-    if table.row_count < LONG or table.box is not box.SIMPLE_HEAD or table.padding != (0, 0, 0, 0):
+    """The table as rich would print it at ``width``, or None when it does not qualify
+    (``_qualifies``; a cell that is not a str or a Text of one line without a style of its
+    own; a table wider than ``width``, which rich would wrap)."""
+    if not _qualifies(console, table):
         return None
-    raw = [[c.header, *c._cells] for c in table.columns]
-    shown = [[_shown(console, cell) for cell in col] for col in raw]
-    columns = [[cell for cell in col if cell is not None] for col in shown]
-    if any(len(a) != len(b) for a, b in zip(columns, raw, strict=True)):
-        return None  # a styled or other renderable: rich's own layout
-    if any("\n" in cell for col in columns for cell in col):
-        return None
-    widths = [max(cell_len(cell) for cell in col) for col in columns]
-    inner = sum(widths) + len(widths) - 1
-    title = _shown(console, table.title, title=True) if table.title is not None else None
-    if inner + 2 > width or (table.title is not None and title is None):
-        return None
-    if title is not None and ("\n" in title or cell_len(title) > inner + 2):
-        return None  # rich would wrap it
+    _, pad_r, _, pad_l = table.padding
+    markup: dict[str, Cell | None] = {}
+    columns: list[list[Cell]] = []
+    for c in table.columns:
+        column = [_cell(console, cell, markup) for cell in [c.header, *c._cells]]
+        if any(cell is None for cell in column):
+            return None  # another renderable, or a style rich spreads over the padding
+        cells: list[Cell] = column  # type: ignore[assignment]
+        text = "".join(t for t, _ in cells)
+        if _REFLOWED.search(text) or (
+            c.justify == "right" and any(t != t.rstrip() for t, _ in cells)
+        ):
+            return None  # rich expands, breaks, or strips (right-justified) these
+        columns.append(cells)
+    # rich: each column its widest cell plus padding, at least 1; one space between columns
+    widths = [max(1, max(cell_len(t) for t, _ in col) + pad_l + pad_r) for col in columns]
+    total = sum(widths) + len(widths) + 1
+    title = _title(console, table.title)
+    if total > width or title is False or (title and cell_len(title[0]) > total):
+        return None  # rich would wrap the table or its title
+    lines = _Lines()
+    if isinstance(title, tuple):
+        # centred as rich's Text.align: the odd space on the right (str.center differs)
+        left = total - cell_len(title[0])
+        lines.add(" " * (left // 2) + title[0] + " " * (left - left // 2), title[1])
+        lines.add("\n")
+    lines.add(" " * total + "\n")
+    justify = [c.justify == "right" for c in table.columns]
+    for i in range(table.row_count + 1):
+        header = i == 0
+        lines.add(" ")
+        for j, (col, w, right) in enumerate(zip(columns, widths, justify, strict=True)):
+            text, spans = col[i]
+            fill = " " * (w - pad_l - pad_r - cell_len(text))
+            style = "table.header" if header else ""
+            if w == pad_l + pad_r:  # no room for text: rich fills the cell in one piece
+                lines.add(" " * w, style)
+            else:  # rich styles a header's paddings and its text each apart
+                shown, shift = (fill + text, len(fill)) if right else (text + fill, 0)
+                lines.add(" " * pad_l, style)
+                lines.add_cell(shown, spans, shift, style)
+                lines.add(" " * pad_r, style)
+            if j < len(columns) - 1:
+                lines.add(" ")
+        lines.add(" \n")
+        if header:
+            lines.add(" " + "─" * (total - 2) + " \n")
+    lines.add(" " * total)
+    return lines.text()
 
-    def line(cells: list[str]) -> str:
-        padded = []
-        for cell, w, col in zip(cells, widths, table.columns, strict=True):
-            pad = " " * (w - cell_len(cell))
-            padded.append(pad + cell if col.justify == "right" else cell + pad)
-        return " " + " ".join(padded) + " "
 
-    out = Text(no_wrap=True, overflow="ignore", end="\n")
-    if title is not None:
-        out.append(title.center(inner + 2) + "\n", "italic")
-    out.append(" " * (inner + 2) + "\n")
-    out.append(line([col[0] for col in columns]) + "\n", "bold")
-    out.append(" " + "─" * inner + " \n")
-    for i in range(table.row_count):
-        out.append(line([col[i + 1] for col in columns]) + "\n")
-    out.append(" " * (inner + 2))
-    return out
+class _Lines:
+    """The lines as one string and the spans of their styles, as rich's segments fall:
+    a span wherever rich starts a segment with a style."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.spans: list[Span] = []
+        self.pos = 0
+
+    def add(self, text: str, style: str = "") -> None:
+        if not text:
+            return
+        if style:
+            self.spans.append(Span(self.pos, self.pos + len(text), style))
+        self.parts.append(text)
+        self.pos += len(text)
+
+    def add_cell(self, shown: str, spans: tuple[Span, ...], shift: int, style: str) -> None:
+        """A cell justified (``shown``: its characters and the fill, the characters ``shift``
+        in); ``style`` over all of it, its own spans over its characters (later spans win in
+        Text.render, as a cell's styles do over the header style in rich)."""
+        if style:
+            self.spans.append(Span(self.pos, self.pos + len(shown), style))
+        if spans:
+            start = self.pos + shift
+            self.spans.extend(Span(start + s.start, start + s.end, s.style) for s in spans)
+        self.parts.append(shown)
+        self.pos += len(shown)
+
+    def text(self) -> Text:
+        return Text(
+            "".join(self.parts), spans=self.spans, no_wrap=True, overflow="ignore", end="\n"
+        )
 
 
-def _shown(console: Console, cell: Any, title: bool = False) -> str | None:
-    """The characters rich shows for a cell: a str is markup (and emoji codes, on a console
-    that reads them); a Text is its own characters; None for anything else, and for a Text
-    with styles (a title's may be rich's title style only)."""
+def _cell(console: Console, cell: Any, markup: dict[str, Cell | None]) -> Cell | None:
+    """A cell's characters and spans as rich shows them: a str is markup (and emoji codes,
+    on a console that reads them), never highlighted in a table; a Text is its own
+    characters and spans. None for anything else, and for a Text with a style, justify or
+    overflow of its own (rich would spread the style over the padding, or lay it out)."""
     if isinstance(cell, str):
-        return console.render_str(cell).plain if "[" in cell or ":" in cell else cell
-    if not isinstance(cell, Text) or cell.spans:
+        if ":" not in cell and ("[" not in cell or not RE_TAGS.search(cell)):
+            return cell, ()  # no tag, no emoji code: the characters as they are
+        if cell not in markup:
+            shown = console.render_str(cell, highlight=False)
+            markup[cell] = _cell(console, shown, markup)
+        return markup[cell]
+    if not isinstance(cell, Text) or cell.style or cell.justify or cell.overflow:
         return None
-    return cell.plain if cell.style in (("", "table.title") if title else ("",)) else None
+    return cell.plain, tuple(cell.spans)
+
+
+def _title(console: Console, title: Any) -> tuple[str, str] | bool | None:
+    """The title's characters and style (rich's title style for a str, a Text's own);
+    None for no title (rich prints none for ""); False for one the plain layout does not
+    reproduce (spans, several lines, spaces rich would strip)."""
+    if isinstance(title, str):
+        title = console.render_str(title, style="table.title", highlight=False)
+    if title is None or (isinstance(title, Text) and not title.plain):
+        return None
+    if not isinstance(title, Text) or title.spans or not isinstance(title.style, str):
+        return False
+    if _REFLOWED.search(title.plain) or title.plain != title.plain.rstrip():
+        return False
+    return title.plain, title.style
 
 
 def print_long(console: Console, table: Any) -> bool:

@@ -200,6 +200,7 @@ def evaluate(
     run_kw: dict[str, Any] = {"out": out, "overwrite": overwrite, "seed": seed}
     run_kw.update(n_resamples=n_resamples, format=data_format, gated=list(thresholds))
     if dry_run:  # refuses what the run would (exit 2), the gates included; writes nothing
+        run_kw["ray_address"] = ray_address  # its form checked; nothing connected to
         print_estimate(run_guarded(run_dry, data, metrics, settings, executor=executor, **run_kw))
         return
     extra: dict[str, Any] = {}

@@ -84,7 +84,7 @@ def render_report(
     worst: int = 5,
     alpha: float = 0.05,
     title: str | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     intersect: bool = False,
 ) -> str:
     """The report's HTML as a string.
@@ -92,7 +92,9 @@ def render_report(
     ``run``: an EvaluationResult or run directory. ``compare``: a second run (B; ``run`` is
     A) or a ready ``Comparison``. ``by``: a column to slice by. ``worst``: samples shown per
     metric in the worst / biggest-change lists. ``intersect``: as compare's, compare only the
-    ids both runs hold (the comparison's warnings say how many were left out).
+    ids both runs hold (the comparison's warnings say how many were left out). ``seed``: of
+    the comparison's CIs (default 0) and the slices' (default: each run's own, as its
+    summary.json records it with its confidence and resamples).
     """
     _require()
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -109,7 +111,9 @@ def render_report(
     else:
         base = as_run(run)
         if compare is not None:
-            comparison = run_compare(base, compare, by=by, seed=seed, intersect=intersect)
+            comparison = run_compare(
+                base, compare, by=by, seed=0 if seed is None else seed, intersect=intersect
+            )
     slices = run_slices(base, comparison, by, seed) if by else None
     context = report_context(
         base, comparison=comparison, slices=slices, by=by, worst=worst, alpha=alpha, title=title

@@ -244,25 +244,39 @@ def _per_run(run: Run, cmp: Comparison | None, fn: Any) -> list[Any]:
     return [fn(cmp.a, f"A = {cmp.a.name}"), fn(cmp.b, f"B = {cmp.b.name}")]
 
 
-def run_slices(run: Run, cmp: Comparison | None, by: str, seed: int) -> list[dict[str, Any]]:
+def run_slices(
+    run: Run, cmp: Comparison | None, by: str, seed: int | None = None
+) -> list[dict[str, Any]]:
     """Each run's slices by ``by`` (mean, CI, effect vs its overall mean), labelled A and B
     when compared. Why both, and why a run without the column is a note, not an error: the
     comparison slices by B's values where A has none (a column added to B's input), and the
-    report then failed ("no sample has a value in column") on the A-only table."""
+    report then failed ("no sample has a value in column") on the A-only table.
+
+    Each run's CIs are made as its own were: the confidence, resamples (0: no CI) and seed
+    its summary.json records (``slices.recorded_bootstrap``; ``seed``, when given, instead
+    of its seed). Why: report takes no such options, and every slice was given a 95% CI of
+    1000 resamples, a run made at 90% or without CIs included."""
     from ragmeter.errors import DataError
-    from ragmeter.slices import slice_summary
+    from ragmeter.slices import recorded_bootstrap, slice_summary
+
+    def entry(r: Run, label: str) -> dict[str, Any]:
+        boot = recorded_bootstrap(r.result.config, r.manifest)
+        if seed is not None:
+            boot["seed"] = seed
+        out: dict[str, Any] = {"label": label, "rows": [], "note": None}
+        out["ci_header"] = f"{boot['confidence'] * 100:g}% CI"
+        if cmp is None:  # the run alone: a column it lacks is an error, as in evaluate
+            out["rows"] = slice_summary(r.result, by, **boot)
+            return out
+        try:
+            out["rows"] = slice_summary(r.result, by, **boot)
+        except DataError as exc:
+            out["note"] = "; ".join(p.message for p in exc.problems)
+        return out
 
     if cmp is None:
-        return [{"label": "", "rows": slice_summary(run.result, by, seed=seed), "note": None}]
-    out = []
-    for side, r in (("A", cmp.a), ("B", cmp.b)):
-        entry: dict[str, Any] = {"label": f"{side} = {r.name}", "rows": [], "note": None}
-        try:
-            entry["rows"] = slice_summary(r.result, by, seed=seed)
-        except DataError as exc:
-            entry["note"] = "; ".join(p.message for p in exc.problems)
-        out.append(entry)
-    return out
+        return [entry(run, "")]
+    return [entry(r, f"{side} = {r.name}") for side, r in (("A", cmp.a), ("B", cmp.b))]
 
 
 def _version() -> str:
