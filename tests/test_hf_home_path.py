@@ -47,3 +47,13 @@ async def test_a_scorer_model_under_home_is_loaded_from_a_tilde_path(home: Path)
     s = await context_relevance_perplexity(S, Resources(scorer=scorer))
     assert s.status == "ok", s.reason
     assert hf.hf_scorer("~/lm") is hf.hf_scorer(str(home / "lm"))
+
+
+def test_the_up_front_check_finds_a_tilde_path_as_the_loader_does(home: Path):
+    """The plan's check looked for a directory named "~" and refused a path the loader
+    (above) reads."""
+    from ragmeter.availability import _hf_problem
+
+    (home / "rm").mkdir()
+    assert _hf_problem("reward_model", "~/rm") is None
+    assert "names no file" in (_hf_problem("reward_model", "~/absent") or "")

@@ -228,7 +228,7 @@ def _hf_problem(option: str, path: Any) -> str | None:
             f"{' and '.join(lacking)}, not installed; install them with `pip install "
             "'ragmeter[hf]'` (torch first)"
         )
-    if not Path(str(path)).exists():
+    if not Path(str(path)).expanduser().exists():
         return (
             f"the option {option}={path} names no file or directory; give the path of a "
             "local Hugging Face model (downloaded beforehand: a run fetches none)"
