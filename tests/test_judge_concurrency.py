@@ -34,11 +34,13 @@ def _sample_of_six_claims() -> list[dict[str, object]]:
     ]
 
 
-@pytest.mark.parametrize(("concurrency", "in_flight"), [(8, 6), (1, 1)])
+# 0.5 s a reply for the concurrent case: at 50 ms a loaded machine (CI beside benchmarks)
+# sent the sixth request after the first reply had come back (max_in_flight 5)
+@pytest.mark.parametrize(("concurrency", "in_flight", "latency"), [(8, 6, 0.5), (1, 1, 0.05)])
 def test_a_samples_statements_are_in_flight_together_on_a_concurrent_server(
-    concurrency: int, in_flight: int
+    concurrency: int, in_flight: int, latency: float
 ) -> None:
-    with FakeOpenAIServer(latency=0.05, yes_logprob=-0.1) as srv:
+    with FakeOpenAIServer(latency=latency, yes_logprob=-0.1) as srv:
         s = Settings(
             judge="openai:m",
             base_url=srv.url,
