@@ -13,7 +13,7 @@ from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
-from ragmeter.errors import ConfigError
+from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
     check_bootstrap,
@@ -134,24 +134,15 @@ def dry_run(
 
 def check_ray_address(address: str | None) -> None:
     """ConfigError for an address that is no ``HOST:PORT`` / ``ray://HOST:PORT`` / ``auto``,
-    by the rule and in the words of the ray executor's check before it connects
-    (``executors._ray_cluster.check_address``), without connecting: a dry run sends
-    nothing, and the cluster may not be up yet. Why: the dry run took any address ("head",
-    "ray:/head:10001") and gave its estimate; the run then stopped at once on it. As the
-    run, an address is not checked once Ray is running in this process (it is not used)."""
-    if address in (None, "", "auto", "local"):
-        return
+    by the ray executor's own check before it connects (``_ray_cluster.address_form``),
+    without connecting: a dry run sends nothing, and the cluster may not be up yet. Why: the
+    dry run took any address ("head", "ray:/head:10001") and gave its estimate; the run then
+    stopped at once on it. As the run, an address is not checked once Ray is running in this
+    process (it is not used); ``ray`` is not imported here, only looked up."""
     ray = sys.modules.get("ray")
     if ray is not None and getattr(ray, "is_initialized", lambda: False)():
         return
-    assert address is not None
-    hostport = address.removeprefix("ray://")
-    host, sep, port = hostport.rpartition(":")
-    if not sep or not host or not port.isdigit() or "/" in hostport:
-        raise ConfigError(
-            f"--ray-address {address!r} is not a Ray address: give HOST:PORT (the head's GCS, "
-            "e.g. 10.0.0.5:6379), ray://HOST:10001 (Ray Client) or auto"
-        )
+    address_form(address)
 
 
 def _nothing_to_estimate() -> dict[str, Any]:
