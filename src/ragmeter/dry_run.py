@@ -18,6 +18,7 @@ from ragmeter.executors.common import (
     check_before_work,
     check_bootstrap,
     check_executor,
+    check_executor_options,
     run_sync,
 )
 from ragmeter.io import load
@@ -90,11 +91,12 @@ def dry_run(
 
     It refuses what ``evaluate`` with the same arguments would refuse before any work (a
     UsageError, CLI exit 2): bootstrap settings, the executor's input and ``out``, a
-    ``ray_address`` that is no Ray address (its form only: nothing is connected to), a cache
-    that does not open, the plan's problems (a named judged metric with no judge, a
-    ``gated`` metric the plan leaves out), and an ``out`` that is a file or holds a run of
-    other settings or input (checked read only: nothing is created or claimed). Why: a dry
-    run said "fine, this costs $0.40" to a command that would then stop at once.
+    ``ray_address`` given to an executor that does not read it or that is no Ray address (its
+    form only: nothing is connected to), a cache that does not open, the plan's problems (a
+    named judged metric with no judge, a ``gated`` metric the plan leaves out), and an
+    ``out`` that is a file or holds a run of other settings or input (checked read only:
+    nothing is created or claimed). Why: a dry run said "fine, this costs $0.40" to a
+    command that would then stop at once.
 
     Without the judge's API key the estimate is made as if it were set (counting tokens
     needs no key: the point of a dry run is to know the cost before getting one), and
@@ -102,6 +104,7 @@ def dry_run(
     """
     real = as_settings(settings)
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    check_executor_options(executor, ray_address=ray_address)
     check_executor(executor, data, real, format=format, out=out)
     if executor == "ray":
         check_ray_address(ray_address)
