@@ -66,8 +66,8 @@ def test_api_refuses_bad_bootstrap_settings_before_any_work(example_jsonl, kwarg
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
-        (["--ray-address", "auto"], "--ray-address apply to --executor ray only"),
-        (["--actors", "4", "--executor", "stream"], "--actors apply to --executor ray only"),
+        (["--ray-address", "auto"], "--ray-address applies to --executor ray only"),
+        (["--actors", "4", "--executor", "stream"], "--actors applies to --executor ray only"),
         (["--batch-size", "8"], "--batch-size applies to --executor stream or ray only"),
     ],
 )

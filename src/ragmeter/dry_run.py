@@ -13,11 +13,12 @@ from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
-from ragmeter.errors import ConfigError
+from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
     check_bootstrap,
     check_executor,
+    check_executor_options,
     run_sync,
 )
 from ragmeter.io import load
@@ -90,11 +91,12 @@ def dry_run(
 
     It refuses what ``evaluate`` with the same arguments would refuse before any work (a
     UsageError, CLI exit 2): bootstrap settings, the executor's input and ``out``, a
-    ``ray_address`` that is no Ray address (its form only: nothing is connected to), a cache
-    that does not open, the plan's problems (a named judged metric with no judge, a
-    ``gated`` metric the plan leaves out), and an ``out`` that is a file or holds a run of
-    other settings or input (checked read only: nothing is created or claimed). Why: a dry
-    run said "fine, this costs $0.40" to a command that would then stop at once.
+    ``ray_address`` given to an executor that does not read it or that is no Ray address (its
+    form only: nothing is connected to), a cache that does not open, the plan's problems (a
+    named judged metric with no judge, a ``gated`` metric the plan leaves out), and an
+    ``out`` that is a file or holds a run of other settings or input (checked read only:
+    nothing is created or claimed). Why: a dry run said "fine, this costs $0.40" to a
+    command that would then stop at once.
 
     Without the judge's API key the estimate is made as if it were set (counting tokens
     needs no key: the point of a dry run is to know the cost before getting one), and
@@ -102,6 +104,7 @@ def dry_run(
     """
     real = as_settings(settings)
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    check_executor_options(executor, ray_address=ray_address)
     check_executor(executor, data, real, format=format, out=out)
     if executor == "ray":
         check_ray_address(ray_address)
@@ -134,24 +137,15 @@ def dry_run(
 
 def check_ray_address(address: str | None) -> None:
     """ConfigError for an address that is no ``HOST:PORT`` / ``ray://HOST:PORT`` / ``auto``,
-    by the rule and in the words of the ray executor's check before it connects
-    (``executors._ray_cluster.check_address``), without connecting: a dry run sends
-    nothing, and the cluster may not be up yet. Why: the dry run took any address ("head",
-    "ray:/head:10001") and gave its estimate; the run then stopped at once on it. As the
-    run, an address is not checked once Ray is running in this process (it is not used)."""
-    if address in (None, "", "auto", "local"):
-        return
+    by the ray executor's own check before it connects (``_ray_cluster.address_form``),
+    without connecting: a dry run sends nothing, and the cluster may not be up yet. Why: the
+    dry run took any address ("head", "ray:/head:10001") and gave its estimate; the run then
+    stopped at once on it. As the run, an address is not checked once Ray is running in this
+    process (it is not used); ``ray`` is not imported here, only looked up."""
     ray = sys.modules.get("ray")
     if ray is not None and getattr(ray, "is_initialized", lambda: False)():
         return
-    assert address is not None
-    hostport = address.removeprefix("ray://")
-    host, sep, port = hostport.rpartition(":")
-    if not sep or not host or not port.isdigit() or "/" in hostport:
-        raise ConfigError(
-            f"--ray-address {address!r} is not a Ray address: give HOST:PORT (the head's GCS, "
-            "e.g. 10.0.0.5:6379), ray://HOST:10001 (Ray Client) or auto"
-        )
+    address_form(address)
 
 
 def _nothing_to_estimate() -> dict[str, Any]:

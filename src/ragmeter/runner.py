@@ -25,6 +25,7 @@ from ragmeter.errors import ConfigError, RunAborted
 from ragmeter.executors.common import (
     check_before_work,
     check_bootstrap,
+    check_executor_options,
     check_input_kind,
     check_single_url,
     run_sync,
@@ -46,6 +47,10 @@ from ragmeter.plan import plan_metrics
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
+
+# evaluate()'s defaults for the options of the stream and ray executors (None: not given).
+BATCH_SIZE = 10_000
+ACTORS = 2
 
 # A list the sync evaluate() reads when Ctrl-C stops a run: the line saying where it got to.
 _INTERRUPTED: contextvars.ContextVar[list[str]] = contextvars.ContextVar("ragmeter_interrupted")
@@ -74,8 +79,8 @@ def evaluate(
     overwrite: bool = False,
     format: str | None = None,
     executor: str = "local",
-    batch_size: int = 10_000,
-    actors: int = 2,
+    batch_size: int | None = None,
+    actors: int | None = None,
     ray_address: str | None = None,
     gated: Collection[str] = (),
     judge_pool: JudgePool | None = None,
@@ -92,10 +97,14 @@ def evaluate(
     the judge cannot be reached.
 
     ``executor``: ``local`` (default: everything in memory, one process); ``stream`` (a
-    JSONL/Parquet file read ``batch_size`` rows at a time, scores written as they come,
-    bounded memory; needs ``out``); ``ray`` (a Ray Data pipeline with ``actors`` judge
-    actors, on ``ray_address`` or a local Ray; the ``ray`` extra; docs/ray.md). Both return
-    a StreamedResult: the aggregates, the scores in ``out``/scores.jsonl.
+    JSONL/Parquet file read ``batch_size`` rows at a time, default 10,000, scores written as
+    they come, bounded memory; needs ``out``); ``ray`` (a Ray Data pipeline with ``actors``
+    judge actors, default 2, in chunks of ``batch_size`` rows, on ``ray_address`` or a local
+    Ray; the ``ray`` extra; docs/ray.md). Both return a StreamedResult: the aggregates, the
+    scores in ``out``/scores.jsonl. An option the chosen executor does not read (``ray_address``
+    or ``actors`` but for ray, ``batch_size`` for local) raises a ConfigError before any work:
+    ignored, it let a run meant for a cluster run locally. Their defaults are None, meaning
+    the values above, so that an option given (even at its default) is told from one not.
 
     ``gated``: the metrics a gate will check afterwards (the CLI's ``--fail-under``,
     ``ragmeter.gates.fail_under``): one the plan will not run raises a DataError naming the
@@ -105,6 +114,7 @@ def evaluate(
     executor; ``ragmeter.testing.Evaluator`` holds one).
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    check_executor_options(executor, batch_size=batch_size, actors=actors, ray_address=ray_address)
     if executor != "local":
         if judge_pool is not None:  # they build their judge once per run already
             raise ConfigError(f"judge_pool is for the local executor, not {executor!r}")
@@ -164,6 +174,7 @@ def evaluate(
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
     check_input_kind(executor, data, kw.pop("format"))
     batch_size, actors, address = kw.pop("batch_size"), kw.pop("actors"), kw.pop("ray_address")
+    batch_size = BATCH_SIZE if batch_size is None else batch_size
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
 
@@ -176,6 +187,7 @@ def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> Stream
             raise KeyboardInterrupt(said) from None
     from ragmeter.executors.ray_executor import ray_evaluate
 
+    actors = ACTORS if actors is None else actors
     return ray_evaluate(data, metrics, actors=actors, address=address, batch_size=batch_size, **kw)
 
 

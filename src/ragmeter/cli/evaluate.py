@@ -24,6 +24,7 @@ from ragmeter.compare import MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
 from ragmeter.errors import ConfigError
+from ragmeter.executors.common import check_executor_options
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.integrations.mlflow import check as check_mlflow
 from ragmeter.integrations.mlflow import log_result
@@ -142,10 +143,10 @@ def evaluate(
             "needs --out and ragmeter[ray]; docs/ray.md).",
         ),
     ] = "local",
-    actors: Annotated[
-        int,
+    actors: Annotated[  # None: not given, so that --actors 2 without --executor ray is refused
+        int | None,
         typer.Option(min=1, help="--executor ray: judge actors (one client each; default 2)."),
-    ] = 2,
+    ] = None,
     ray_address: Annotated[
         str | None,
         typer.Option(help="--executor ray: an existing cluster (ray://HOST:10001 or auto)."),
@@ -192,9 +193,9 @@ def evaluate(
         structured_mode=structured_output,
         preflight=None if preflight else False,
     )
-    thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
     checks = {"actors": actors, "ray_address": ray_address, "batch_size": batch_size}
-    run_guarded(_check_executor_options, executor, by, mlflow, **checks)
+    run_guarded(_check_executor_options, executor, by, mlflow, **checks)  # before --by loads
+    thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
     if mlflow:
         run_guarded(check_mlflow)  # a missing extra is said before any scoring
     run_kw: dict[str, Any] = {"out": out, "overwrite": overwrite, "seed": seed}
@@ -241,27 +242,15 @@ def _check_executor_options(
     executor: str,
     by: str | None,
     mlflow: bool,
-    *,
-    actors: int = 2,
-    ray_address: str | None = None,
-    batch_size: int | None = None,
+    **options: Any,
 ) -> None:
     """--by needs the scores in memory; an executor's own options without it (ignored before:
-    ``--ray-address`` without ``--executor ray`` ran locally) are refused."""
+    ``--ray-address`` without ``--executor ray`` ran locally) are refused, by the rule
+    ``evaluate()`` refuses them with (``check_executor_options``), in the CLI's spelling."""
+    check_executor_options(executor, cli=True, **options)
     if executor != "local" and by:
         raise ConfigError(
             f"--by needs the scores in memory: use it with --executor local, not {executor}"
-        )
-    if executor != "ray":
-        given = [o for o, v in (("--ray-address", ray_address), ("--actors", actors != 2)) if v]
-        if given:
-            raise ConfigError(
-                f"{' and '.join(given)} apply to --executor ray only, not {executor}: "
-                "add --executor ray, or leave them out"
-            )
-    if executor == "local" and batch_size is not None:
-        raise ConfigError(
-            "--batch-size applies to --executor stream or ray only: a local run holds every row"
         )
 
 

@@ -7,6 +7,9 @@ an error raised in a Ray task or actor (a judge that cannot be reached: JudgeUnr
 file changed since it was checked: DataError) reached the caller wrapped in Ray's
 RayTaskError / UserCodeException with a page of traceback, so the CLI said "internal error"
 and exited 1 where a local or stream run says what is wrong and exits 3 (or 2).
+
+It imports no Ray (``connect`` is handed the module): the dry run, which works without the
+ray extra, checks an address here too (``address_form``), so the two never disagree.
 """
 
 from __future__ import annotations
@@ -23,8 +26,26 @@ _RAY_NOTE = "\nFailed to "
 def check_address(address: str | None) -> None:
     """A ConfigError, before any work, for an address that is no ``HOST:PORT`` /
     ``ray://HOST:PORT`` / ``auto``, or where nothing accepts a connection."""
-    if address in _NO_CHECK:
+    where = address_form(address)
+    if where is None:
         return
+    host, port = where
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ConfigError(
+            f"--ray-address {address}: nothing answers at {host}:{port} "
+            f"({exc.strerror or exc}): start the cluster (ray start --head) or fix the address"
+        ) from None
+
+
+def address_form(address: str | None) -> tuple[str, str] | None:
+    """The host and port of an address to connect to, None for none to check (a local Ray,
+    ``auto``), a ConfigError for an address that is no ``HOST:PORT`` / ``ray://HOST:PORT`` /
+    ``auto``. It connects to nothing and imports no Ray: the dry run checks an address with
+    it (a cluster that is not up yet is no error there), by the run's own rule and words."""
+    if address in _NO_CHECK:
+        return None
     assert address is not None
     hostport = address.removeprefix("ray://")
     host, sep, port = hostport.rpartition(":")
@@ -33,13 +54,7 @@ def check_address(address: str | None) -> None:
             f"--ray-address {address!r} is not a Ray address: give HOST:PORT (the head's GCS, "
             "e.g. 10.0.0.5:6379), ray://HOST:10001 (Ray Client) or auto"
         )
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
-    except OSError as exc:
-        raise ConfigError(
-            f"--ray-address {address}: nothing answers at {host}:{port} "
-            f"({exc.strerror or exc}): start the cluster (ray start --head) or fix the address"
-        ) from None
+    return host, port
 
 
 def connect(ray: Any, address: str | None) -> None:

@@ -114,10 +114,54 @@ def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
 OUT_NEEDED = "this executor writes its scores as it goes: give an output directory (--out)"
 
 
-def check_input_kind(executor: str, data: Any, format: str | None) -> None:
-    """A known executor, and for stream and ray a .jsonl or .parquet file's path."""
+def check_executor_name(executor: str) -> None:
+    """An unknown executor is said first: its options cannot be checked against it."""
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}: use {', '.join(EXECUTORS)}")
+
+
+# The executors that read each option of evaluate() beyond the common ones.
+OPTION_READERS = {"ray_address": ("ray",), "actors": ("ray",), "batch_size": ("stream", "ray")}
+
+
+def check_executor_options(executor: str, *, cli: bool = False, **given: Any) -> None:
+    """A ConfigError naming each option given (not None) that ``executor`` does not read
+    (``OPTION_READERS``), the executor, and the fix; ``cli``: spelled as the command line
+    spells them. Made before any work, by evaluate, the dry run and the CLI alike.
+
+    Why: they were ignored. ``evaluate(path, ray_address="10.0.0.1:6379")`` without
+    ``executor="ray"`` ran locally, and its user thought it had run on the cluster; likewise
+    ``actors`` on the stream executor and ``batch_size`` on the local one."""
+    check_executor_name(executor)
+    unread: dict[tuple[str, ...], list[str]] = {}
+    for name in sorted(given, key=list(OPTION_READERS).index):  # the same order whoever asks
+        readers = OPTION_READERS[name]
+        if given[name] is not None and executor not in readers:
+            unread.setdefault(readers, []).append(name)
+    if unread:
+        said = [_unread(executor, readers, names, cli) for readers, names in unread.items()]
+        raise ConfigError("; ".join(said))
+
+
+def _unread(executor: str, readers: tuple[str, ...], names: list[str], cli: bool) -> str:
+    """The sentence for ``names``, e.g. ``ray_address applies to executor='ray' only, not
+    executor='local': add executor='ray', or leave ray_address out``."""
+    if cli:
+        opts = " and ".join(f"--{n.replace('_', '-')}" for n in names)
+        readers_said = "--executor " + " or ".join(readers)
+        chosen = f"--executor {executor}"
+    else:
+        opts = " and ".join(names)
+        readers_said = "executor=" + " or ".join(repr(r) for r in readers)
+        chosen = f"executor={executor!r}"
+    verb = "applies" if len(names) == 1 else "apply"
+    fix = f"add {readers_said}, or leave {opts} out"
+    return f"{opts} {verb} to {readers_said} only, not {chosen}: {fix}"
+
+
+def check_input_kind(executor: str, data: Any, format: str | None) -> None:
+    """A known executor, and for stream and ray a .jsonl or .parquet file's path."""
+    check_executor_name(executor)
     if executor != "local" and (
         not isinstance(data, (str, os.PathLike)) or format not in (None, "jsonl", "parquet")
     ):
