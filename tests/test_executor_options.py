@@ -124,8 +124,9 @@ def test_a_stream_run_takes_batch_size_and_defaults_it(
 def test_a_ray_run_gets_the_documented_defaults(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """actors=None and batch_size=None reach the ray executor as 2 and 10,000; what is given
-    reaches it as given (the executor is stood in for: no Ray is started)."""
+    """actors=None and batch_size=None reach the ray executor as 2 and 256 (the CLI's default
+    too: 10,000 rows in one chunk left all actors but one idle on a smaller run); what is
+    given reaches it as given (the executor is stood in for: no Ray is started)."""
     from ragmeter.executors import ray_executor
 
     seen: list[dict[str, Any]] = []
@@ -140,7 +141,7 @@ def test_a_ray_run_gets_the_documented_defaults(
     given = {"actors": 3, "batch_size": 7, "ray_address": "auto"}
     assert ragmeter.evaluate(str(data), ["token_f1"], executor="ray", out=out, **given) == "ran"
     assert seen == [
-        {"actors": 2, "batch_size": 10_000, "address": None},
+        {"actors": 2, "batch_size": 256, "address": None},
         {"actors": 3, "batch_size": 7, "address": "auto"},
     ]
 

@@ -49,7 +49,10 @@ from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
 
 # evaluate()'s defaults for the options of the stream and ray executors (None: not given).
-BATCH_SIZE = 10_000
+# Ray's chunks are smaller: a chunk is the unit an actor is handed, so 10,000 rows in one
+# chunk left every actor but one idle on a run of fewer rows (the CLI has used 256 since
+# the ray executor came; Python used 10,000 until 2026-11-27).
+BATCH_SIZE = {"stream": 10_000, "ray": 256}
 ACTORS = 2
 
 # A list the sync evaluate() reads when Ctrl-C stops a run: the line saying where it got to.
@@ -99,12 +102,13 @@ def evaluate(
     ``executor``: ``local`` (default: everything in memory, one process); ``stream`` (a
     JSONL/Parquet file read ``batch_size`` rows at a time, default 10,000, scores written as
     they come, bounded memory; needs ``out``); ``ray`` (a Ray Data pipeline with ``actors``
-    judge actors, default 2, in chunks of ``batch_size`` rows, on ``ray_address`` or a local
-    Ray; the ``ray`` extra; docs/ray.md). Both return a StreamedResult: the aggregates, the
-    scores in ``out``/scores.jsonl. An option the chosen executor does not read (``ray_address``
-    or ``actors`` but for ray, ``batch_size`` for local) raises a ConfigError before any work:
-    ignored, it let a run meant for a cluster run locally. Their defaults are None, meaning
-    the values above, so that an option given (even at its default) is told from one not.
+    judge actors, default 2, in chunks of ``batch_size`` rows, default 256, on ``ray_address``
+    or a local Ray; the ``ray`` extra; docs/ray.md). Both return a StreamedResult: the
+    aggregates, the scores in ``out``/scores.jsonl. An option the chosen executor does not read
+    (``ray_address`` or ``actors`` but for ray, ``batch_size`` for local) raises a ConfigError
+    before any work: ignored, it let a run meant for a cluster run locally. Their defaults are
+    None, meaning the values above, so that an option given (even at its default) is told from
+    one not.
 
     ``gated``: the metrics a gate will check afterwards (the CLI's ``--fail-under``,
     ``ragmeter.gates.fail_under``): one the plan will not run raises a DataError naming the
@@ -174,7 +178,7 @@ def evaluate(
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
     check_input_kind(executor, data, kw.pop("format"))
     batch_size, actors, address = kw.pop("batch_size"), kw.pop("actors"), kw.pop("ray_address")
-    batch_size = BATCH_SIZE if batch_size is None else batch_size
+    batch_size = BATCH_SIZE[executor] if batch_size is None else batch_size
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
 

@@ -207,7 +207,7 @@ def evaluate(
     extra: dict[str, Any] = {}
     if executor != "local":
         extra = {"executor": executor, "actors": actors, "ray_address": ray_address}
-        extra["batch_size"] = batch_size or (256 if executor == "ray" else 10_000)
+        extra["batch_size"] = batch_size  # None: the executor's default (runner.BATCH_SIZE)
     # a gated metric the plan leaves out (run_kw's gated): exit 2 before any work
     result = run_guarded(
         run_evaluate, data, metrics, settings=settings, progress=not quiet, **run_kw, **extra
