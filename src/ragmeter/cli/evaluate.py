@@ -194,7 +194,7 @@ def evaluate(
         preflight=None if preflight else False,
     )
     checks = {"actors": actors, "ray_address": ray_address, "batch_size": batch_size}
-    run_guarded(_check_executor_options, executor, by, mlflow, **checks)  # before --by loads
+    run_guarded(_check_executor_options, executor, by, **checks)  # before --by loads
     thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
     if mlflow:
         run_guarded(check_mlflow)  # a missing extra is said before any scoring
@@ -238,12 +238,7 @@ def raise_usage(message: str) -> None:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def _check_executor_options(
-    executor: str,
-    by: str | None,
-    mlflow: bool,
-    **options: Any,
-) -> None:
+def _check_executor_options(executor: str, by: str | None, **options: Any) -> None:
     """--by needs the scores in memory; an executor's own options without it (ignored before:
     ``--ray-address`` without ``--executor ray`` ran locally) are refused, by the rule
     ``evaluate()`` refuses them with (``check_executor_options``), in the CLI's spelling."""
