@@ -88,6 +88,13 @@ def test_metric_names_stay_readable(name):
     assert md_inline(name) == name
 
 
+@pytest.mark.parametrize("number", ["1234567", "n=10000000", "2026112712"])
+def test_a_number_keeps_its_digits_together(number):
+    """A count or a numeric id is no commit to GitHub: copied from the comment, it must be
+    the number, not digits with an invisible space inside."""
+    assert md_inline(number) == number
+
+
 def test_a_code_span_stays_exact():
     """Inside code GitHub pings, links and emojifies nothing, and entities are literal."""
     text = "@alice #12 :tada: https://e.example"

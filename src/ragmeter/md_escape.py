@@ -44,7 +44,11 @@ _GITHUB = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 # A commit: GitHub links a hex word of 7 to 40 digits that names one (any length is cut here).
-_HEX_WORD = re.compile(r"(?<![a-z0-9])[0-9a-f]{7,}(?![a-z0-9])", re.IGNORECASE | re.ASCII)
+# A run of digits alone is a number (a count, an id), which GitHub leaves as written: it
+# keeps its digits together, so a number copied from the comment is the number.
+_HEX_WORD = re.compile(
+    r"(?<![a-z0-9])(?=[0-9]*[a-f])[0-9a-f]{7,}(?![a-z0-9])", re.IGNORECASE | re.ASCII
+)
 
 
 def _github_plain(text: str) -> str:
