@@ -29,6 +29,12 @@ def fmt_p(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3g}"
 
 
+def ci_header(confidence: float) -> str:
+    """'95% CI', '97.5% CI': the level as the runs were made with it (``round`` showed 0.975
+    as "98% CI" and 0.999 as "100% CI", a level no run had)."""
+    return f"{confidence * 100:g}% CI"
+
+
 def fmt_ci(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "—"
@@ -214,7 +220,6 @@ MARKDOWN_LIMIT = 65_536  # characters in a GitHub comment: a longer one is refus
 
 def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     """A PR comment: headline, per-metric table, warnings, slices in a collapsed block."""
-    pct = round(cmp.confidence * 100)
     name = {m.metric: md_inline(m.metric) for m in cmp.metrics}  # "*x*" would be emphasis
     better = [name[m.metric] for m in cmp.metrics if verdict(m, alpha) == "better"]
     worse = [name[m.metric] for m in cmp.metrics if verdict(m, alpha) == "worse"]
@@ -254,7 +259,8 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         summary.append(f"No metric changed significantly (Holm p < {alpha}).")
     lines = [head, "", *summary, ""]
     lines += _md_table(
-        [h if h != "CI" else f"{pct}% CI of delta" for h in HEADERS], metric_rows(cmp, alpha)
+        [h if h != "CI" else f"{ci_header(cmp.confidence)} of delta" for h in HEADERS],
+        metric_rows(cmp, alpha),
     )
     lines += [
         "",
@@ -297,7 +303,7 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    pct = round(cmp.confidence * 100)
+    ci = ci_header(cmp.confidence)
     table = Table(
         title=Text(
             f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples",
@@ -309,7 +315,7 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
     rows = metric_rows(cmp, alpha)
     words = ["n.s." if row[-1] == "no clear change" else row[-1] for row in rows]
     for h in HEADERS:
-        label = f"{pct}% CI" if h == "CI" else h
+        label = ci if h == "CI" else h
         left = h in ("metric", "B vs A")
         table.add_column(
             label,
@@ -323,7 +329,7 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
     for row, word in zip(rows, words, strict=True):
         table.add_row(Text(row[0]), *row[1:-1], Text(word, style=styles.get(word, "")))
     legend = [
-        f"delta = mean(B − A); {pct}% CI: paired bootstrap; p: sign-flip permutation test; "
+        f"delta = mean(B − A); {ci}: paired bootstrap; p: sign-flip permutation test; "
         f"Holm-adjusted across metrics; n.s. = not significant at {alpha}.",
         na_legend(cmp),
         direction_legend(cmp),

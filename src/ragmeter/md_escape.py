@@ -2,7 +2,8 @@
 
 Why a module of its own: run names, metric names, slice labels and ids come from the user's
 data, and Markdown turns much of it into something else (a table cell split by "|", a
-heading from "#", a link from [t](url), emphasis eating "*"). Pure text, no ragmeter import.
+heading from "#", a link from [t](url), emphasis eating "*"), and GitHub reads more into a
+comment than Markdown does (see ``_GITHUB``). Pure text, no ragmeter import.
 """
 
 from __future__ import annotations
@@ -22,12 +23,49 @@ _MD_SYNTAX = re.compile(r"([\\`\[\]*~]|(?<![^\W_])_|_(?![^\W_]))")
 # or "---" a heading of the line above (">" and "*" are escaped already: "&gt;", "\*").
 _MD_LEAD = re.compile(r"^(\s*(?:\d+(?=[.)]))?)([#+=.)-])")
 
+# What GitHub makes of plain text in a comment, on top of Markdown: "@alice" or "@org/team"
+# notifies them (a CI bot's comment pinging people), "#12", "GH-12" and "owner/repo#12" link
+# an issue, a word of 7 or more hex digits a commit, ":tada:" is an emoji, and "https://x",
+# "www.x" and "a@b.co" become links. An entity cannot stop any of these: "&#64;alice" is
+# decoded to "@alice" before GitHub looks for mentions in the rendered text, and pings. So an
+# invisible zero-width space goes where each pattern would go on ("@\u200balice": no name
+# follows the "@"), and the comment shows the text as written. Words that merely hold an "@"
+# (ndcg@10) or an "_" (k_precision) are left as they are. Code spans need none of this:
+# GitHub links, pings and emojifies nothing inside code, and cmark-gfm autolinks no code.
+_ZWSP = "\u200b"
+_GITHUB = re.compile(
+    r"(?<![a-z0-9])@(?=[a-z0-9])"  # a mention: @alice, @org/team
+    r"|@(?=[\w.+-]*\.[a-z0-9])"  # an e-mail address (cmark-gfm links it): a@b.co
+    r"|#(?=[0-9])"  # an issue: #12, owner/repo#12
+    r"|(?<![a-z0-9])gh-(?=[0-9])"  # an issue: GH-12
+    r"|:(?=[a-z0-9_+-]+:)"  # an emoji: :tada:, :+1:
+    r"|:(?=//)"  # a link: https://x
+    r"|www(?=\.)",  # a link: www.x
+    re.IGNORECASE | re.ASCII,
+)
+# A commit: GitHub links a hex word of 7 to 40 digits that names one (any length is cut here).
+# A run of digits alone is a number (a count, an id), which GitHub leaves as written: it
+# keeps its digits together, so a number copied from the comment is the number.
+_HEX_WORD = re.compile(
+    r"(?<![a-z0-9])(?=[0-9]*[a-f])[0-9a-f]{7,}(?![a-z0-9])", re.IGNORECASE | re.ASCII
+)
+
+
+def _github_plain(text: str) -> str:
+    """``text`` with a zero-width space wherever GitHub would read a mention, an issue or
+    commit reference, an emoji or a bare link: no hex run of 7 digits is left whole."""
+    text = _HEX_WORD.sub(lambda m: _ZWSP.join(re.findall(".{1,6}", m.group())), text)
+    return _GITHUB.sub(lambda m: m.group() + _ZWSP, text)
+
 
 def md_inline(text: str) -> str:
     """User text (slice labels, ids in warnings) made safe for one Markdown line: HTML
     escaped, backslashes, backticks, brackets and emphasis marks escaped, line breaks as
-    <br> (GitHub shows them as breaks inside the cell)."""
-    return html_text(_MD_SYNTAX.sub(r"\\\1", text))
+    <br> (GitHub shows them as breaks inside the cell), GitHub's mentions, references,
+    emojis and bare links broken by a zero-width space (written ``&#8203;``, so the comment's
+    source shows it), "$" (GitHub's math) as GitHub's documented ``<span>$</span>``."""
+    text = html_text(_MD_SYNTAX.sub(r"\\\1", _github_plain(text)))
+    return text.replace(_ZWSP, "&#8203;").replace("$", "<span>$</span>")
 
 
 def md_line(text: str) -> str:

@@ -17,8 +17,11 @@ conventions (attribute names read from ``openinference.semconv``, as Arize Phoen
 
 Traces with no OpenInference span (no ``openinference.span.kind``) are not RAG turns and are
 left out; a RAG trace without a question is a DataError naming its trace id, one without an
-answer a warning naming it (the sample is kept, without an answer). Needs
-``pip install 'ragmeter[otel]'``.
+answer a warning naming it (the sample is kept, without an answer). A JSON attribute value
+read here (``input.value``, ``output.value``, ``document.metadata``) that gives a key twice
+is a DataError naming the trace, span, attribute and key, as every JSON ragmeter reads
+(``_json_rows``): ``json.loads`` kept the last of ``{"question": "a", "question": "b"}``
+and scored "b" without a word. Needs ``pip install 'ragmeter[otel]'``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ragmeter._json_rows import DuplicateKey, dotted, parse_json
 from ragmeter.errors import DataError, Problem
 from ragmeter.integrations._extras import require
 from ragmeter.integrations.otel_spans import Span, read_spans
@@ -68,7 +72,11 @@ def load_traces(source: Any) -> list[Sample]:
     for trace_id, members in group_traces(spans).items():
         if not any(names["kind"] in s.attributes for s in members):
             continue
-        rec = trace_record(trace_id, members, names)
+        try:
+            rec = trace_record(trace_id, members, names)
+        except _RepeatedKey as exc:
+            problems.append(exc.problem(trace_id, len(records) + len(problems) + 1))
+            continue
         if rec.get("question") is None:
             problems.append(
                 Problem(
@@ -115,15 +123,15 @@ def trace_record(trace_id: str, members: Sequence[Span], names: Mapping[str, str
     root = root_span(members)
     kinds = [str(s.attributes.get(names["kind"], "")).upper() for s in members]
     chains = [s for s, k in zip(members, kinds, strict=True) if k in ("CHAIN", "AGENT")]
-    question = _text(root.attributes.get(names["input"]), QUESTION_KEYS)
-    answer = _text(root.attributes.get(names["output"]), ANSWER_KEYS)
+    question = _text(root, names["input"], QUESTION_KEYS)
+    answer = _text(root, names["output"], ANSWER_KEYS)
     if kinds[members.index(root)] == "LLM" and names["llm_out"] in root.attributes:
         answer = str(root.attributes[names["llm_out"]])
     for span in chains:
         if question is None:
-            question = _text(span.attributes.get(names["input"]), QUESTION_KEYS)
+            question = _text(span, names["input"], QUESTION_KEYS)
         if answer is None:
-            answer = _text(span.attributes.get(names["output"]), ANSWER_KEYS)
+            answer = _text(span, names["output"], ANSWER_KEYS)
     docs = contexts_of(trace_id, members, kinds, names)
     texts = [d["content"] for d in docs]
     ids = [d["id"] for d in docs]
@@ -165,9 +173,9 @@ def contexts_of(
         if kind not in RETRIEVAL_KINDS or _inside_retrieval(span, spans, parents):
             continue
         if kind == "RETRIEVER":
-            groups.append(documents(span.attributes, names))
+            groups.append(documents(span, names))
             continue
-        output = documents(span.attributes, names, names["rerank_out"])
+        output = documents(span, names, names["rerank_out"])
         if not output:
             warnings.warn(
                 f"trace {trace_id}: RERANKER span {span.name!r} records no "
@@ -176,7 +184,7 @@ def contexts_of(
                 stacklevel=4,
             )
             continue
-        taken = {d["content"] for d in documents(span.attributes, names, names["rerank_in"])}
+        taken = {d["content"] for d in documents(span, names, names["rerank_in"])}
         groups = [g for g in groups if taken and not any(d["content"] in taken for d in g)]
         groups.append(output)
     return [d for g in groups for d in g]
@@ -194,24 +202,25 @@ def _inside_retrieval(span: Span, kinds: Mapping[str, str], parents: Mapping[str
 
 
 def documents(
-    attrs: Mapping[str, Any], names: Mapping[str, str], prefix: str | None = None
+    span: Span, names: Mapping[str, str], prefix: str | None = None
 ) -> list[dict[str, Any]]:
     """The documents under ``prefix`` (a RETRIEVER span's ``retrieval.documents`` by
     default; a RERANKER's ``reranker.input_documents`` / ``output_documents``), in rank order."""
     key = names["docs"] if prefix is None else prefix
     pattern = re.compile(rf"^{re.escape(key)}\.(\d+)\.(.+)$")
     found: dict[int, dict[str, Any]] = {}
-    for key, value in attrs.items():
-        m = pattern.match(key)
+    for name, value in span.attributes.items():
+        m = pattern.match(name)
         if m:
             found.setdefault(int(m.group(1)), {})[m.group(2)] = value
     docs = []
-    for _, fields in sorted(found.items()):
+    for rank, fields in sorted(found.items()):
         if names["content"] not in fields:
             continue
         doc_id = fields.get(names["id"])
         if doc_id is None:
-            meta = _json(fields.get(names["metadata"]))
+            attribute = f"{key}.{rank}.{names['metadata']}"
+            meta = _json(fields.get(names["metadata"]), span, attribute)
             doc_id = meta.get("id") if isinstance(meta, Mapping) else None
         score = fields.get(names["score"])
         docs.append(
@@ -224,24 +233,59 @@ def documents(
     return docs
 
 
-def _json(value: Any) -> Any:
+class _RepeatedKey(Exception):
+    """A JSON attribute value that gives a key twice: in which span and attribute (``within``:
+    the keys leading to it when the value is a JSON string inside another's field). Never
+    leaves ``load_traces``, which makes it a DataError's Problem."""
+
+    def __init__(
+        self, span: Span, attribute: str, error: DuplicateKey, within: Sequence[str] = ()
+    ) -> None:
+        super().__init__(error.reason())
+        self.span, self.attribute, self.error, self.within = span, attribute, error, within
+
+    def problem(self, trace_id: str, row: int) -> Problem:
+        """The Problem of the sample (trace) ``row``: the attribute as its field."""
+        where = dotted([*self.within, *self.error.path])
+        inside = f" (in {where})" if where else ""
+        return Problem(
+            row,
+            self.attribute,
+            f"trace {trace_id}: span {self.span.name!r} (span id {self.span.span_id}): its "
+            f"JSON value{inside}: {self.error.reason('the value')}",
+        )
+
+
+def _json(value: Any, span: Span, attribute: str, within: Sequence[str] = ()) -> Any:
+    """A JSON attribute value parsed, else the value itself (text that only starts like JSON
+    stays text); a key given twice raises _RepeatedKey (``_json_rows.parse_json``)."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return parse_json(value)
         except json.JSONDecodeError:
             return value
+        except DuplicateKey as exc:
+            raise _RepeatedKey(span, attribute, exc, within) from None
     return value
 
 
-def _text(value: Any, keys: Sequence[str]) -> str | None:
-    """A string from an input/output value: itself, or a JSON object's likely field."""
-    value = _json(value)
+def _text(span: Span, attribute: str, keys: Sequence[str]) -> str | None:
+    """A string from a span's input/output value: itself, or a JSON object's likely field."""
+    return _value_text(span.attributes.get(attribute), keys, span, attribute, ())
+
+
+def _value_text(
+    value: Any, keys: Sequence[str], span: Span, attribute: str, within: tuple[str, ...]
+) -> str | None:
+    """``_text`` of ``value``, found in ``attribute`` under the keys ``within`` (a field
+    holding JSON text is read as JSON again)."""
+    value = _json(value, span, attribute, within)
     if isinstance(value, str):
         return value
     if isinstance(value, Mapping):
         for key in keys:
             if key in value:
-                return _text(value[key], keys)
+                return _value_text(value[key], keys, span, attribute, (*within, key))
         strings = [v for v in value.values() if isinstance(v, str)]
         return strings[0] if len(strings) == 1 else None
     return None

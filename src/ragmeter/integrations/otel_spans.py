@@ -7,7 +7,8 @@
   after another (pretty-printed, not one per line): ids as ``0x...``, attributes as a dict.
 - ``ReadableSpan`` objects themselves (``InMemorySpanExporter.get_finished_spans()``).
 
-Reading needs no OpenTelemetry package: the formats are plain JSON, parsed here.
+Reading needs no OpenTelemetry package: the formats are plain JSON, parsed here, a key given
+twice in one object refused (``_json_rows``), as in every JSON file ragmeter reads.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ragmeter._json_rows import DuplicateKey, dotted, parse_json
 from ragmeter.errors import DataError, Problem
 
 KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
@@ -61,22 +63,13 @@ def _read_file(path: Path) -> list[Span]:
     if not path.is_file():
         raise DataError([Problem(None, None, f"file not found: {path}")], src)
     text = path.read_text(encoding="utf-8-sig")
-    decoder = json.JSONDecoder()
-    spans: list[Span] = []
-    pos = 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            break
-        try:
-            value, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                [Problem(None, None, f"invalid JSON: {exc.msg} (line {exc.lineno})", exc.lineno)],
-                src,
-            ) from None
-        spans.extend(_from_value(value))
+    try:
+        spans = [s for value in _json_values(text) for s in _from_value(value)]
+    except DuplicateKey as exc:
+        raise DataError([Problem(None, dotted([*exc.path, exc.key]), exc.reason())], src) from None
+    except json.JSONDecodeError as exc:
+        msg = f"invalid JSON: {exc.msg} (line {exc.lineno})"
+        raise DataError([Problem(None, None, msg, exc.lineno)], src) from None
     if not spans:
         raise DataError(
             [
@@ -90,6 +83,33 @@ def _read_file(path: Path) -> list[Span]:
             src,
         )
     return spans
+
+
+def _json_values(text: str) -> list[Any]:
+    """The JSON values of a file: one document (OTLP JSON), or several one after another (one
+    OTLP object a line, the SDK's pretty-printed spans). DuplicateKey, located in the file,
+    for a key given twice in one object; JSONDecodeError (where in the file) for invalid
+    JSON."""
+    try:
+        return [parse_json(text)] if text.strip() else []
+    except json.JSONDecodeError:
+        pass  # several values, or invalid: read one by one below, which says where
+    values, pos, decoder = [], 0, json.JSONDecoder()
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return values
+        _, end = decoder.raw_decode(text, pos)  # where the value ends
+        try:
+            values.append(parse_json(text[pos:end]))  # its keys checked
+        except DuplicateKey as exc:  # located in the value: now in the file
+            if exc.line is None or exc.column is None:
+                raise
+            line0, col0 = text.count("\n", 0, pos), pos - text.rfind("\n", 0, pos) - 1
+            column = exc.column + (col0 if exc.line == 1 else 0)
+            raise DuplicateKey(exc.key, exc.path, line0 + exc.line, column) from None
+        pos = end
 
 
 def _from_value(value: Any) -> list[Span]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.compare import Comparison
-from ragmeter.compare_render import public_text, public_tree
+from ragmeter.compare_render import ci_header, public_text, public_tree
 from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
 from ragmeter.runs import Run
@@ -102,10 +102,12 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
 def _summary_rows(run: Run, label: str) -> dict[str, Any]:
     rows = [run.result.aggregates[m].to_dict() for m in run.result.metrics]
     # each run's own CI level and size: B's were labelled with A's
+    confidence = run.result.config.get("confidence", 0.95)
     return {
         "label": label,
         "rows": rows,
-        "confidence": run.result.config.get("confidence", 0.95),
+        "confidence": confidence,
+        "ci_header": ci_header(confidence),
         "n_samples": len(run.result.samples),
     }
 
@@ -226,6 +228,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "slices": cmp.slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
+        "ci_header": ci_header(cmp.confidence),
         "alpha": alpha,
         "direction_legend": direction_legend(cmp),
     }
@@ -264,7 +267,7 @@ def run_slices(
         if seed is not None:
             boot["seed"] = seed
         out: dict[str, Any] = {"label": label, "rows": [], "note": None}
-        out["ci_header"] = f"{boot['confidence'] * 100:g}% CI"
+        out["ci_header"] = ci_header(boot["confidence"])
         if cmp is None:  # the run alone: a column it lacks is an error, as in evaluate
             out["rows"] = slice_summary(r.result, by, **boot)
             return out
