@@ -143,3 +143,29 @@ def test_a_repeated_key_in_the_trace_file_itself(tmp_path):
     )
     lines.write_text(one + "\n" + two + "\n")  # no key repeated: both traces load
     assert [s.question_id for s in ragmeter.load(lines, format="otel")] == [TRACE, TRACE2]
+
+
+def test_an_attribute_given_twice_in_one_list_is_refused(tmp_path):
+    """OTLP attribute keys are unique; a list naming ``input.value`` twice was read as a dict
+    that kept the last question without a word. From a file and from a dict alike."""
+    spans = _rag(question="first?")
+    spans[0]["attributes"].append({"key": "input.value", "value": {"stringValue": "second?"}})
+    [problem] = _problems(_write(tmp_path, spans))
+    assert (
+        f"the attribute 'input.value' is given twice in the attributes of span 'rag' "
+        f"(span id {ROOT})" in problem
+    )
+    with pytest.raises(DataError, match=r"'input\.value' is given twice"):
+        ragmeter.load({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}, format="otel")
+    spans = _rag()
+    spans[1]["events"] = [
+        {"name": "e", "attributes": [{"key": "k", "value": {}}, {"key": "k", "value": {}}]}
+    ]
+    [problem] = _problems(_write(tmp_path, spans, "event.json"))
+    assert "'k' is given twice in an event's attributes in span 'retrieve'" in problem
+    resource = {"attributes": [{"key": "service.name", "value": {"stringValue": "a"}}] * 2}
+    doc = {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": _rag()}]}]}
+    path = tmp_path / "resource.json"
+    path.write_text(json.dumps(doc))
+    [problem] = _problems(path)
+    assert "'service.name' is given twice in a resource's attributes" in problem

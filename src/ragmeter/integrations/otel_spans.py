@@ -46,15 +46,31 @@ class Span:
     scope: dict[str, Any] = field(default_factory=dict)
 
 
+class RepeatedAttribute(ValueError):
+    """One OTLP attribute list naming a key twice. OTLP requires the keys of an attribute
+    list to be unique, and which value the exporter meant is not known: a dict kept the
+    last one without a word (``input.value`` twice scored the second question)."""
+
+    def __init__(self, key: str, where: str) -> None:
+        self.key, self.where = key, where
+        super().__init__(
+            f"the attribute {key!r} is given twice in {where}: OTLP attribute keys are unique, "
+            "and which value was meant is not known; fix the exporter or the file"
+        )
+
+
 def read_spans(source: Any) -> list[Span]:
     """Spans from a file path, an OTLP JSON dict, or an iterable of SDK ReadableSpans."""
     if isinstance(source, (str, Path)):
         return _read_file(Path(source))
-    if isinstance(source, Mapping):
-        return list(_from_value(source))
-    spans: list[Span] = []
-    for item in source:
-        spans.extend(_from_value(item) if isinstance(item, Mapping) else [_from_sdk(item)])
+    try:
+        if isinstance(source, Mapping):
+            return list(_from_value(source))
+        spans: list[Span] = []
+        for item in source:
+            spans.extend(_from_value(item) if isinstance(item, Mapping) else [_from_sdk(item)])
+    except RepeatedAttribute as exc:
+        raise DataError([Problem(None, None, str(exc))]) from None
     return spans
 
 
@@ -67,6 +83,8 @@ def _read_file(path: Path) -> list[Span]:
         spans = [s for value in _json_values(text) for s in _from_value(value)]
     except DuplicateKey as exc:
         raise DataError([Problem(None, dotted([*exc.path, exc.key]), exc.reason())], src) from None
+    except RepeatedAttribute as exc:
+        raise DataError([Problem(None, None, str(exc))], src) from None
     except json.JSONDecodeError as exc:
         msg = f"invalid JSON: {exc.msg} (line {exc.lineno})"
         raise DataError([Problem(None, None, msg, exc.lineno)], src) from None
@@ -152,14 +170,22 @@ def any_value(value: Mapping[str, Any]) -> Any:
     if "arrayValue" in value:
         return [any_value(v) for v in value["arrayValue"].get("values", [])]
     if "kvlistValue" in value:
-        return attrs_from_otlp(value["kvlistValue"].get("values", []))
+        return attrs_from_otlp(value["kvlistValue"].get("values", []), "a kvlistValue")
     if "bytesValue" in value:
         return value["bytesValue"]
     return None
 
 
-def attrs_from_otlp(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    return {kv["key"]: any_value(kv.get("value") or {}) for kv in items}
+def attrs_from_otlp(items: Iterable[Mapping[str, Any]], where: str) -> dict[str, Any]:
+    """An OTLP attribute list as a dict; RepeatedAttribute (naming ``where``) for a key given
+    twice."""
+    out: dict[str, Any] = {}
+    for kv in items:
+        key = kv["key"]
+        if key in out:
+            raise RepeatedAttribute(str(key), where)
+        out[key] = any_value(kv.get("value") or {})
+    return out
 
 
 def _kind(value: Any) -> int:
@@ -172,11 +198,14 @@ def _kind(value: Any) -> int:
 def _from_otlp(resource_spans: Iterable[Mapping[str, Any]]) -> list[Span]:
     spans = []
     for rs in resource_spans:
-        resource = attrs_from_otlp((rs.get("resource") or {}).get("attributes", []))
+        resource = attrs_from_otlp(
+            (rs.get("resource") or {}).get("attributes", []), "a resource's attributes"
+        )
         for ss in rs.get("scopeSpans") or rs.get("scope_spans") or []:
             scope = dict(ss.get("scope") or {})
             for sp in ss.get("spans", []):
                 parent = _hex_id(sp.get("parentSpanId"), 16)
+                said = f"span {str(sp.get('name', ''))!r} (span id {_hex_id(sp.get('spanId'), 16)})"
                 spans.append(
                     Span(
                         trace_id=_hex_id(sp.get("traceId"), 32),
@@ -186,12 +215,16 @@ def _from_otlp(resource_spans: Iterable[Mapping[str, Any]]) -> list[Span]:
                         start_ns=int(sp.get("startTimeUnixNano") or 0),
                         end_ns=int(sp.get("endTimeUnixNano") or 0),
                         kind=_kind(sp.get("kind", 1)),
-                        attributes=attrs_from_otlp(sp.get("attributes", [])),
+                        attributes=attrs_from_otlp(
+                            sp.get("attributes", []), f"the attributes of {said}"
+                        ),
                         events=[
                             {
                                 "name": e.get("name", ""),
                                 "time_ns": int(e.get("timeUnixNano") or 0),
-                                "attributes": attrs_from_otlp(e.get("attributes", [])),
+                                "attributes": attrs_from_otlp(
+                                    e.get("attributes", []), f"an event's attributes in {said}"
+                                ),
                             }
                             for e in sp.get("events", [])
                         ],
