@@ -23,6 +23,7 @@ from ragmeter.cli._common import (
     table_title,
 )
 from ragmeter.cli._long_tables import print_table
+from ragmeter.compare_render import ci_header
 from ragmeter.gates import (
     check_metric_names,
     check_threshold_values,
@@ -69,8 +70,7 @@ def print_slices(rows: list[Any], by: str, confidence: float = 0.95) -> None:
         title=table_title(f"slices by {by} (sorted by difference from the overall mean)"),
         box=box.SIMPLE_HEAD,
     )
-    ci_header = f"{confidence * 100:g}% CI"
-    for i, col in enumerate(("metric", by, "n", "mean", ci_header, "vs overall", "")):
+    for i, col in enumerate(("metric", by, "n", "mean", ci_header(confidence), "vs overall", "")):
         left = i in (0, 1, 6)  # by itself: a column named "n" is still the label column
         fold = "fold" if i < 2 else "ellipsis"
         table.add_column(literal(col), justify="left" if left else "right", overflow=fold)
