@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ragmeter.backends.gguf_header import gguf_problem
 from ragmeter.config import Settings, as_settings
 from ragmeter.redact import OPENAI_URL, public_url, public_urls
 
@@ -108,6 +109,11 @@ def judge_problem(settings: Settings | dict[str, Any] | None = None) -> str | No
             path = Path(s.judge_model).expanduser()
             if not path.is_file():
                 return f"the GGUF file {path} does not exist; give a .gguf file: --judge gguf:PATH"
+            if (wrong := gguf_problem(path)) is not None:  # a first few bytes, not the file
+                return (
+                    f"the file {path} is no GGUF model llama.cpp can load: it {wrong}; give a "
+                    ".gguf file: --judge gguf:PATH"
+                )
             return None
         return _embedded_problem(s.judge_model or None)
     if kind == "openai" and (variable := missing_key(s)) is not None:
