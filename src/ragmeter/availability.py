@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ragmeter.backends.gguf_header import gguf_problem
 from ragmeter.config import Settings, as_settings
 from ragmeter.redact import OPENAI_URL, public_url, public_urls
 
@@ -108,6 +109,11 @@ def judge_problem(settings: Settings | dict[str, Any] | None = None) -> str | No
             path = Path(s.judge_model).expanduser()
             if not path.is_file():
                 return f"the GGUF file {path} does not exist; give a .gguf file: --judge gguf:PATH"
+            if (wrong := gguf_problem(path)) is not None:  # a first few bytes, not the file
+                return (
+                    f"the file {path} is no GGUF model llama.cpp can load: it {wrong}; give a "
+                    ".gguf file: --judge gguf:PATH"
+                )
             return None
         return _embedded_problem(s.judge_model or None)
     if kind == "openai" and (variable := missing_key(s)) is not None:
@@ -156,9 +162,12 @@ def named_judge_problem(s: Settings) -> str | None:
 
 
 def unused_settings(s: Settings) -> list[str]:
-    """Settings given that neither the judge nor the embedder would read: a base URL (one or a
-    comma list) or an API key's variable beside a judge and an embedder that call no server,
-    an ``embedder_base_url`` beside an embedder that calls none. Each with the fix.
+    """Settings given that neither the judge nor the embedder would read, or read as they cannot
+    be used: a base URL (one or a comma list) or an API key's variable beside a judge and an
+    embedder that call no server, an ``embedder_base_url`` beside an embedder that calls none,
+    a structured-output mode or a preflight choice beside a judge that calls no server, and a
+    comma list of judge servers that an ``openai:MODEL`` embedder without a URL of its own
+    would take as one address. Each with the fix.
 
     Why refused: ``--base-url http://host/v1`` without ``--judge openai:MODEL`` ran the
     embedded local judge and ignored the URL; the user believed their server judged. An
@@ -170,19 +179,23 @@ def unused_settings(s: Settings) -> list[str]:
     remote_embedder = s.embedder.startswith("openai:")
     judge, out = _judge_said(s), []
     urls = [u for u in (s.base_url or "").split(",") if u.strip()]
-    if "base_url" in given and urls and not remote_judge:
-        url = public_urls(s.base_url)
+    url_given = "base_url" in given and bool(urls)
+    if url_given and remote_embedder and not s.embedder_base_url and len(urls) > 1:
+        out.append(_url_list_for_embedder(s, len(urls), judge, remote_judge))
+    elif url_given and not remote_judge:
         if not remote_embedder:
             out.append(
-                f"--base-url (base_url) {url} is given, but {judge} calls no server: a base URL "
-                "is for --judge openai:MODEL or litellm:MODEL (and --embedder openai:MODEL); add "
-                "--judge openai:MODEL to judge with that server, or leave --base-url out"
+                f"--base-url (base_url) {public_urls(s.base_url)} is given, but {judge} calls "
+                "no server: a base URL is for --judge openai:MODEL or litellm:MODEL (and "
+                "--embedder openai:MODEL); add --judge openai:MODEL to judge with that server, "
+                "or leave --base-url out"
             )
-        elif len(urls) > 1:
+        elif s.embedder_base_url:
             out.append(
-                f"--base-url (base_url) lists {len(urls)} servers, but {judge} calls none and "
-                f"the embedder {s.embedder!r} takes one URL: several are a remote judge's "
-                "replicas (--judge openai:MODEL --executor ray); give one URL, or a remote judge"
+                f"--base-url (base_url) {public_urls(s.base_url)} is given, but {judge} calls "
+                f"no server and the embedder {s.embedder!r} calls its own embedder_base_url: "
+                "no one reads it; add --judge openai:MODEL to judge with that server, or leave "
+                "--base-url out"
             )
     if "embedder_base_url" in given and s.embedder_base_url and not remote_embedder:
         out.append(
@@ -195,7 +208,55 @@ def unused_settings(s: Settings) -> list[str]:
             out.append(_no_key_reader(said, judge, s.embedder))
         if "api_key" in given and s.api_key is not None:
             out.append(_no_key_reader("api_key", judge, s.embedder))
+    if not remote_judge:
+        out += _server_only_settings(s, judge)
     return out
+
+
+def _server_only_settings(s: Settings, judge: str) -> list[str]:
+    """The settings given that only a judge calling a server reads, beside ``judge``, one
+    that calls none (the embedded judge, gguf:PATH, none): ``structured_mode`` (a local
+    judge's output is held to a grammar) and ``preflight`` (one request to a server before
+    the run). Why refused: ``--judge local --structured-output json_object`` or
+    ``--no-preflight`` ran as if they had not been given, and the user believed they had
+    configured something."""
+    given, out = s.model_fields_set, []
+    if "structured_mode" in given:
+        out.append(
+            f"--structured-output (structured_mode) {s.structured_mode} is given, but {judge} "
+            "calls no server: the structured output asked of a server is for --judge "
+            "openai:MODEL or litellm:MODEL (a local judge's output is held to a grammar); add "
+            "--judge openai:MODEL to judge with a server, or leave --structured-output out"
+        )
+    if "preflight" in given:
+        said = "--preflight" if s.preflight else "--no-preflight"
+        out.append(
+            f"{said} (preflight) is given, but {judge} calls no server: the preflight is one "
+            "request to a remote judge before the run (--judge openai:MODEL or litellm:MODEL); "
+            f"add --judge openai:MODEL to judge with a server, or leave {said} out"
+        )
+    return out
+
+
+def _url_list_for_embedder(s: Settings, n: int, judge: str, remote_judge: bool) -> str:
+    """A comma list of servers in ``base_url`` is the replicas of a remote judge (the Ray
+    executor deals its calls over them); an ``openai:MODEL`` embedder without an
+    ``embedder_base_url`` reads ``base_url`` as one address. Why refused: the run went on
+    to its first embedding call, which failed on the whole list as one URL or went to the
+    judge's servers, which seldom serve the embedding model."""
+    said = f"--base-url (base_url) lists {n} servers ({public_urls(s.base_url)})"
+    if not remote_judge:
+        return (
+            f"{said}, but {judge} calls none and the embedder {s.embedder!r} takes one URL: "
+            "several are a remote judge's replicas (--judge openai:MODEL --executor ray); give "
+            "one URL, or a remote judge"
+        )
+    return (
+        f"{said} for the replicas of {judge}, but the embedder {s.embedder!r} has no URL of "
+        "its own and takes one, not a list: give it its server with embedder_base_url = "
+        '"http://HOST/v1" in a --config file (Settings(embedder_base_url=...) in Python), or '
+        "choose an embedder that calls no server (--embedder local)"
+    )
 
 
 def _no_key_reader(said: str, judge: str, embedder: str) -> str:
