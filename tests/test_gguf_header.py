@@ -147,3 +147,15 @@ def test_an_empty_gguf_from_a_config_file_is_refused(
     res = runner.invoke(app, ["evaluate", str(data), "--config", str(config), "-q"])
     assert res.exit_code == 2, res.output
     assert f"the file {empty} is no GGUF model llama.cpp can load: it is empty" in _flat(res.output)
+
+
+def test_a_local_judge_built_directly_checks_the_header_before_hashing(tmp_path: Path) -> None:
+    """``LocalJudge(path)`` (Python, not through the settings) hashed the whole file first and
+    failed only at load; the header check comes before the hash (needs no llama.cpp)."""
+    from ragmeter.backends import llamacpp
+    from ragmeter.errors import ModelNotAvailable
+
+    page = tmp_path / "page.gguf"
+    page.write_bytes(b"<!DOCTYPE html><html>Sign in</html>")
+    with pytest.raises(ModelNotAvailable, match=r"is no GGUF model .* starts with b'<!DO'"):
+        llamacpp.LocalJudge(page)

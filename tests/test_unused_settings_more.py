@@ -218,3 +218,13 @@ def test_a_base_url_no_one_reads_beside_an_embedder_with_its_own(tmp_path: Path)
     check_settings(Settings(base_url="http://h/v1", embedder="openai:e"))
     with pytest.raises(ConfigError, match="several are a remote judge's replicas"):
         check_settings(Settings(judge="local", base_url=URLS, embedder="openai:e"))
+
+
+def test_meta_eval_refuses_a_judge_url_list(wikieval: Path, no_scoring: None) -> None:
+    """meta-eval judges with one client: a comma list reached it as one address (refused only
+    when it failed to connect); evaluate's local and stream executors refused it already."""
+    from ragmeter import meta_eval
+
+    s = Settings(judge="openai:m", base_url=URLS, api_key_env="RM_X_UNSET", cache="off")
+    with pytest.raises(ConfigError, match=r"lists 2 servers; meta-eval judges with one client"):
+        meta_eval.run("wikieval", wikieval, settings=s)

@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.backends import model_store
+from ragmeter.backends.gguf_header import gguf_problem
 from ragmeter.backends.llama_grouped import LocalTokenTops
 from ragmeter.backends.llama_kv import MIN_ROWS, AlignedDecoder
 from ragmeter.backends.llama_tokens import LocalStats, option_token_ids
@@ -91,6 +92,8 @@ class LocalJudge(AlignedDecoder, LocalTokenTops):
             path = Path(model_path).expanduser()
             if not path.is_file():
                 raise ModelNotAvailable(f"GGUF file not found: {path}")
+            if (wrong := gguf_problem(path)) is not None:  # before hashing gigabytes of it
+                raise ModelNotAvailable(f"{path} is no GGUF model llama.cpp can load: it {wrong}")
             self._embedded, self.model_path = None, path
             digest = model_store.gguf_sha256(path)
             known = [m for m in model_store.MODELS.values() if m.sha256 == digest]

@@ -58,14 +58,17 @@ def base_urls(s: Settings) -> list[str]:
     return [u.strip() for u in (s.base_url or "").split(",") if u.strip()]
 
 
-def check_single_url(s: Settings) -> None:
-    """Executors with one judge client accept one URL: say so before any work."""
+RAY_SPREADS = (
+    "only the Ray executor spreads calls over several (--executor ray), others take one URL"
+)
+
+
+def check_single_url(s: Settings, who: str = RAY_SPREADS) -> None:
+    """Executors with one judge client accept one URL: say so before any work. ``who``: the
+    rest of the message, naming who takes one URL (meta-eval has no --executor)."""
     urls = base_urls(s)
     if len(urls) > 1:
-        raise ConfigError(
-            f"base_url lists {len(urls)} servers; only the Ray executor spreads calls over "
-            "several (--executor ray), others take one URL"
-        )
+        raise ConfigError(f"base_url lists {len(urls)} servers; {who}")
 
 
 def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
@@ -85,8 +88,10 @@ def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
 
 def check_settings(s: Settings) -> None:
     """ConfigError naming every setting given that neither the judge nor the embedder would
-    read (``availability.unused_settings``: a base URL or key beside a local judge), with the
-    fix: said before any work, whatever the metrics, as the settings contradict themselves."""
+    read, or that they cannot read as given (``availability.unused_settings``: a base URL, a
+    key, --structured-output or --no-preflight beside a judge that calls no server; a URL list
+    for an embedder that takes one), with the fix: said before any work, whatever the
+    metrics, as the settings contradict themselves."""
     if problems := unused_settings(s):
         raise ConfigError("; ".join(problems))
 

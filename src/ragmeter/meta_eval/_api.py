@@ -26,7 +26,7 @@ from ragmeter.errors import (
     Problem,
     ResourceUnavailable,
 )
-from ragmeter.executors.common import check_settings, run_sync
+from ragmeter.executors.common import check_settings, check_single_url, run_sync
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE
 from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
 from ragmeter.meta_eval._run import ScorerResult, run_meta_eval
@@ -233,6 +233,8 @@ def check_resources(s: Settings, needs: set[str], judged: Sequence[Any]) -> None
     Why: meta-eval built its models first and said what was missing only then, after
     loading the judge (a minute on 2 CPUs); a missing embedder or scorer was found after it."""
     check_settings(s)
+    # one judge client: a comma list reached it as one address, refused only at connecting
+    check_single_url(s, "meta-eval judges with one client: give one URL (--base-url)")
     _, unavailable = availability(s)
     problems = []
     for need in sorted(needs & set(unavailable), key=CHECKED.index):
