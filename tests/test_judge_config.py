@@ -252,7 +252,7 @@ def test_every_advertised_form_is_accepted_and_built(tmp_path: Path) -> None:
     from ragmeter.resources import _build_embedder, _build_judge
 
     gguf = tmp_path / "m.gguf"
-    gguf.write_bytes(b"GGUF")  # built, never loaded
+    gguf.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + bytes(16))  # a header; never loaded
     fill = {"PATH": str(gguf), "MODEL": "m", "PATH_OR_NAME": str(tmp_path)}
     judges = [f.split(" ")[0] for f in JUDGE_HELP.split(" | ")]
     for form in judges:

@@ -42,7 +42,7 @@ def test_missing_gguf_path_is_a_clear_error(tmp_path: Path) -> None:
 def test_user_gguf_name_carries_its_sha(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("RAGMETER_HOME", str(tmp_path / "home"))
     f = tmp_path / "my-model.Q4.gguf"
-    f.write_bytes(b"not really a gguf")
+    f.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + bytes(16) + b"not really a model")
     judge = LocalJudge(f)
     sha = model_store.sha256_file(f)
     assert judge.name == f"gguf:my-model.Q4.gguf+{sha[:12]}"
@@ -54,7 +54,7 @@ async def test_broken_gguf_gives_error_replies_not_exceptions(tmp_path: Path, mo
     require_module("llama_cpp")
     monkeypatch.setenv("RAGMETER_HOME", str(tmp_path / "home"))
     f = tmp_path / "broken.gguf"
-    f.write_bytes(b"GGUF" + b"\0" * 64)
+    f.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + b"\0" * 64)  # a header, no model
     judge = LocalJudge(f)
     reply = await judge.option_probs(
         [{"role": "user", "content": "hi"}], ["yes", "no"], prompt_version=PV
