@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Sequence
 from json.decoder import scanstring
 from typing import Any
@@ -30,7 +31,7 @@ import jiter
 
 from ragmeter._sample_checks import line_surrogate
 
-__all__ = ["BLANK", "DuplicateKey", "dotted", "parse_json", "parse_line"]
+__all__ = ["BLANK", "DuplicateKey", "dotted", "loads", "parse_json", "parse_line"]
 
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")
@@ -102,9 +103,36 @@ def _fast(data: bytes) -> Any:
 def _slow(text: str) -> Any:
     """``json.loads(text)``, refusing a repeated key: for what jiter refused."""
     try:
-        return json.loads(text, object_pairs_hook=_unique)
+        return loads(text, object_pairs_hook=_unique)
     except _Repeated as repeated:
         raise _located(text, repeated.key) from None
+
+
+_LONG_INT = re.compile(r"-?\d{" + str(sys.get_int_max_str_digits() + 1) + ",}")
+
+
+def loads(text: str, **kwargs: Any) -> Any:
+    """``json.loads``, except that valid JSON Python cannot hold raises JSONDecodeError too.
+
+    Why: ``json.loads`` raises RecursionError for arrays or objects nested past the
+    interpreter's stack, and a plain ValueError for an integer of more digits than
+    ``sys.get_int_max_str_digits()`` (4300). Every reader catches JSONDecodeError, so these
+    two ended ``ragmeter evaluate``, ``compare`` and ``meta-eval`` as an internal error
+    (exit 1) instead of a problem naming the file and row (exit 2)."""
+    try:
+        return json.loads(text, **kwargs)
+    except RecursionError:
+        limit = sys.getrecursionlimit()
+        msg = f"arrays or objects nested deeper than Python reads (about {limit} levels)"
+        raise json.JSONDecodeError(msg, text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        found = _LONG_INT.search(text)
+        if found is None:  # not the digit limit: json.loads's own error, unchanged
+            raise
+        msg = f"a number of {len(found.group().lstrip('-'))} digits, more than Python reads"
+        raise json.JSONDecodeError(msg, text, found.start()) from exc
 
 
 BLANK = object()  # what parse_line gives for a line holding only whitespace: no row

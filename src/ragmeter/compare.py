@@ -35,6 +35,9 @@ from ragmeter.stats_many import paired_stats_many
 MIN_PAIRS = 2
 # scipy's bootstrap takes the standard error over the resamples: one resample has none.
 MIN_RESAMPLES = 2
+# The most the CLI takes: far past any CI's need (1000 by default), and numpy could not
+# allocate 10**20 ("Maximum allowed dimension exceeded": evaluate's internal error, exit 1).
+MAX_RESAMPLES = 100_000_000
 
 
 def too_few(n: int) -> str | None:

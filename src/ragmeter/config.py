@@ -29,13 +29,20 @@ from ragmeter.endpoints import litellm_base_url, openai_base_url
 from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.metric_options import NO_SECRETS, check_options, closest, option_problems
 from ragmeter.metric_options import MetricOptions as MetricOptions  # re-exported
-from ragmeter.redact import public_urls, reject_credentials, reject_query, secret_name
+from ragmeter.redact import (
+    public_urls,
+    reject_credentials,
+    reject_query,
+    reject_unusable,
+    secret_name,
+)
 
 JUDGE_SPEC = re.compile(r"^(local(:[a-z0-9.]+)?|none|off|(openai|litellm|gguf):.+)$")
 # What backends.embedders.make_embedder builds (litellm: none; a directory: checked apart).
 EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class PriceConfig(BaseModel):
@@ -155,6 +162,21 @@ class Settings(BaseModel):
         option = _URL_OPTIONS.get(info.field_name or "", info.field_name or "url")
         reject_credentials(v, option)
         reject_query(v, option)
+        if info.field_name != "cache_url":  # a cache server's URL need not be http(s)
+            reject_unusable(v, option)
+        return v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, v: str) -> str:
+        """A variable's name, else ConfigError that does not repeat it. Why: a key pasted
+        here ("sk-...") was printed back in "the environment variable sk-... is not set"."""
+        if not _ENV_NAME.fullmatch(v):
+            raise ConfigError(
+                "--api-key-env (api_key_env) takes the name of the environment variable "
+                "holding the key (letters, digits and _, e.g. OPENAI_API_KEY), not the key "
+                "itself; what was given is not such a name, and is not shown"
+            )
         return v
 
     @field_validator("options")
@@ -288,7 +310,11 @@ def _problem(e: Any, *, in_file: bool = False) -> Problem:
         known = list(PriceConfig.model_fields)
     else:
         known = _file_settings() if in_file else list(Settings.model_fields)
-    why = NO_SECRETS if secret_name(name) else "unknown setting" + closest(name, known)
+    if len(loc) == 1 and name in MetricOptions.model_fields:
+        # before the secret check: max_context_tokens was told it looked like a key
+        why = "an option of the metrics, not a setting: put it under [ragmeter.options]"
+    else:
+        why = NO_SECRETS if secret_name(name) else "unknown setting" + closest(name, known)
     return Problem(None, ".".join(loc), why)
 
 

@@ -126,7 +126,8 @@ def dry_run(
     )
     if out is not None:
         fp = fingerprint(planned, real, n_resamples=n_resamples, confidence=confidence, seed=seed)
-        check_out(out, fp, overwrite=overwrite, input_=input_facts(data, samples))
+        facts = input_facts(data, samples)
+        check_out(out, fp, overwrite=overwrite, input_=facts, data=data)
     chosen = [m for m in planned if m.is_async]
     result = run_sync(estimate(chosen, samples, s)) if chosen else _nothing_to_estimate()
     result["key_missing"] = key_missing

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ragmeter.redact import reject_credentials, reject_query
+from ragmeter.redact import reject_credentials, reject_query, reject_unusable
 
 BASE_URL_ENV = "OPENAI_BASE_URL"  # what the openai client follows when no base URL is given
 
@@ -29,6 +29,7 @@ def openai_base_url(explicit: str | None) -> str | None:
         return None
     reject_credentials(env, BASE_URL_ENV)
     reject_query(env, BASE_URL_ENV)
+    reject_unusable(env, BASE_URL_ENV)
     return env
 
 
@@ -76,5 +77,6 @@ def litellm_base_url(model: str, explicit: str | None) -> str | None:
         if env:
             reject_credentials(env, name)
             reject_query(env, name)
+            reject_unusable(env, name)
             return env
     return None

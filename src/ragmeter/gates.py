@@ -47,9 +47,18 @@ def parse_thresholds(spec: str | dict[str, float] | None) -> dict[str, float]:
             if not sep or not name.strip():
                 raise DataError([Problem(None, "--fail-under", f"'{part}' is not METRIC=VALUE")])
             items.append((name.strip(), value.strip()))
+        if not items:  # "" from an unset CI variable: no gate at all, said nowhere
+            said = f"{spec!r} names no gate: give METRIC=VALUE[,...], or leave the option out"
+            raise DataError([Problem(None, "--fail-under", said)])
     out: dict[str, float] = {}
     problems = []
+    given: dict[str, Any] = {}
     for name, value in items:
+        if name in given:  # the last kept, the first dropped without a word
+            said = f"{name} is given twice ({given[name]}, then {value}): give one threshold"
+            problems.append(Problem(None, "--fail-under", said))
+            continue
+        given[name] = value
         try:
             out[name] = float(value)
         except (TypeError, ValueError):

@@ -173,6 +173,7 @@ def prepare_out(
     *,
     overwrite: bool = False,
     input_: Mapping[str, Any] | None = None,
+    data: Any = None,
 ) -> Path:
     """Check ``out`` before any work and claim it with a run.json marked ``running``.
 
@@ -180,9 +181,9 @@ def prepare_out(
     whose settings or input (``input_``: file name and sha256, see ``input_facts``) differ,
     unless ``overwrite``: a resume must score the same rows, or scores.jsonl would silently
     hold another dataset's run. A run.json recording no input (older versions) is not
-    checked against it.
+    checked against it. ``data``: the input, when a path (``_not_the_input``).
     """
-    path = _not_a_file(out)
+    path = _not_the_input(_not_a_file(out), data)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -210,11 +211,12 @@ def check_out(
     *,
     overwrite: bool = False,
     input_: Mapping[str, Any] | None = None,
+    data: Any = None,
 ) -> None:
     """``prepare_out``'s refusals, read only: for a dry run, which must refuse what the run
-    would (a file in the way, a directory that cannot be made, a run of other settings or
-    input) and create, claim or change nothing."""
-    path = _not_a_file(out)
+    would (a file in the way, the input itself, a directory that cannot be made, a run of
+    other settings or input) and create, claim or change nothing."""
+    path = _not_the_input(_not_a_file(out), data)
     if path.is_dir():
         if not overwrite:
             _check_claimed(path, fp, input_)
@@ -234,6 +236,31 @@ def _not_a_file(out: str | Path) -> Path:
             f"--out {path} exists and is a file: give a directory (scores.jsonl, "
             "summary.json and run.json are written into it)"
         )
+    return path
+
+
+OUTPUTS = ("scores.jsonl", "summary.json", MANIFEST)  # what a run writes into --out
+
+
+def _not_the_input(path: Path, data: Any) -> Path:
+    """``path`` unless a file a run writes there is the input file ``data`` itself.
+
+    Why: ``evaluate runs/x/scores.jsonl -o runs/x`` (re-scoring a run's rows in place) or
+    ``evaluate data/scores.jsonl -o data`` read the input and then replaced it with the
+    scores, and the user's data was gone; ``--overwrite`` replaces a run, never the input,
+    so it is refused with or without it."""
+    if not isinstance(data, (str, os.PathLike)):
+        return path
+    for name in OUTPUTS:
+        try:
+            same = os.path.samefile(path / name, data)
+        except OSError:  # not there (yet): nothing to replace
+            continue
+        if same:
+            raise OutputError(
+                f"--out {path} would replace the input {data}: {name} is written there; "
+                "give another directory (or copy or rename the input first)"
+            )
     return path
 
 

@@ -142,6 +142,34 @@ def reject_query(url: str | None, option: str) -> None:
         )
 
 
+def reject_unusable(url: str | None, option: str) -> None:
+    """ConfigError when a server URL (or any URL of a comma list) is not ``http(s)://HOST``
+    with a valid port: ``localhost:8000`` (no scheme), ``ftp://h``, ``http://h:99999``,
+    ``http://[::1`` or an empty string.
+
+    Why: the OpenAI client accepts any string and fails at the first call, so the run spent
+    five attempts and their backoff before exit 3 "unreachable" (``localhost:8000`` read as
+    a scheme); a bad port or bracket raised ValueError where the URL is recorded (an
+    internal error); an empty one sent the calls to OpenAI's API. Run after
+    ``reject_credentials`` and ``reject_query``; the URL is shown without its user info."""
+    if url is None:
+        return
+    given = [p.strip() for p in url.split(",") if p.strip()] or [url.strip()]
+    for part in given:  # an empty item of a list is skipped, as public_urls skips it
+        try:
+            split = urlsplit(part)
+            split.port  # noqa: B018 - raises ValueError when out of range
+            ok = split.scheme.lower() in ("http", "https") and bool(split.hostname)
+        except ValueError:
+            ok = False
+        if not ok:
+            shown = _USERINFO.sub(r"\1***@", part).rsplit("@", 1)[-1] if part else ""
+            raise ConfigError(
+                f"{option}: {shown!r} is not a server URL: give http(s)://HOST[:PORT][/PATH], "
+                "e.g. http://localhost:8000/v1 (with none, OpenAI's API is used)"
+            )
+
+
 def public_urls(url: str | None) -> str | None:
     """Each URL of a comma list without credentials, query or fragment."""
     if url is None:

@@ -225,7 +225,9 @@ async def aevaluate(
     )
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = input_facts(data, samples)  # hashed once: checked against --out, then recorded
-    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_) if out is not None else None
+    out_dir = None
+    if out is not None:
+        out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_, data=data)
     facts: dict[str, Any] = {}
 
     def manifest(status: str, usage: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ragmeter._json_rows import loads
 from ragmeter.errors import DataError, Problem, UnpairedRunsError
 from ragmeter.metrics.base import Score
 from ragmeter.result import Aggregate, EvaluationResult, aggregate
@@ -89,7 +90,7 @@ def _read_json(path: Path, problems: list[Problem]) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         problems.append(Problem(None, path.name, f"unreadable JSON: {exc}"))
         return {}
@@ -105,6 +106,22 @@ _CUT = (
 )
 
 
+_SUMMARY_PARTS = {"config": dict, "usage": dict, "notes": list}
+
+
+def _check_parts(summary: dict[str, Any], problems: list[Problem]) -> None:
+    """A Problem for each of summary.json's ``config``, ``usage`` and ``notes`` that is not
+    the object or list ragmeter writes there. Why: a run is rebuilt from them with
+    ``dict(...)`` and ``list(...)``, so ``"config": "x"`` (an edit, or another tool's file)
+    ended compare and report as an internal error, and ``"notes": "abc"`` became 3 notes."""
+    for key, kind in _SUMMARY_PARTS.items():
+        value = summary.get(key)
+        if value is not None and not isinstance(value, kind):
+            what = "an object" if kind is dict else "a list"
+            said = f"'{key}' must be {what}, not {type(value).__name__} (was it edited?)"
+            problems.append(Problem(None, "summary.json", said))
+
+
 def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
     """The records of scores.jsonl, each with its line number under ``_line``."""
     rows: list[dict[str, Any]] = []
@@ -113,7 +130,7 @@ def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line.rstrip("\r\n"))
+                row = loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 cut = "" if line.endswith("\n") else _CUT
                 said = f"scores.jsonl: invalid JSON: {exc.msg} (column {exc.colno}){cut}"
@@ -211,7 +228,7 @@ def _aggregate_from(entry: Any, metric: str, scores: list[Score]) -> Aggregate:
 def _state(directory: Path) -> tuple[str, str | None] | None:
     """(status, error line) of the run.json in ``directory``; None when there is none."""
     try:
-        doc = json.loads((directory / "run.json").read_text(encoding="utf-8"))
+        doc = loads((directory / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or not isinstance(doc.get("status"), str):
@@ -274,6 +291,7 @@ def load_run(path: str | Path) -> Run:
         )
     problems: list[Problem] = []
     summary = _read_json(directory / "summary.json", problems)
+    _check_parts(summary, problems)
     manifest = _read_json(directory / "run.json", problems)
     rows = _read_records(scores_path, problems)
     seen: set[str] = set()

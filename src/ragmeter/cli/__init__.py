@@ -15,7 +15,7 @@ import sys
 import typer
 
 from ragmeter.cli import compare, evaluate, meta_eval, metrics, models, report
-from ragmeter.cli._common import EXIT_INTERNAL, err_console, said
+from ragmeter.cli._common import EXIT_INTERNAL, OnceCommand, err_console, said
 
 # Help is plain text (rich_markup_mode=None): rich markup read "ragmeter[otel]" as a style
 # tag and printed "needs ragmeter", and its boxed panels cut option names at 80 columns
@@ -28,17 +28,24 @@ app = typer.Typer(
     help="Measure the quality of RAG pipelines.",
 )
 # short_help: what `ragmeter --help` lists, short enough not to be cut at 80 columns
-app.command("evaluate")(evaluate.evaluate)
-app.command("metrics")(metrics.list_metrics_cmd)
-app.command("meta-eval", short_help="Agreement with human preferences (RAGAS Table 1).")(
-    meta_eval.meta_eval_cmd
-)
-app.command("compare", short_help="Run B vs run A: paired deltas, CIs, p-values, W/T/L.")(
-    compare.compare_cmd
-)
-app.command("report", short_help="One offline HTML report of a run, or of two compared.")(
-    report.report_cmd
-)
+# cls=OnceCommand: --fail-under given twice is refused, not the last one kept.
+app.command("evaluate", cls=OnceCommand)(evaluate.evaluate)
+app.command("metrics", cls=OnceCommand)(metrics.list_metrics_cmd)
+app.command(
+    "meta-eval",
+    cls=OnceCommand,
+    short_help="Agreement with human preferences (RAGAS Table 1).",
+)(meta_eval.meta_eval_cmd)
+app.command(
+    "compare",
+    cls=OnceCommand,
+    short_help="Run B vs run A: paired deltas, CIs, p-values, W/T/L.",
+)(compare.compare_cmd)
+app.command(
+    "report",
+    cls=OnceCommand,
+    short_help="One offline HTML report of a run, or of two compared.",
+)(report.report_cmd)
 app.add_typer(models.models_app, name="models")
 
 

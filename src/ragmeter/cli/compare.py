@@ -16,7 +16,14 @@ from typing import Annotated, Any
 
 import typer
 
-from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, literal, run_guarded
+from ragmeter.cli._common import (
+    EXIT_BAD_INPUT,
+    console,
+    err_console,
+    literal,
+    run_guarded,
+    said,
+)
 from ragmeter.cli._gates import report_gate
 from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.compare import MIN_RESAMPLES, compare
@@ -98,7 +105,14 @@ def compare_cmd(
     # Every output path before any work: a bad one found after the statistics was an
     # internal error (exit 1) and the comparison was lost.
     outputs = {"--markdown": (markdown, "comment.md"), "--json": (json_out, "compare.json")}
-    checked = {o: run_guarded(check_out, p, o, e) for o, (p, e) in outputs.items() if p}
+    runs = (run_a, run_b)  # a run's own files are never written over (it is read)
+    checked = {o: run_guarded(check_out, p, o, e, runs) for o, (p, e) in outputs.items() if p}
+    if len(checked) == 2 and checked["--markdown"].absolute() == checked["--json"].absolute():
+        # the JSON was written over the Markdown: one of the two asked for was lost
+        err_console.print(
+            said("error:", "bold red", f"--markdown and --json are one file ({markdown}): give two")
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
     listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     cmp = run_guarded(
         compare,

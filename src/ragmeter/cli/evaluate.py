@@ -20,7 +20,7 @@ from ragmeter.cli._common import (
     table_title,
 )
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
-from ragmeter.compare import MIN_RESAMPLES
+from ragmeter.compare import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
 from ragmeter.errors import ConfigError
@@ -49,7 +49,11 @@ def evaluate(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap CIs (0 or more).")] = 0,
     n_resamples: Annotated[  # one resample gave a zero-width "95% CI" off the mean
         int,
-        typer.Option(min=MIN_RESAMPLES, help="Bootstrap resamples of the 95% CIs (2 or more)."),
+        typer.Option(
+            min=MIN_RESAMPLES,
+            max=MAX_RESAMPLES,
+            help="Bootstrap resamples of the 95% CIs (2 or more).",
+        ),
     ] = 1000,
     judge: Annotated[
         str | None,

@@ -41,7 +41,7 @@ def report_cmd(
     if intersect and compare_run is None:
         err_console.print("[bold red]error:[/bold red] --intersect needs --compare RUN_B")
         raise typer.Exit(EXIT_BAD_INPUT)
-    run_guarded(check_out, out)
+    run_guarded(check_out, out, runs=(run, compare_run))
     comparison = None
     if compare_run is not None:
         comparison = run_guarded(compare, run, compare_run, by=by, intersect=intersect)

@@ -260,7 +260,7 @@ def plan_file_run(
     )
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = file_facts(path, n_rows)
-    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_)
+    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_, data=path)
     return FilePlan(n_rows, chosen, notes, fp, out_dir, input_)
 
 

@@ -9,23 +9,33 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import OutputError, ReportUnavailable
+from ragmeter.manifest import OUTPUTS
 
 __all__ = ["check_out", "render_report", "report", "write_out"]
 
 
-def check_out(out: str | Path, option: str = "--out", example: str = "report.html") -> Path:
+def check_out(
+    out: str | Path,
+    option: str = "--out",
+    example: str = "report.html",
+    runs: Sequence[str | Path | None] = (),
+) -> Path:
     """An output file's path, checked before any work: rendering takes seconds, and finding
     then that ``out`` is a directory or cannot be written wastes them. OutputError says why,
     naming ``option`` (``compare --markdown`` / ``--json`` check theirs with it too).
+    ``runs``: the run directories (or scores.jsonl files) read, whose files ``out`` must not
+    be (``_not_a_run_file``).
 
     Writability is probed with a temporary file in the nearest existing directory (a
     permission check alone is wrong for root and for /proc-like file systems).
     """
     path = Path(out).expanduser()
+    _not_a_run_file(path, option, runs)
     if path.is_dir():
         raise OutputError(
             f"{option} {path} is a directory: give the file to write, e.g. {path / example}"
@@ -50,6 +60,26 @@ def check_out(out: str | Path, option: str = "--out", example: str = "report.htm
             f"{option} {path} cannot be written ({exc.strerror or exc}): give a writable file path"
         ) from None
     return path
+
+
+def _not_a_run_file(path: Path, option: str, runs: Sequence[str | Path | None]) -> None:
+    """OutputError when ``path`` is a file of one of ``runs`` (scores.jsonl, summary.json,
+    run.json). Why: ``report runs/a -o runs/a/scores.jsonl`` or ``compare a b --json
+    b/summary.json`` replaced a run's own file with the page or the comparison, and the run
+    could no longer be read; a new file inside a run directory (runs/a/report.html) is fine.
+    """
+    for run in (Path(r).expanduser() for r in runs if r is not None):
+        directory = run.parent if run.is_file() else run
+        for name in {*OUTPUTS, run.name} if run.is_file() else OUTPUTS:
+            try:
+                same = os.path.samefile(path, directory / name)
+            except OSError:  # either is missing: not the same file
+                continue
+            if same:
+                raise OutputError(
+                    f"{option} {path} is the {name} of the run {run}, which is read: give "
+                    "another file to write"
+                )
 
 
 def write_out(path: Path, text: str, option: str = "--out") -> Path:
