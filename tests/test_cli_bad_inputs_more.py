@@ -188,9 +188,20 @@ def test_other_options_still_repeat(tmp_path: Path) -> None:
     overridden after it); flags repeat."""
     args = ["--mode", "faithfulness=fast", "--mode", "answer_relevance=fast", "-q", "-q"]
     args += ["--judge", "local", "--judge", "none", "--seed", "1", "--seed", "2"]
-    code, text = _run("evaluate", str(_data(tmp_path)), "-m", "token_f1", "-m", LEX, *args)
+    code, text = _run("evaluate", str(_data(tmp_path)), "-m", LEX, *args)
     assert code == 0, text
     assert "token_f1" in text and "k_precision" in text
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_metrics_given_twice_is_refused(tmp_path: Path, command: str) -> None:
+    """``-m token_f1 -m k_precision`` scored (or compared) k_precision alone, exit 0: the
+    user asked for two metrics and got one without a word."""
+    target = [str(_data(tmp_path))] if command == "evaluate" else [str(tmp_path)] * 2
+    code, text = _run(command, *target, "-m", "token_f1", "-m", "k_precision")
+    assert code == 2, text
+    assert "-m is given 2 times: give it once" in text or "--metrics is given 2" in text
+    assert "-m token_f1,k_precision" in text
 
 
 @pytest.mark.parametrize(

@@ -80,8 +80,7 @@ def test_cli_usage_errors_exit_2_before_any_judge_call(tmp_path: Path, case: str
                 "evaluate",
                 str(_data(tmp_path)),
                 *_judge_args(srv.url, tmp_path),
-                "-m",
-                "faithfulness",
+                *([] if "-m" in args else ["-m", "faithfulness"]),  # -m is given once
                 *args,
             ],
             env={"RAGMETER_FF_KEY": KEY, "COLUMNS": "300"},

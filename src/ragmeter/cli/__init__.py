@@ -28,7 +28,7 @@ app = typer.Typer(
     help="Measure the quality of RAG pipelines.",
 )
 # short_help: what `ragmeter --help` lists, short enough not to be cut at 80 columns
-# cls=OnceCommand: --fail-under given twice is refused, not the last one kept.
+# cls=OnceCommand: --fail-under or -m given twice is refused, not the last one kept.
 app.command("evaluate", cls=OnceCommand)(evaluate.evaluate)
 app.command("metrics", cls=OnceCommand)(metrics.list_metrics_cmd)
 app.command(

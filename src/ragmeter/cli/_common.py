@@ -88,17 +88,21 @@ def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 # Options refused when repeated, and how to give several values in one.
-_ONCE = {"fail_under": "--fail-under faithfulness=0.8,mrr=0.6"}
+_ONCE = {
+    "fail_under": "several gates in one comma-separated list: --fail-under "
+    "faithfulness=0.8,mrr=0.6",
+    "metrics": "several metrics in one comma-separated list: -m token_f1,k_precision",
+}
 
 
 class OnceCommand(TyperCommand):
-    """A command that refuses ``--fail-under`` given more than once (exit 2).
+    """A command that refuses ``--fail-under`` or ``-m`` given more than once (exit 2).
 
     Why: click keeps the last value of an option and drops the others without a word, so
     ``--fail-under faithfulness=0.8 --fail-under mrr=0.6`` gated mrr alone: a faithfulness
-    below its threshold passed CI (exit 0 for a failed gate). Other options keep click's
-    rule, the last one given wins (a wrapper script's default overridden after it; tests
-    rely on it for -m), and show what they did (the metrics scored are in the table)."""
+    below its threshold passed CI (exit 0 for a failed gate); ``-m token_f1 -m k_precision``
+    scored k_precision alone. Other options keep click's rule, the last one given wins (a
+    wrapper script's default overridden after it)."""
 
     def make_parser(self, ctx: Any) -> Any:
         """click's parser, its ``parse_args`` checked for repeats: it returns every option
@@ -121,6 +125,5 @@ def _refuse_repeats(ctx: Any, order: list[Any]) -> None:
     for param, n in counts.items():
         if n > 1 and param.name in _ONCE and not param.multiple:
             ctx.fail(
-                f"{'/'.join(param.opts)} is given {n} times: give it once, several gates in "
-                f"one comma-separated list ({_ONCE[param.name]})"
+                f"{'/'.join(param.opts)} is given {n} times: give it once, {_ONCE[param.name]}"
             )
