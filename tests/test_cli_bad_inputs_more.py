@@ -208,7 +208,7 @@ def test_metrics_given_twice_is_refused(tmp_path: Path, command: str) -> None:
     ("gate", "said"),
     [
         ("token_f1=0.99,token_f1=0", "token_f1 is given twice (0.99, then 0)"),
-        ("", "'' names no gate"),
+        ("", "--fail-under is given an empty value"),  # any option (an unset variable?)
         (" , ", "names no gate"),
     ],
 )
@@ -228,6 +228,9 @@ def test_base_url_that_is_no_http_url(tmp_path: Path, url: str) -> None:
     args = ["-m", "faithfulness", "--judge", "openai:m", "--base-url", url, "--dry-run"]
     code, text = _run("evaluate", str(_data(tmp_path, 1)), *args)
     assert code == 2, text
+    if not url:  # refused as every option's empty value is, before the settings are built
+        assert "--base-url is given an empty value" in text
+        return
     assert "--base-url (base_url):" in text and "is not a server URL" in text
 
 
@@ -251,8 +254,22 @@ def test_api_key_env_that_is_no_variable_name(tmp_path: Path, name: str) -> None
     args = ["-m", "faithfulness", "--judge", "openai:m", "--api-key-env", name]
     code, text = _run("evaluate", str(_data(tmp_path, 1)), *args)
     assert code == 2, text
-    assert "takes the name of the environment variable" in text
+    said = "takes the name of the environment variable" if name else "is given an empty value"
+    assert said in text
     assert "abcdefghijklmnop" not in text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-o", ""], ["--by", " "], ["--cache", ""], ["--judge", ""], ["--mode", ""]],
+)
+def test_an_empty_option_value_is_refused(tmp_path: Path, args: list[str]) -> None:
+    """``-o ""`` wrote the run into the current directory, ``--by ""`` gave no slices, and
+    ``compare -m ""`` compared every metric, each without a word (an unset CI variable)."""
+    code, text = _run("evaluate", str(_data(tmp_path)), "-m", LEX, *args)
+    assert code == 2 and f"{args[0]} is given an empty value" in text, text
+    code, text = _run("compare", str(tmp_path), str(tmp_path), "-m", "")
+    assert code == 2 and "--metrics/-m is given an empty value" in text, text
 
 
 # ---- numbers past what can be computed; settings in the wrong place -------------------------

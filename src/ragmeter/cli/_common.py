@@ -114,10 +114,28 @@ class OnceCommand(TyperCommand):
         def parse_once(args: list[str]) -> Any:
             opts, rest, order = parse(args=args)
             _refuse_repeats(ctx, order)
+            _refuse_empty(ctx, opts, order)
             return opts, rest, order
 
         parser.parse_args = parse_once
         return parser
+
+
+def _refuse_empty(ctx: Any, opts: dict[str, Any], order: list[Any]) -> None:
+    """An option given an empty value (``-o ""``, ``--by ""``: often an unset variable in a CI
+    script) is refused. Why: each one meant something else without a word: ``-o ""`` wrote
+    the run into the current directory, ``--by ""`` gave no slices, ``compare -m ""``
+    compared every metric. No option of the CLI takes an empty value."""
+    for param in dict.fromkeys(order):
+        if getattr(param, "param_type_name", "") != "option" or param.is_flag or param.count:
+            continue
+        value = opts.get(param.name)
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            ctx.fail(
+                f"{'/'.join(param.opts)} is given an empty value (an unset variable?): give a "
+                "value, or leave the option out"
+            )
 
 
 def _refuse_repeats(ctx: Any, order: list[Any]) -> None:
