@@ -137,6 +137,28 @@ def loads(text: str, **kwargs: Any) -> Any:
 
 BLANK = object()  # what parse_line gives for a line holding only whitespace: no row
 
+# Byte-order marks of encodings wider than UTF-8, the longer first (UTF-32 LE starts as UTF-16 LE).
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "little-endian"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "big-endian"),
+    (b"\xff\xfe", "UTF-16", "little-endian"),
+    (b"\xfe\xff", "UTF-16", "big-endian"),
+)
+
+
+def wide_text(head: bytes) -> str | None:
+    """What is wrong with text whose first bytes are the byte-order mark of UTF-16 or UTF-32,
+    or None. Why: Windows tools save text so (PowerShell 5's ``>``, Notepad's "Unicode"), and
+    such a file was refused line by line as "not UTF-8 text" and "invalid JSON", with no
+    word of what it is or what to do."""
+    for bom, name, order in _WIDE_BOMS:
+        if head.startswith(bom):
+            return (
+                f"the file is {name} text ({order}: it starts with that byte-order mark), and "
+                f"ragmeter reads UTF-8: save it as UTF-8 (iconv -f {name} -t UTF-8 IN > OUT)"
+            )
+    return None
+
 
 def parse_line(raw: bytes, lineno: int) -> tuple[Any, tuple[str | None, str] | None]:
     """One line of a JSONL file as ``(record, None)``, ``(None, (field, what is wrong))``
@@ -148,6 +170,8 @@ def parse_line(raw: bytes, lineno: int) -> tuple[Any, tuple[str | None, str] | N
     try:
         text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM allowed
     except UnicodeDecodeError as exc:
+        if lineno == 1 and (wide := wide_text(raw)) is not None:
+            return None, (None, wide)
         return None, (None, f"not UTF-8 text: {exc.reason} at byte {exc.start} of the line")
     if not text.strip():
         return BLANK, None

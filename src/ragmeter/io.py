@@ -15,7 +15,7 @@ from typing import Any
 import pydantic_core
 
 from ragmeter._csv import read_csv_records
-from ragmeter._json_rows import BLANK, DuplicateKey, dotted, parse_json, parse_line
+from ragmeter._json_rows import BLANK, DuplicateKey, dotted, parse_json, parse_line, wide_text
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
 from ragmeter._tables import memory_records, read_json_records
@@ -65,6 +65,8 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> lis
     if path.is_dir():
         raise DataError([Problem(None, None, f"is a directory, not a data file: {path}")], src)
     suffix = f".{format}" if format else "".join(path.suffixes[-1:]).lower()
+    if suffix not in (".parquet", ".pq") and (wide := _wide_text(path)) is not None:
+        raise DataError([Problem(None, None, wide)], src)  # one line, not one a row
     try:
         if suffix in (".jsonl", ".ndjson"):
             return _load_jsonl(path)
@@ -97,6 +99,14 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> lis
         ],
         src,
     )
+
+
+def _wide_text(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            return wide_text(fh.read(4))
+    except OSError:
+        return None  # said by the reader, as for any file it cannot read
 
 
 def _first_bad_utf8(path: Path) -> Problem | None:
