@@ -11,6 +11,11 @@ table (a pyarrow Table, a polars DataFrame) is read the same way.
 
 Two columns of one name are refused: Arrow and Parquet allow them, and ``to_pylist`` kept
 the last one's values, so a file with two ``answer`` columns was scored on the second.
+
+A map column (``map<string, string>``, what Spark and pandas-on-Arrow write for a dict) is
+read as a dict, as the JSON object it stands for; a map holding one key twice is refused, as
+a JSON object is. ``to_pylist`` gave a list of (key, value) pairs, and ``metadata`` stored so
+was refused as "expected an object, got list".
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ def iter_parquet(path: str | Path, batch_size: int) -> Iterator[list[dict[str, A
                 batch = next(batches)
             except StopIteration:
                 return
-            yield batch.to_pylist()
+            yield pylist(batch, str(path))
     except DataError:
         raise
     except Exception as exc:  # pyarrow raises several types for corrupt files
@@ -82,4 +87,15 @@ def arrow_records(table: Any, source: str) -> list[dict[str, Any]]:
     columns = data_columns(table.schema.names, source, "table")
     if len(columns) < table.num_columns:
         table = table.select(columns)
-    return list(table.to_pylist())
+    return pylist(table, source)
+
+
+def pylist(table: Any, source: str) -> list[dict[str, Any]]:
+    """A Table's or RecordBatch's rows, maps as dicts; a DataError for a map with a repeated
+    key (pyarrow's strict mode raises KeyError naming it)."""
+    try:
+        return list(table.to_pylist(maps_as_pydicts="strict"))
+    except KeyError as exc:
+        said = str(exc.args[0]) if exc.args else str(exc)
+        problem = Problem(None, None, f"a map column holds a key twice: {said}")
+        raise DataError([problem], source) from None
