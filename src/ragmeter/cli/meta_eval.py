@@ -88,7 +88,8 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
         )
     console.print(table)
     console.print(_usage_line(results), highlight=False)
-    console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
+    if modes:  # of the dimensions run (``meta_eval._checks.run_modes``)
+        console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
     print_calibration(results)
 
 
