@@ -8,6 +8,9 @@
    they ran in: ``--dimensions faithfulness`` printed all three, and ``options.mode`` was
    not seen. ``--dimensions "faithfulness, answer_relevance"`` read the second's pairs but
    scored none of them, without a word.
+3. When every pair of a judged metric failed, the calibration table keeps its row, "— (N
+   failed)" as the agreement table says it: with no baseline beside it, the table was
+   printed with its headers only.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import fake_server
 from ragmeter import Settings, meta_eval
 from ragmeter.cli import app
 from test_meta_eval import ROWS
+from test_meta_eval_failures import probe_passes
 
 ENV = {"OPENAI_API_KEY": "sk-test-not-a-real-key", "COLUMNS": "300"}
 runner = CliRunner()
@@ -176,3 +180,29 @@ def test_the_modes_are_those_run_options_mode_included(data: Path) -> None:
     assert {r.name for r in report.results} == {"ragas:faithfulness", "ragas:context_relevance"}
     assert all(len(r.outcomes) == 1 for r in report.results)
     assert report.payload["dimensions"] == ["faithfulness", "context_relevance"]
+
+
+# ---- 3. every pair failed -------------------------------------------------------------------
+
+
+def test_every_pair_failed_keeps_its_row_in_the_calibration_table(
+    data: Path, tmp_path: Path
+) -> None:
+    res, payload = _cli(
+        data,
+        tmp_path,
+        *("--dimensions", "faithfulness", "--baselines", "none"),
+        fault_fn=probe_passes("nan"),
+    )
+    assert res.exit_code == 1, res.output
+    lines = res.stdout.splitlines()
+    title = next(i for i, line in enumerate(lines) if "judged metric vs no-model baseline" in line)
+    rows = [line for line in lines[title:] if "RAGAs (ragmeter)" in line]
+    assert rows, "the calibration table was printed without a row"
+    cells = [c.strip() for c in rows[0].strip("│ ").split("│")]
+    assert cells == ["faithfulness", "RAGAs (ragmeter)", "— (1 failed)", "—", "—", "0"]
+    # the JSON says the same: no agreement, no calibration, the pair left out as failed
+    assert payload["agreement"]["faithfulness"] is None
+    assert payload["calibration"] == {"faithfulness": None}
+    assert payload["failed_pairs"] == {"faithfulness": 1}
+    assert "ragas:faithfulness: 1 of 1 pair(s) left out" in res.stderr
