@@ -157,7 +157,8 @@ def test_files_python_settings_and_meta_eval_are_refused_alike(
         ragmeter.dry_run(str(data), ["token_f1"], Settings(judge="none", preflight=True))
     from ragmeter import meta_eval
 
-    with pytest.raises(ConfigError, match=r"--no-preflight \(preflight\) is given"):
+    # meta-eval has no --no-preflight: the setting is named as its --config file gives it
+    with pytest.raises(ConfigError, match=r"preflight = false is given in the settings"):
         meta_eval.run("wikieval", wikieval, settings=Settings(preflight=False, cache="off"))
 
 
@@ -188,7 +189,8 @@ def test_the_url_list_refusal_reaches_python_and_meta_eval(
         ragmeter.dry_run(str(data), None, s, executor="ray", out=tmp_path / "o")
     from ragmeter import meta_eval
 
-    with pytest.raises(ConfigError, match=r"lists 2 servers .* has no URL of its own"):
+    # meta-eval takes one URL whatever the embedder (no replicas, no --executor ray)
+    with pytest.raises(ConfigError, match=r"lists 2 servers; meta-eval judges with one client"):
         meta_eval.run("wikieval", wikieval, settings=s)
 
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from ragmeter.backends.gguf_header import gguf_problem
 from ragmeter.config import Settings, as_settings
 from ragmeter.redact import OPENAI_URL, public_url, public_urls
+from ragmeter.setting_names import EVALUATE_OPTIONS, as_given, key_option
 
 LOCAL_KINDS = ("local", "gguf")
 # Every resource a metric can need (``metrics.base.RESOURCES``; tests/test_needs_refused.py
@@ -92,8 +94,12 @@ def _embedded_problem(key: str | None) -> str | None:
     )
 
 
-def judge_problem(settings: Settings | dict[str, Any] | None = None) -> str | None:
+def judge_problem(
+    settings: Settings | dict[str, Any] | None = None,
+    cli_options: Collection[str] = EVALUATE_OPTIONS,
+) -> str | None:
     """Why no judge can be had with these settings, and how to get one; None when one can.
+    ``cli_options``: the settings the command has options for (``as_given``).
 
     The text follows "no judge available: " (``unavailable_needs``)."""
     s = as_settings(settings)
@@ -119,7 +125,7 @@ def judge_problem(settings: Settings | dict[str, Any] | None = None) -> str | No
     if kind == "openai" and (variable := missing_key(s)) is not None:
         return (
             f"the judge {s.judge!r} has no API key: the environment variable {variable} is "
-            "not set; set it, or name another variable with --api-key-env"
+            f"not set; set it, or name another variable with {key_option(cli_options)}"
         )
     if kind == "litellm" and not _found("litellm"):
         return (
@@ -161,7 +167,7 @@ def named_judge_problem(s: Settings) -> str | None:
     )
 
 
-def unused_settings(s: Settings) -> list[str]:
+def unused_settings(s: Settings, cli_options: Collection[str] = EVALUATE_OPTIONS) -> list[str]:
     """Settings given that neither the judge nor the embedder would read, or read as they cannot
     be used: a base URL (one or a comma list) or an API key's variable beside a judge and an
     embedder that call no server, an ``embedder_base_url`` beside an embedder that calls none,
@@ -173,7 +179,9 @@ def unused_settings(s: Settings) -> list[str]:
     embedded local judge and ignored the URL; the user believed their server judged. An
     ``openai:MODEL`` embedder reads ``base_url`` when it has no URL of its own, so it is a
     user of it. Only what was given counts (``model_fields_set``): a URL the environment
-    supplied (``$OPENAI_BASE_URL``) is not the user's doing. No value of a key is shown."""
+    supplied (``$OPENAI_BASE_URL``) is not the user's doing. No value of a key is shown.
+    ``cli_options``: the settings the command has options for, as each is named (``as_given``:
+    meta-eval has no --no-preflight, and said it had)."""
     given = s.model_fields_set
     remote_judge = s.judge_kind in REMOTE_JUDGES
     remote_embedder = s.embedder.startswith("openai:")
@@ -203,17 +211,17 @@ def unused_settings(s: Settings) -> list[str]:
             "is for --embedder openai:MODEL; choose that embedder, or leave embedder_base_url out"
         )
     if not remote_judge and not remote_embedder:
-        if "api_key_env" in given:
-            said = f"--api-key-env (api_key_env) {s.api_key_env}"  # a name, not a secret
+        if "api_key_env" in given:  # a name, not a secret
+            said, _ = as_given("api_key_env", s.api_key_env, cli_options)
             out.append(_no_key_reader(said, judge, s.embedder))
         if "api_key" in given and s.api_key is not None:
-            out.append(_no_key_reader("api_key", judge, s.embedder))
+            out.append(_no_key_reader("api_key is given", judge, s.embedder))
     if not remote_judge:
-        out += _server_only_settings(s, judge)
+        out += _server_only_settings(s, judge, cli_options)
     return out
 
 
-def _server_only_settings(s: Settings, judge: str) -> list[str]:
+def _server_only_settings(s: Settings, judge: str, cli_options: Collection[str]) -> list[str]:
     """The settings given that only a judge calling a server reads, beside ``judge``, one
     that calls none (the embedded judge, gguf:PATH, none): ``structured_mode`` (a local
     judge's output is held to a grammar) and ``preflight`` (one request to a server before
@@ -222,18 +230,18 @@ def _server_only_settings(s: Settings, judge: str) -> list[str]:
     configured something."""
     given, out = s.model_fields_set, []
     if "structured_mode" in given:
+        said, leave = as_given("structured_mode", s.structured_mode, cli_options)
         out.append(
-            f"--structured-output (structured_mode) {s.structured_mode} is given, but {judge} "
-            "calls no server: the structured output asked of a server is for --judge "
-            "openai:MODEL or litellm:MODEL (a local judge's output is held to a grammar); add "
-            "--judge openai:MODEL to judge with a server, or leave --structured-output out"
+            f"{said}, but {judge} calls no server: the structured output asked of a server is "
+            "for --judge openai:MODEL or litellm:MODEL (a local judge's output is held to a "
+            f"grammar); add --judge openai:MODEL to judge with a server, or {leave}"
         )
     if "preflight" in given:
-        said = "--preflight" if s.preflight else "--no-preflight"
+        said, leave = as_given("preflight", s.preflight, cli_options)
         out.append(
-            f"{said} (preflight) is given, but {judge} calls no server: the preflight is one "
-            "request to a remote judge before the run (--judge openai:MODEL or litellm:MODEL); "
-            f"add --judge openai:MODEL to judge with a server, or leave {said} out"
+            f"{said}, but {judge} calls no server: the preflight is one request to a remote "
+            "judge before the run (--judge openai:MODEL or litellm:MODEL); add --judge "
+            f"openai:MODEL to judge with a server, or {leave}"
         )
     return out
 
@@ -261,7 +269,7 @@ def _url_list_for_embedder(s: Settings, n: int, judge: str, remote_judge: bool) 
 
 def _no_key_reader(said: str, judge: str, embedder: str) -> str:
     return (
-        f"{said} is given, but {judge} and the embedder {embedder!r} read no API key: a key is "
+        f"{said}, but {judge} and the embedder {embedder!r} read no API key: a key is "
         "for --judge openai:MODEL or litellm:MODEL, or --embedder openai:MODEL; choose one of "
         "them, or leave the key setting out"
     )
@@ -351,11 +359,15 @@ def _reward_problem(s: Settings) -> str | None:
     )
 
 
-def unavailable_needs(settings: Settings | dict[str, Any] | None = None) -> dict[str, str]:
+def unavailable_needs(
+    settings: Settings | dict[str, Any] | None = None,
+    cli_options: Collection[str] = EVALUATE_OPTIONS,
+) -> dict[str, str]:
     """Each resource of ``CHECKED`` these settings cannot give, with why and how to get it:
-    ``{"judge": "no judge available: --judge none (judge='none') was given; choose ..."}``."""
+    ``{"judge": "no judge available: --judge none (judge='none') was given; choose ..."}``.
+    ``cli_options``: the settings the command has options for (``as_given``)."""
     s = as_settings(settings)
-    judge = judge_problem(s)
+    judge = judge_problem(s, cli_options)
     problems = {
         "judge": judge,
         "scorer": _scorer_problem(s, judge),
@@ -372,8 +384,9 @@ def available_needs(settings: Settings | dict[str, Any] | None = None) -> set[st
 
 def availability(
     settings: Settings | dict[str, Any] | None = None,
+    cli_options: Collection[str] = EVALUATE_OPTIONS,
 ) -> tuple[set[str], dict[str, str]]:
     """``available_needs`` and ``unavailable_needs`` in one look, as ``plan_metrics`` takes
     them: the resources a run could have, and why each other one cannot be had."""
-    missing = unavailable_needs(settings)
+    missing = unavailable_needs(settings, cli_options)
     return set(CHECKED) - set(missing), missing

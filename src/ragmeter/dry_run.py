@@ -24,7 +24,7 @@ from ragmeter.executors.common import (
 from ragmeter.io import load
 from ragmeter.manifest import check_out, fingerprint, input_facts
 from ragmeter.metrics.base import Metric
-from ragmeter.plan import needs_of, plan_metrics
+from ragmeter.plan import mode_of_metric, needs_of, plan_metrics
 from ragmeter.protocols import Resources
 from ragmeter.resources import Built, build_resources
 from ragmeter.sample import Sample
@@ -43,6 +43,11 @@ async def estimate(
     Metrics run against stand-ins that answer from the cache when they can and otherwise
     count the call, estimate its tokens (4 characters a token) and answer with a placeholder
     (lists of ``list_items`` entries). No model is loaded and no request is sent.
+
+    ``unavailable`` holds only what a metric here needs in its chosen mode (``_needed``), not
+    all that the build recorded: building a remote judge marks the scorer unavailable too,
+    and the dry run of ``-m faithfulness --judge openai:MODEL`` printed "note: no scorer"
+    though no metric of it uses one; the run says nothing of it.
     """
     s = as_settings(settings)
     built = build_resources(s, needs_of(metrics, s.metric_options()), load_local=False)
@@ -63,9 +68,17 @@ async def estimate(
     out = acc.summary()
     out["estimated"] = True
     out["list_items_assumed"] = list_items
-    out["unavailable"] = dict(built.unavailable)
+    needed = _needed(metrics, s)
+    out["unavailable"] = {k: v for k, v in built.unavailable.items() if k in needed}
     out["skipped"] = {m: sum(1 for x in col if x.status == "skipped") for m, col in scores.items()}
     return out
+
+
+def _needed(metrics: Sequence[Metric], s: Settings) -> set[str]:
+    """The resources the metrics cannot score without, in the run's modes (``needs_of`` adds
+    those they only use when there: an embedder picking faithfulness's evidence)."""
+    options = s.metric_options()
+    return {n for m in metrics for n in m.needs_in(mode_of_metric(m, options))}
 
 
 # Stands in for a missing key so the judge can be built; a dry run sends nothing.

@@ -88,7 +88,8 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
         )
     console.print(table)
     console.print(_usage_line(results), highlight=False)
-    console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
+    if modes:  # of the dimensions run (``meta_eval._checks.run_modes``)
+        console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
     print_calibration(results)
 
 
@@ -117,7 +118,12 @@ def _usage_line(results: list[ScorerResult]) -> str:
 
 
 def print_calibration(results: list[ScorerResult]) -> None:
-    """Judged metric beside its no-model baseline: agreement, Brier, ECE; reliability tables."""
+    """Judged metric beside its no-model baseline: agreement, Brier, ECE; reliability tables.
+
+    A scorer whose every pair failed keeps its row, its agreement "— (N failed)" as in the
+    agreement table (``null`` in the JSON) and the calibration of any side that was scored.
+    Why: its row was left out, and with no baseline beside it the table was printed empty,
+    headers only, as if there were nothing to say. A table with no row is not printed."""
     by_name = {r.name: r for r in results}
     table = Table(
         title="judged metric vs no-model baseline · calibration (preferred = 1, other = 0)"
@@ -126,18 +132,20 @@ def print_calibration(results: list[ScorerResult]) -> None:
         table.add_column(col, justify="left" if col in ("dimension", "scorer") else "right")
     for r in (x for x in results if x.kind == "ragas"):
         for res in (r, by_name.get(LEXICAL_BASELINE[r.dimension])):
-            if res is None or res.agreement is None:
+            if res is None:
                 continue
             cal = res.calibration() or {}
+            agreement = "—" if res.agreement is None else f"{res.agreement:.3f}"
             table.add_row(
                 LABELS[r.dimension],
                 literal(_row_name(res)),
-                f"{res.agreement:.3f}",
+                agreement + (f" [red]({res.n_failed} failed)[/red]" if res.n_failed else ""),
                 f"{cal['brier']:.3f}" if cal else "—",
                 f"{cal['ece']:.3f}" if cal else "—",
                 str(cal.get("n", 0)),
             )
-    console.print(table)
+    if table.row_count:
+        console.print(table)
     for r in (x for x in results if x.kind == "ragas"):
         cal = r.calibration()
         if not cal:

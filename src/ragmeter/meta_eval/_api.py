@@ -16,28 +16,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragmeter.availability import CHECKED, a_need, availability
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import (
-    ConfigError,
-    DataError,
-    MetricError,
-    OutputError,
-    Problem,
-    ResourceUnavailable,
+from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable
+from ragmeter.executors.common import run_sync
+from ragmeter.meta_eval._checks import (
+    BASELINE_NEEDS,
+    check_meta_modes,
+    check_resources,
+    judged_needs,
+    needs_of_run,
+    run_modes,
 )
-from ragmeter.executors.common import check_settings, check_single_url, run_sync
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE
 from ragmeter.meta_eval._pairs import DATASETS, DIMENSIONS, PAPER_TABLE1, PreferencePair
 from ragmeter.meta_eval._run import ScorerResult, run_meta_eval
 from ragmeter.meta_eval._scorers import (
     DEFAULT_BASELINES,
     RAGAS_METRICS,
-    PairScorer,
     build_scorers,
 )
-from ragmeter.metrics.registry import default_modes, get_metric
-from ragmeter.plan import check_modes, mode_of_metric
+from ragmeter.metrics.registry import get_metric
+from ragmeter.plan import mode_of_metric
 from ragmeter.resources import build_resources
 
 
@@ -156,21 +155,6 @@ def check_out(out: str | Path) -> Path:
     return path
 
 
-def _check_modes(s: Settings) -> None:
-    """Every ``--mode`` names a metric that has that mode (``plan.check_modes``, as evaluate
-    checks them), and the judged metrics' modes, ``options.mode`` included, exist: an
-    unknown one was an internal ValueError, or silently ignored, once the data was read."""
-    check_modes(s.modes)
-    for name in RAGAS_METRICS.values():
-        metric = get_metric(name)
-        mode = mode_of_metric(metric, s.metric_options())
-        if mode is not None and mode not in metric.mode_names:
-            raise MetricError(
-                f"mode {mode!r} (options.mode) is no mode of {name}; choose one of "
-                + ", ".join(metric.mode_names)
-            )
-
-
 def select_pairs(
     dataset: str,
     data: str | Path,
@@ -203,62 +187,6 @@ def select_pairs(
     return pairs
 
 
-def _needs(scorers: Sequence[PairScorer], baselines: Sequence[str], s: Settings) -> set[str]:
-    """Resources the run cannot do without (``needs``) and those it uses when present."""
-    judged = [get_metric(RAGAS_METRICS[sc.dimension]) for sc in scorers if sc.kind == "ragas"]
-    needs = {"judge"}
-    for m in judged:
-        needs |= set(m.needs_in(mode_of_metric(m, s.metric_options())))
-    if "embedding_cosine" in baselines:
-        needs.add("embedder")
-    if "perplexity" in baselines:
-        needs.add("scorer")
-    return needs
-
-
-def judged_needs(judged: Sequence[Any], s: Settings) -> set[str]:
-    """What the judged metrics themselves need (the rest of ``_needs`` is the baselines')."""
-    return {n for m in judged for n in m.needs_in(mode_of_metric(m, s.metric_options()))}
-
-
-_BASELINE_NEEDS = {"embedder": "the embedding_cosine baseline", "scorer": "the perplexity baseline"}
-
-
-def check_resources(s: Settings, needs: set[str], judged: Sequence[Any]) -> None:
-    """ConfigError before any model is loaded or pair scored, as evaluate refuses: a setting
-    given in vain (a base URL beside a local judge), and each resource the run needs that
-    cannot be had (``availability``: --judge none, an extra or model not installed, a key
-    not set), naming who needs it, why it is missing and the fixes.
-
-    Why: meta-eval built its models first and said what was missing only then, after
-    loading the judge (a minute on 2 CPUs); a missing embedder or scorer was found after it."""
-    check_settings(s)
-    # one judge client: a comma list reached it as one address, refused only at connecting
-    check_single_url(s, "meta-eval judges with one client: give one URL (--base-url)")
-    _, unavailable = availability(s)
-    problems = []
-    for need in sorted(needs & set(unavailable), key=CHECKED.index):
-        why = unavailable[need]
-        users = [m for m in judged if need in m.needs_in(mode_of_metric(m, s.metric_options()))]
-        if need == "judge":
-            problems.append(
-                f"meta-eval needs {a_need(need)} (its RAGAS metrics are judged), and there is {why}"
-            )
-        elif users:
-            names = ", ".join(f"'{m.name}'" for m in users)
-            problems.append(
-                f"{names} in the mode chosen need(s) {a_need(need)}, and there is {why}, or "
-                "choose another --mode, or leave the dimension out (--dimensions)"
-            )
-        else:
-            problems.append(
-                f"{_BASELINE_NEEDS[need]} needs {a_need(need)}, and there is {why}, or leave "
-                "it out of --baselines"
-            )
-    if problems:
-        raise ConfigError("; ".join(problems))
-
-
 def run(
     dataset: str,
     data: str | Path,
@@ -277,12 +205,15 @@ def run(
     before any pair is scored.
     """
     s = as_settings(settings)
-    _check_modes(s)
-    dims = list(dimensions) if dimensions is not None else list(DIMENSIONS)
-    pairs = select_pairs(dataset, data, dims, limit)
+    check_meta_modes(s)
+    pairs = select_pairs(dataset, data, dimensions, limit)
+    # as select_pairs reads them: " answer_relevance" (--dimensions "a, b") had its pairs
+    # read but no scorer, and was left out without a word
+    dims = list(DIMENSIONS) if dimensions is None else [d.strip() for d in dimensions]
+    dims = list(dict.fromkeys(d for d in dims if d))
     wanted = [b.strip() for b in baselines if b.strip() and b.strip() != "none"]
     scorers = [sc for sc in build_scorers(wanted) if sc.dimension in dims]
-    needs = _needs(scorers, wanted, s)
+    needs = needs_of_run(scorers, wanted, s)
     judged = [get_metric(RAGAS_METRICS[sc.dimension]) for sc in scorers if sc.kind == "ragas"]
     uses = {u for m in judged for u in m.uses_in(mode_of_metric(m, s.metric_options()))}
     check_resources(s, needs, judged)
@@ -290,9 +221,8 @@ def run(
     built = build_resources(s, needs | uses)
     build_s = time.perf_counter() - t_build
     missing = [
-        f"{why}, which {_BASELINE_NEEDS[need]} needs (leave it out of --baselines, or "
-        "configure one)"
-        if need in _BASELINE_NEEDS and need not in judged_needs(judged, s)
+        f"{why}, which {BASELINE_NEEDS[need]} needs (leave it out of --baselines, or configure one)"
+        if need in BASELINE_NEEDS and need not in judged_needs(judged, s)
         else why
         for need, why in built.unavailable.items()
         if need in needs
@@ -300,8 +230,7 @@ def run(
     if missing:
         run_sync(built.aclose())
         raise ResourceUnavailable("; ".join(missing))
-    modes = {**default_modes(), **s.modes}
-    modes = {k: v for k, v in modes.items() if k in RAGAS_METRICS}
+    modes = run_modes(dims, s)  # of the dimensions run only
     inner = getattr(built.resources.judge, "inner", None)
     stats0 = _stats(inner)
     load0 = os.getloadavg()
