@@ -3,11 +3,8 @@ README's exit-code table says ("a --cache that cannot be opened (a file in the w
 
 Before, the cache was opened only when a model-based metric was planned: ``--cache afile -m
 mrr`` exited 0 while ``--cache afile -m faithfulness`` and ``--cache afile --judge none``
-exited 2. The default cache (not given) is still not opened for a run that cannot use it.
-
-The fix belongs in ``executors/common.check_before_work`` (branch fix-msgs could not edit
-executors/; its report holds the patch): until it is applied the tests marked NEEDS_PATCH
-fail as expected; once it is, they pass and strict xfail says to remove the mark.
+exited 2. The default cache (not given) is still not opened for a run that cannot use it
+(``executors/common.check_before_work``).
 """
 
 from __future__ import annotations
@@ -26,9 +23,6 @@ from ragmeter.config import Settings
 from ragmeter.errors import ConfigError
 
 runner = CliRunner()
-NEEDS_PATCH = pytest.mark.xfail(
-    strict=True, reason="needs the check_before_work patch of the fix-msgs report"
-)
 
 
 def _flat(text: str) -> str:
@@ -59,7 +53,6 @@ def foreign(tmp_path: Path) -> Path:
     return path
 
 
-@NEEDS_PATCH
 @pytest.mark.parametrize("dry", [False, True], ids=["run", "dry-run"])
 @pytest.mark.parametrize(
     "extra", [["-m", "mrr"], ["--judge", "none", "-m", "mrr"]], ids=["m-mrr", "judge-none-m-mrr"]
@@ -84,7 +77,6 @@ def test_with_a_judged_metric_it_was_refused_already(data: Path, a_file: Path) -
     assert f"{a_file} is a file: give a directory, or --cache off" in _flat(res.output)
 
 
-@NEEDS_PATCH
 def test_a_foreign_store_and_the_library_are_refused_alike(data: Path, foreign: Path) -> None:
     res = runner.invoke(app, ["evaluate", str(data), "--cache", str(foreign), "-m", "mrr"])
     assert res.exit_code == 2, res.output

@@ -99,9 +99,14 @@ def check_settings(s: Settings) -> None:
 def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
     """What the model-based metrics of a run need from its settings, checked before any work:
     no setting given in vain (``check_settings``), the key of a judge asked for by name, a
-    named judge that can be had, and a cache that opens. Without a metric list the run may
-    need all of them; with one, a listed metric lacking its judge is plan_metrics' to report
-    (naming it), as are unknown metric names and modes."""
+    named judge that can be had, and a cache that opens: the one a model-based metric of the
+    run may use, and one the user gave (``--cache``, ``cache`` in --config or Settings)
+    whatever the metrics. Why: ``--cache afile -m mrr`` exited 0 where ``-m faithfulness``
+    or ``--judge none`` exited 2, and the README's exit 2 is for any --cache that cannot be
+    opened; the default cache is not opened for a run that cannot use it (nothing is made
+    that nobody asked for). Without a metric list the run may need all of them; with one, a
+    listed metric lacking its judge is plan_metrics' to report (naming it), as are unknown
+    metric names and modes."""
     check_settings(s)
     try:
         chosen = None if metrics is None else resolve(metrics)
@@ -112,7 +117,8 @@ def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
         check_judge_key(s)
     if chosen is None and (why := named_judge_problem(s)) is not None:
         raise ConfigError(why)  # the default plan would leave the judged metrics out, exit 0
-    if s.cache and (chosen is None or any(m.is_async for m in chosen)):
+    may_use = chosen is None or any(m.is_async for m in chosen)
+    if s.cache and (may_use or "cache" in s.model_fields_set):
         open_cache(s.cache).close()
 
 
