@@ -159,3 +159,11 @@ def test_a_local_judge_built_directly_checks_the_header_before_hashing(tmp_path:
     page.write_bytes(b"<!DOCTYPE html><html>Sign in</html>")
     with pytest.raises(ModelNotAvailable, match=r"is no GGUF model .* starts with b'<!DO'"):
         llamacpp.LocalJudge(page)
+
+
+def test_a_directory_given_as_the_gguf_is_said_to_be_no_file(
+    tmp_path: Path, llama_found: None
+) -> None:
+    """It said "does not exist" of a directory that does."""
+    why = judge_problem(Settings(judge=f"gguf:{tmp_path}"))
+    assert why is not None and f"the GGUF file {tmp_path} is not a file" in why

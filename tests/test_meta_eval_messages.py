@@ -206,3 +206,12 @@ def test_every_pair_failed_keeps_its_row_in_the_calibration_table(
     assert payload["calibration"] == {"faithfulness": None}
     assert payload["failed_pairs"] == {"faithfulness": 1}
     assert "ragas:faithfulness: 1 of 1 pair(s) left out" in res.stderr
+
+
+def test_a_directory_as_data_is_said_to_be_one(tmp_path) -> None:
+    """It said "file not found" of a directory that is there."""
+    from ragmeter import meta_eval
+    from ragmeter.errors import DataError
+
+    with pytest.raises(DataError, match="is a directory, not a data file"):
+        meta_eval.run("wikieval", tmp_path)

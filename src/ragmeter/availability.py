@@ -14,7 +14,6 @@ the case, and a named metric lacking one ran, failed every score and exited 1.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from collections.abc import Collection
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from ragmeter.backends.gguf_header import gguf_problem
 from ragmeter.config import Settings, as_settings
-from ragmeter.redact import OPENAI_URL, public_url, public_urls
+from ragmeter.redact import OPENAI_URL, env_secret, public_url, public_urls
 from ragmeter.setting_names import EVALUATE_OPTIONS, as_given, key_option
 
 LOCAL_KINDS = ("local", "gguf")
@@ -41,7 +40,7 @@ def missing_key(s: Settings) -> str | None:
     """The environment variable an OpenAI-compatible judge reads its key from, when neither
     it nor a Python-given key is set and the endpoint is OpenAI's (which needs one): the
     same rule as the backend's ``resolve_api_key``, checked without building anything."""
-    if s.judge_kind != "openai" or s.api_key is not None or os.environ.get(s.api_key_env):
+    if s.judge_kind != "openai" or s.api_key is not None or env_secret(s.api_key_env):
         return None
     if s.base_url and public_url(s.base_url) != OPENAI_URL:
         return None  # a server of one's own may need no key
@@ -113,8 +112,9 @@ def judge_problem(
             return f"the local judge needs llama-cpp-python, which is not installed; {INSTALL_HINT}"
         if kind == "gguf":
             path = Path(s.judge_model).expanduser()
-            if not path.is_file():
-                return f"the GGUF file {path} does not exist; give a .gguf file: --judge gguf:PATH"
+            if not path.is_file():  # a directory or a FIFO is there, but is no model
+                what = "does not exist" if not path.exists() else "is not a file"
+                return f"the GGUF file {path} {what}; give a .gguf file: --judge gguf:PATH"
             if (wrong := gguf_problem(path)) is not None:  # a first few bytes, not the file
                 return (
                     f"the file {path} is no GGUF model llama.cpp can load: it {wrong}; give a "
@@ -339,7 +339,7 @@ def _embedder_problem(s: Settings) -> str | None:
             )
         return None
     if emb.startswith("openai:"):
-        if os.environ.get(s.api_key_env) or s.api_key or s.embedder_base_url or s.base_url:
+        if env_secret(s.api_key_env) or s.api_key or s.embedder_base_url or s.base_url:
             return None
         return (
             f"the embedder {emb!r} has no API key: the environment variable {s.api_key_env} "

@@ -9,12 +9,24 @@ memory only and is never serialised.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ragmeter.errors import ConfigError
+
+
+def env_secret(name: str | None) -> str | None:
+    """The value of the environment variable ``name`` holding a key, or None when it is unset
+    or blank. Why blank counts as unset: a CI secret that expands to spaces or a newline was
+    taken for a key, sent as "Bearer  ", and the run ended after its retries on the server's
+    401 (exit 3) instead of "no API key" before any work (exit 2). A key read with its line
+    ending (an env file) is sent without it."""
+    value = (os.environ.get(name) or "").strip() if name else ""
+    return value or None
+
 
 _SECRETS: set[str] = set()
 _LOCK = threading.Lock()

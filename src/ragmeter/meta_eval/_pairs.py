@@ -45,8 +45,9 @@ def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict
     them (rows skip blank lines, lines do not); each unreadable line goes to ``problems``,
     and a file without any row raises "no rows". A line is parsed without its line ending:
     with it, json placed the error of a line cut short at "column 1" of a next line."""
-    if not path.is_file():
-        raise DataError([Problem(None, "data", f"file not found: {path}")])
+    if not path.is_file():  # a directory is there, but is no data file
+        what = "is a directory, not a data file" if path.is_dir() else "file not found"
+        raise DataError([Problem(None, "data", f"{what}: {path}")])
     out: list[tuple[int, int, dict[str, Any]]] = []
     row = 0
     with path.open("rb") as fh:
