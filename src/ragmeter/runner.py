@@ -31,6 +31,7 @@ from ragmeter.executors.common import (
     run_sync,
 )
 from ragmeter.executors.judge_pool import JudgePool
+from ragmeter.executors.notes import metric_notes, text_matched
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
@@ -57,16 +58,6 @@ ACTORS = 2
 
 # A list the sync evaluate() reads when Ctrl-C stops a run: the line saying where it got to.
 _INTERRUPTED: contextvars.ContextVar[list[str]] = contextvars.ContextVar("ragmeter_interrupted")
-
-
-def _text_match_note(metric: Metric, scores: list[Score]) -> str | None:
-    n = sum(1 for s in scores if s.details.get("matched_by") == "text")
-    if n:
-        return (
-            f"{metric.name}: {n} sample(s) had no ids; retrieved contexts were matched to "
-            "reference contexts by normalised text"
-        )
-    return None
 
 
 def evaluate(
@@ -283,22 +274,9 @@ async def aevaluate(
         m: aggregate(m, scores[m], n_resamples=n_resamples, confidence=confidence, seed=seed)
         for m in names
     }
-    # Text matching happens only where ids are missing: scan the scores only then.
-    some_without_ids = any(
-        s.context_ids is None or s.reference_context_ids is None for s in samples
-    )
+    matched = text_matched(samples, scores)  # worded as the stream and Ray executors word it
     for metric in chosen:
-        agg = aggregates[metric.name]
-        if agg.mean is not None and agg.ci_note:
-            notes.append(f"{metric.name}: {agg.ci_note}")
-        skipped = agg.n_skipped
-        if skipped:
-            notes.append(
-                f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
-            )
-        note = _text_match_note(metric, scores[metric.name]) if some_without_ids else None
-        if note:
-            notes.append(note)
+        notes += metric_notes(metric, aggregates[metric.name], matched.get(metric.name, 0))
     usage["wall_s"] = round(time.perf_counter() - started, 3)
     config = {"metrics": names, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     config["settings"] = s.public_dict()

@@ -6,7 +6,9 @@ validated and ``--out`` claimed: a malformed address ended in "internal error: V
 an error raised in a Ray task or actor (a judge that cannot be reached: JudgeUnreachable; a
 file changed since it was checked: DataError) reached the caller wrapped in Ray's
 RayTaskError / UserCodeException with a page of traceback, so the CLI said "internal error"
-and exited 1 where a local or stream run says what is wrong and exits 3 (or 2).
+and exited 1 where a local or stream run says what is wrong and exits 3 (or 2). Ray Data
+also logged such an error, traceback and all, as a crash of its own, before ragmeter said it
+in one line: ``ray_data_console_quiet`` keeps those records off the console.
 
 It imports no Ray (``connect`` is handed the module): the dry run, which works without the
 ray extra, checks an address here too (``address_form``), so the two never disagree.
@@ -14,7 +16,11 @@ ray extra, checks an address here too (``address_form``), so the two never disag
 
 from __future__ import annotations
 
+import logging
 import socket
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ragmeter.errors import ConfigError, DataError, RagmeterError
@@ -69,22 +75,100 @@ def connect(ray: Any, address: str | None) -> None:
 def ragmeter_cause(exc: BaseException) -> BaseException:
     """The ragmeter error a Ray exception wraps (following ``cause``, ``__cause__`` and
     ``__context__``), or ``exc`` itself when it wraps none."""
+    dual: BaseException | None = None
+    for e in _chain(exc):
+        if isinstance(e, RagmeterError):
+            if not _is_ray_error(e):
+                return _without_ray_note(e)
+            dual = dual or e
+    return dual or exc
+
+
+def task_exception(exc: BaseException) -> Exception | None:
+    """The exception a Ray task raised, out of Ray's RayTaskError (its ``cause``), or None
+    when ``exc`` is no such wrapper. Why: for an error it does not know (a crash), the CLI
+    says one line, ``internal error: TYPE: TEXT``, and a RayTaskError's text is the whole
+    remote traceback (80 lines for an input file gone missing), which Ray Data has already
+    logged just above; raised from the wrapper, the traceback stays in Python's report."""
+    inner = getattr(exc, "cause", None)
+    if _is_ray_error(exc) and isinstance(inner, Exception) and not _is_ray_error(inner):
+        return _without_ray_note(inner)
+    return None
+
+
+def wraps_ours(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or wraps, a ragmeter error: one the run raises as its own."""
+    return any(isinstance(e, RagmeterError) for e in _chain(exc))
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception it leads to through ``cause`` (Ray's RayTaskError keeps
+    the task's exception there), ``__cause__`` and ``__context__``, breadth first, once each."""
     seen: set[int] = set()
     todo: list[BaseException] = [exc]
-    dual: BaseException | None = None
     while todo:
         e = todo.pop(0)
         if id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, RagmeterError):
-            if not _is_ray_error(e):
-                return _without_ray_note(e)
-            dual = dual or e
+        yield e
         for nxt in (getattr(e, "cause", None), e.__cause__, e.__context__):
             if isinstance(nxt, BaseException):
                 todo.append(nxt)
-    return dual or exc
+
+
+@contextmanager
+def ray_data_console_quiet() -> Iterator[None]:
+    """While the pipeline runs, Ray Data's console output leaves out its records about an
+    error the run raises as its own (``wraps_ours``), and a traceback it has already shown.
+    Its log file (``ray-data.log`` in the Ray session's logs) keeps every record.
+
+    Why: with ``raise_original_map_exception`` (which keeps our errors ours, not a
+    UserCodeException), Ray Data takes an actor's error for a crash of its own: an
+    unreachable judge printed about 400 lines before ragmeter's one ``aborted: ...`` line,
+    the traceback three times and "please open an issue on the Ray project GitHub page",
+    even with -q. An error ragmeter does not know (a real crash) is still shown by Ray,
+    every line of it, but its traceback once, not twice."""
+    handlers = [h for h in logging.getLogger("ray.data").handlers if _console(h)]
+    quiet = _QuietAboutOurs()
+    for h in handlers:
+        h.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for h in handlers:
+            h.removeFilter(quiet)
+
+
+def _console(handler: logging.Handler) -> bool:
+    """A handler writing to a terminal stream (Ray Data's ``PlainRayHandler`` to stderr),
+    not to a file."""
+    return isinstance(handler, logging.StreamHandler) and not isinstance(
+        handler, logging.FileHandler
+    )
+
+
+class _QuietAboutOurs(logging.Filter):
+    """See ``ray_data_console_quiet``. A record's exception is its ``exc_info`` or, for a
+    record logged without one, the exception its thread is handling: Ray Data logs its
+    "internal code ... open an issue" line inside the ``except`` that caught it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: list[BaseException] = []  # kept, so that their ids are not reused
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else sys.exc_info()[1]
+        if exc is None:
+            return True
+        if wraps_ours(exc):
+            return False
+        if not record.exc_info:  # a line about an error ragmeter does not know: Ray's to say
+            return True
+        if any(e is exc for e in self.shown):  # its traceback again
+            return False
+        self.shown.append(exc)
+        return True
 
 
 def _without_ray_note(e: BaseException) -> BaseException:
@@ -98,7 +182,18 @@ def _without_ray_note(e: BaseException) -> BaseException:
         head, sep, tail = e.args[0].partition(_RAY_NOTE)
         if sep and "attempts (total backoff" in tail:
             e.args = (head, *e.args[1:])
+    elif e.args and _is_ray_note(e.args[-1]):  # added as an argument of its own
+        e.args = e.args[:-1]
+    if isinstance(e, OSError) and _is_ray_note(e.filename):  # so an OSError, once pickled
+        try:  # the file's name is lost: the traceback Ray Data logged says it
+            return type(e)(*e.args)
+        except Exception:
+            return e
     return e
+
+
+def _is_ray_note(arg: Any) -> bool:
+    return isinstance(arg, str) and arg.startswith(_RAY_NOTE[1:]) and "(total backoff" in arg
 
 
 def _is_ray_error(e: BaseException) -> bool:

@@ -20,8 +20,7 @@ from ragmeter.availability import (
 from ragmeter.config import Settings
 from ragmeter.errors import ConfigError, ExecutorUnavailable, MetricError
 from ragmeter.executors.source import check_file
-from ragmeter.executors.streamed import ScoreWriter
-from ragmeter.manifest import file_facts, fingerprint, prepare_out
+from ragmeter.manifest import check_out, file_facts, fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
 from ragmeter.metrics.registry import resolve
 from ragmeter.plan import FieldPresence, needs_of, plan_metrics
@@ -227,6 +226,15 @@ class FilePlan:
     fp: dict[str, Any]
     out_dir: Path
     input_: dict[str, Any]  # the file's name, sha256 and rows, as run.json records them
+    overwrite: bool = False
+    data: str | Path | None = None  # the input file: an --out that would replace it is refused
+
+    def claim(self) -> None:
+        """Claim ``out_dir`` (run.json ``running``), for a plan made with ``claim=False``
+        once the executor's own checks have passed: refused as ``prepare_out`` refuses."""
+        prepare_out(
+            self.out_dir, self.fp, overwrite=self.overwrite, input_=self.input_, data=self.data
+        )
 
 
 def plan_file_run(
@@ -240,9 +248,14 @@ def plan_file_run(
     confidence: float,
     seed: int,
     gated: Collection[str] = (),
+    claim: bool = True,
 ) -> FilePlan:
     """Validate the whole file (one streamed pass), plan the metrics on every row of it,
-    claim ``out``. Every usage error is raised here, before any judge call.
+    claim ``out``. Every usage error is raised here, before any judge call. ``claim=False``:
+    ``out`` is only checked (``check_out``, read only) and the caller claims it with
+    ``FilePlan.claim`` after checks of its own (the Ray executor's cluster and CPUs): a
+    usage error found there must leave ``out`` as it was, not a run.json marked running
+    that refuses the next run with other settings and reads as a killed run to ``compare``.
 
     Why every row: planned on the first rows, a metric whose inputs appear only later in the
     file was silently left out, where a local run of the same file scores it. The validation
@@ -266,17 +279,9 @@ def plan_file_run(
     )
     fp = fingerprint(chosen, s, n_resamples=n_resamples, confidence=confidence, seed=seed)
     input_ = file_facts(path, n_rows)
-    out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_, data=path)
-    return FilePlan(n_rows, chosen, notes, fp, out_dir, input_)
-
-
-def skip_notes(metrics: Sequence[Metric], writer: ScoreWriter) -> list[str]:
-    """One note per metric with skipped samples, as a local run writes them."""
-    notes = []
-    for metric in metrics:
-        skipped = writer.tallies[metric.name].counts["skipped"]
-        if skipped:
-            notes.append(
-                f"{metric.name}: {skipped} sample(s) skipped: they lack {metric.required_text()}"
-            )
-    return notes
+    if claim:
+        out_dir = prepare_out(out, fp, overwrite=overwrite, input_=input_, data=path)
+    else:
+        check_out(out, fp, overwrite=overwrite, input_=input_, data=path)
+        out_dir = Path(out).expanduser()
+    return FilePlan(n_rows, chosen, notes, fp, out_dir, input_, overwrite, path)

@@ -32,10 +32,16 @@ from ragmeter._perf import gc_paused
 from ragmeter.availability import RAY_MISSING
 from ragmeter.config import as_settings
 from ragmeter.errors import ConfigError, ExecutorUnavailable, RunAborted
-from ragmeter.executors._ray_cluster import check_address, connect, ragmeter_cause
+from ragmeter.executors._ray_cluster import (
+    check_address,
+    connect,
+    ragmeter_cause,
+    ray_data_console_quiet,
+    task_exception,
+)
 from ragmeter.executors._ray_source import plan_chunks
 from ragmeter.executors._ray_usage import UsageLedger
-from ragmeter.executors.common import base_urls, plan_file_run, run_config, skip_notes
+from ragmeter.executors.common import FilePlan, base_urls, plan_file_run, run_config
 from ragmeter.executors.ray_stages import (
     Chunks,
     Dealer,
@@ -98,6 +104,7 @@ def ray_evaluate(
         confidence=confidence,
         seed=seed,
         gated=gated,
+        claim=False,  # claimed by _start, once the cluster is up and the actors fit
     )
     urls = base_urls(s)
     if len(urls) > 1:  # every replica's answers are cached under one identity
@@ -117,7 +124,7 @@ def ray_evaluate(
             wall_s=time.perf_counter() - started,
         )
 
-    own = _start(ray, address, plan.metrics, s, actors)
+    own = _start(ray, address, plan, s, actors)
     writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
     if progress:
         writer.on_add = _progress_line(plan.n_rows)
@@ -128,9 +135,12 @@ def ray_evaluate(
             )
         except BaseException as exc:  # a Ray task's error wraps ours: raise ours
             cause = ragmeter_cause(exc)
-            if cause is exc:
+            if cause is not exc:
+                raise cause from None
+            crash = task_exception(exc)  # not ours: the task's own, said in one line
+            if crash is None:
                 raise
-            raise cause from None
+            raise crash from exc
     except RunAborted as exc:  # the judge went away: as the stream executor records it
         writer.abandon()
         write_manifest(plan.out_dir, {**manifest("aborted", {}), "error": str(exc)})
@@ -161,10 +171,11 @@ def ray_evaluate(
     config = run_config(plan.metrics, s, n_resamples, confidence, seed, "ray")
     result = finish_result(
         writer,
+        plan.metrics,
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
-        notes=plan.notes + skip_notes(plan.metrics, writer),
+        notes=plan.notes,
         usage=usage,
         config=config,
         manifest=manifest("complete", usage),
@@ -199,7 +210,8 @@ def _run_pipeline(
     ctx.enable_progress_bars = False
     ctx.raise_original_map_exception = True  # our errors, not UserCodeException: _ray_cluster
     try:
-        return _drain(ray, path, kind, sync, model, s, urls, actors, batch_size, writer, ledger)
+        with ray_data_console_quiet():  # our errors are said once, by us: _ray_cluster
+            return _drain(ray, path, kind, sync, model, s, urls, actors, batch_size, writer, ledger)
     finally:  # the process-wide Ray Data settings are the user's again
         (
             ctx.execution_options.preserve_order,
@@ -271,15 +283,18 @@ def _progress_line(total: int, every_s: float = 10.0) -> Any:
     return say
 
 
-def _start(ray: Any, address: str | None, chosen: Any, s: Any, actors: int) -> bool:
-    """Connect (or start a local Ray) and check the actors fit, before the output is opened:
-    a usage error leaves no partial file behind. Whether this run started Ray (and so stops
-    it)."""
+def _start(ray: Any, address: str | None, plan: FilePlan, s: Any, actors: int) -> bool:
+    """Connect (or start a local Ray), check the actors fit, and only then claim ``--out``
+    (run.json ``running``): a usage error here (no cluster at ``auto``, too many actors)
+    leaves ``--out`` as it was. Claimed first, it left a run.json marked ``running`` that
+    refused the next run into that directory ("holds a run with other settings") and that
+    ``compare`` read as a killed run. Whether this run started Ray (and so stops it)."""
     own = not ray.is_initialized()
     if own:
         connect(ray, address)
     try:
-        _check_cpus(ray, chosen, s, actors)
+        _check_cpus(ray, plan.metrics, s, actors)
+        plan.claim()
     except BaseException:
         if own:
             ray.shutdown()

@@ -93,7 +93,7 @@ class JudgeStage:
     (not one per actor: Ray Data may route every batch to whichever actor is free first, and
     a server dealt to an idle actor would sit idle too). An actor opens a session the first
     time it is dealt an endpoint and keeps it; every actor caches under the same
-    ``cache_url``.
+    ``cache_url``. The sessions are closed when Ray Data lets the actor go (``__del__``).
     """
 
     def __init__(
@@ -105,6 +105,7 @@ class JudgeStage:
         self.chunks = chunks
         self.sessions: dict[str | None, ModelSession] = {}
         self._opening: asyncio.Lock | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the sessions' (Ray Data's)
         self.actor = uuid.uuid4().hex  # a restarted actor reports as a new one
         self.reports = 0
 
@@ -112,6 +113,7 @@ class JudgeStage:
         url = None if self.dealer is None else await self.dealer.next.remote()
         if self._opening is None:
             self._opening = asyncio.Lock()
+            self._loop = asyncio.get_running_loop()
         async with self._opening:
             if url not in self.sessions:
                 s = self.settings
@@ -137,6 +139,48 @@ class JudgeStage:
         self.reports += 1  # this actor's usage so far, on the batch's first row (_ray_usage)
         usage = [report(self.actor, self.reports, self.sessions)] + [""] * (n - 1) if n else []
         return {**rows, "usage": usage}
+
+    def __del__(self) -> None:
+        """Ray Data's clean-up hook for a callable class: when the pipeline is done with an
+        actor it drops its references, Ray calls the actor's ``__ray_shutdown__``, which
+        lets go of this instance (a ``ray.data.ActorPoolStrategy`` offers no other). Not
+        called when the actor is killed (``ray.shutdown`` of a Ray the run started, a
+        crash): the process and its sockets end with it, silently.
+
+        Why: on a Ray the user started, the actors exit after the run and the HTTP clients
+        left open printed aiohttp's "Unclosed client session" / "Unclosed connector" on the
+        user's console."""
+        self.close()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close every session in the event loop it was opened in (Ray Data runs an async
+        callable class in a loop of its own, in another thread), waiting up to
+        ``timeout`` seconds; never raises, as it runs in ``__del__``."""
+        sessions = list(getattr(self, "sessions", {}).values())
+        loop = getattr(self, "_loop", None)
+        self.sessions = {}
+        if not sessions or loop is None or loop.is_closed():
+            return
+
+        async def close_all() -> None:
+            await asyncio.gather(*(session.close() for session in sessions), return_exceptions=True)
+
+        try:
+            if not loop.is_running():
+                loop.run_until_complete(close_all())
+            elif _running_loop() is loop:  # called in the loop itself: it cannot be waited on
+                loop.create_task(close_all())
+            else:
+                asyncio.run_coroutine_threadsafe(close_all(), loop).result(timeout)
+        except Exception:  # a clean-up that failed leaves what the process exit leaves
+            return
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class Dealer:

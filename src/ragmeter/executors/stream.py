@@ -21,7 +21,7 @@ from typing import Any
 
 from ragmeter.config import as_settings
 from ragmeter.errors import ConfigError, RunAborted
-from ragmeter.executors.common import check_single_url, plan_file_run, run_config, skip_notes
+from ragmeter.executors.common import check_single_url, plan_file_run, run_config
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.source import iter_batches
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
@@ -118,11 +118,11 @@ async def astream_evaluate(
     finally:
         if session is not None:
             await session.close()
-    notes += skip_notes(chosen, writer)
     usage["wall_s"] = round(time.perf_counter() - started, 3)
     config = run_config(chosen, s, n_resamples, confidence, seed, "stream")
     result = finish_result(
         writer,
+        chosen,
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter._perf import gc_paused
+from ragmeter.executors.notes import metric_notes, text_matched
 from ragmeter.io import json_line, write_json
 from ragmeter.manifest import write_manifest
-from ragmeter.metrics.base import Score
+from ragmeter.metrics.base import Metric, Score
 from ragmeter.result import Aggregate, EvaluationResult, aggregate_values
 from ragmeter.sample import Sample
 
@@ -34,6 +35,7 @@ class Tally:
     counts: dict[str, int] = field(
         default_factory=lambda: {"ok": 0, "undefined": 0, "skipped": 0, "failed": 0}
     )
+    text_matched: int = 0  # contexts matched by text, not ids: a note (executors/notes.py)
 
 
 class ScoreWriter:
@@ -65,6 +67,8 @@ class ScoreWriter:
         for row in batch.records():
             write(json_line(row) + "\n")
         self._fh.flush()
+        for metric, n in text_matched(samples, scores).items():
+            self.tallies[metric].text_matched += n
         for metric in self.metrics:
             tally = self.tallies[metric]
             for sample, sc in zip(samples, scores[metric], strict=True):
@@ -177,13 +181,16 @@ class StreamedResult:
 
 def finish_result(
     writer: ScoreWriter,
+    metrics: Sequence[Metric],
     *,
+    notes: Sequence[str],
     n_resamples: int,
     confidence: float,
     seed: int,
     **fields: Any,
 ) -> StreamedResult:
-    """Aggregates from the writer's tallies; the scores file renamed into place."""
+    """Aggregates from the writer's tallies; the scores file renamed into place. ``notes``:
+    the plan's; each metric's own follow, as a local run words and orders them."""
     writer.finish()
     aggregates = {
         m: aggregate_values(
@@ -191,11 +198,16 @@ def finish_result(
         )
         for m, t in writer.tallies.items()
     }
+    notes = list(notes)
+    for metric in metrics:
+        tally = writer.tallies[metric.name]
+        notes += metric_notes(metric, aggregates[metric.name], tally.text_matched)
     return StreamedResult(
         metrics=writer.metrics,
         aggregates=aggregates,
         n_samples=writer.n_samples,
         out_dir=writer.out,
+        notes=notes,
         failure_rows=writer.failures,
         not_applicable_rows=writer.not_applicable,
         **fields,
