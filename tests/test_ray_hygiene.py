@@ -213,3 +213,26 @@ def test_judge_actors_close_their_clients(ray_cluster: Any, tmp_path: Path) -> N
     time.sleep(0.5)  # the last lines of an exited process are in its file
     said = {p: e.read_text(errors="replace") for p, e in actors.items()}
     assert not any("Unclosed" in text for text in said.values()), said
+
+
+def test_ray_reads_a_parquet_map_column_as_a_dict(ray_cluster: Any, tmp_path: Path) -> None:
+    """Ray's chunk reader read a map column as (key, value) pairs, which validation refused
+    ("expected an object, got list"), where local and stream runs read the dict."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    meta = pa.array([[("source", "wiki")], [("source", "news")]], pa.map_(pa.string(), pa.string()))
+    table = pa.table(
+        {
+            "question": ["q1?", "q2?"],
+            "answer": ["Paris.", "Rome."],
+            "contexts": [["Paris is in France."], ["Rome is in Italy."]],
+            "metadata": meta,
+        }
+    )
+    path = tmp_path / "rows.parquet"
+    pq.write_table(table, path)
+    run = ragmeter.evaluate(
+        str(path), ["k_precision"], executor="ray", out=tmp_path / "o", n_resamples=0
+    )
+    assert run.n_samples == 2

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragmeter._parquet import data_columns
+from ragmeter._parquet import data_columns, pylist
 from ragmeter.errors import DataError
 from ragmeter.executors.source import RawBatch, _read_batch, _validate
 from ragmeter.sample import Sample
@@ -111,7 +111,7 @@ def _parquet_chunk(path: str, chunk: dict[str, int], batch_size: int) -> Iterato
     row = chunk["row"]
     groups = list(range(chunk["start"], chunk["stop"]))
     for part in pf.iter_batches(batch_size=batch_size, row_groups=groups, columns=columns):
-        records: list[Any] = part.to_pylist()
+        records: list[Any] = pylist(part, path)  # maps as dicts, as a local run reads them
         yield RawBatch(records=records, rows=list(range(row + 1, row + len(records) + 1)))
         row += len(records)
 
