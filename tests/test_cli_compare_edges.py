@@ -195,6 +195,7 @@ def test_compare_checks_its_output_paths_before_any_work(runs, tmp_path, monkeyp
     [
         ("interrupted", "was interrupted"),
         ("aborted", "was aborted"),
+        ("crashed", "crashed"),
         ("running", "is still running, or was killed before it finished"),
     ],
 )

@@ -18,16 +18,18 @@ import hashlib
 import json
 import os
 import platform
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings
-from ragmeter.errors import OutputError
+from ragmeter.errors import OutputError, RunAborted
 from ragmeter.io import write_json
 from ragmeter.metrics.base import Metric
 from ragmeter.prompts import load_prompts, prompt_file_sha256
+from ragmeter.redact import public_text
 from ragmeter.sample import Sample
 
 MANIFEST = "run.json"
@@ -297,8 +299,9 @@ def build_manifest(
     started_at: datetime,
     wall_s: float,
 ) -> dict[str, Any]:
-    """The whole manifest of a finished run, or of one aborted or interrupted (Ctrl-C): a
-    resume compares only the fingerprint and input, so it accepts any status."""
+    """The whole manifest of a finished run, or of one aborted, interrupted (Ctrl-C) or
+    crashed (``crash_recorded``): a resume compares only the fingerprint and input, so it
+    accepts any status."""
     keep = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "judge_tokens")
     return {
         "schema": SCHEMA,
@@ -324,6 +327,42 @@ def write_manifest(out: str | Path, manifest: Mapping[str, Any]) -> Path:
     path = Path(out) / MANIFEST
     write_json(dict(manifest), path)
     return path
+
+
+def crash_error(exc: BaseException) -> str:
+    """``<ExceptionType>: <message>`` for run.json's ``error``: the message's first line,
+    secrets masked (``public_text``: registered keys, key-looking tokens, URL credentials and
+    queries) before it is cut to 1,000 characters (cut first, a key could lose the part that
+    is matched)."""
+    lines = str(exc).strip().splitlines()
+    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+    return public_text(text)[:1000]
+
+
+@contextmanager
+def crash_recorded(
+    out: str | Path | None, manifest: Callable[[str, dict[str, Any]], dict[str, Any]]
+) -> Iterator[None]:
+    """Around the part of a run after ``--out`` was claimed (run.json ``running``): an
+    exception that ends it, other than an abort (``RunAborted``: the executor writes
+    ``aborted``) or Ctrl-C (KeyboardInterrupt, CancelledError: ``interrupted``), writes
+    run.json ``crashed`` with ``error`` (``crash_error``), then propagates unchanged.
+
+    Why: a bug in a metric, a disk error writing scores or a MemoryError left run.json
+    ``running`` for ever: ``compare`` said "still running, or was killed", a resume could
+    not tell a crash from a live run, and the error was on no disk. What the executor keeps
+    on an abort (the cache, scores.jsonl.partial) is kept here too: the executor's own
+    handlers run first. ``manifest``: the executor's ``build_manifest`` for a status and a
+    usage; when it or the write fails (disk full), the original exception still propagates."""
+    try:
+        yield
+    except RunAborted:
+        raise
+    except Exception as exc:
+        if out is not None:
+            with suppress(Exception):  # the run's own error is the one to raise
+                write_manifest(out, {**manifest("crashed", {}), "error": crash_error(exc)})
+        raise
 
 
 def interrupted_line(out: str | Path | None) -> str | None:

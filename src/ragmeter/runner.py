@@ -37,6 +37,7 @@ from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import load
 from ragmeter.manifest import (
     build_manifest,
+    crash_recorded,
     fingerprint,
     input_facts,
     interrupted_line,
@@ -234,64 +235,71 @@ async def aevaluate(
             wall_s=time.perf_counter() - started,
         )
 
-    scores = compute_all([m for m in chosen if not m.is_async], samples)
-    usage: dict[str, Any] = {}
-    model_metrics = [m for m in chosen if m.is_async]
-    done = [0]  # judged scores finished, for the line an interrupted run prints
-    if model_metrics:
-        try:
-            model_scores, usage = await run_model_metrics(
-                _counted(model_metrics, done),
-                samples,
-                s,
-                progress=progress,
-                facts=facts,
-                judge_pool=judge_pool,
-            )
-        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
-            todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
-            said = _interrupted(s, done[0], todo)
-            if out_dir is not None:  # a resume accepts it: the fingerprint is what is compared
-                write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
-            raise
-        except RunAborted as exc:
-            hint = (
-                f" Every call already answered is kept in the cache ({s.cache}): run the same "
-                "command again to resume."
-                if s.cache
-                else " The cache is off, so nothing computed was kept."
-            )
-            if out_dir is not None:
-                aborted = manifest("aborted", {})
-                aborted["error"] = str(exc)
-                write_manifest(out_dir, aborted)
-            exc.args = (f"{exc}.{hint}",)
-            raise
-        scores.update(model_scores)
+    # An exception past the claim of --out is recorded there as a crash (run.json).
+    with crash_recorded(out_dir, manifest):
+        scores = compute_all([m for m in chosen if not m.is_async], samples)
+        usage: dict[str, Any] = {}
+        model_metrics = [m for m in chosen if m.is_async]
+        done = [0]  # judged scores finished, for the line an interrupted run prints
+        if model_metrics:
+            try:
+                model_scores, usage = await run_model_metrics(
+                    _counted(model_metrics, done),
+                    samples,
+                    s,
+                    progress=progress,
+                    facts=facts,
+                    judge_pool=judge_pool,
+                )
+            except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
+                todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
+                said = _interrupted(s, done[0], todo)
+                if out_dir is not None:  # a resume accepts it: the fingerprint is what is compared
+                    write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
+                raise
+            except RunAborted as exc:
+                hint = (
+                    f" Every call already answered is kept in the cache ({s.cache}): run the same "
+                    "command again to resume."
+                    if s.cache
+                    else " The cache is off, so nothing computed was kept."
+                )
+                if out_dir is not None:
+                    aborted = manifest("aborted", {})
+                    aborted["error"] = str(exc)
+                    write_manifest(out_dir, aborted)
+                exc.args = (f"{exc}.{hint}",)
+                raise
+            scores.update(model_scores)
 
-    names = [m.name for m in chosen]
-    aggregates = {
-        m: aggregate(m, scores[m], n_resamples=n_resamples, confidence=confidence, seed=seed)
-        for m in names
-    }
-    matched = text_matched(samples, scores)  # worded as the stream and Ray executors word it
-    for metric in chosen:
-        notes += metric_notes(metric, aggregates[metric.name], matched.get(metric.name, 0))
-    usage["wall_s"] = round(time.perf_counter() - started, 3)
-    config = {"metrics": names, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
-    config["settings"] = s.public_dict()
-    result = EvaluationResult(
-        samples=samples,
-        metrics=names,
-        scores=scores,
-        aggregates=aggregates,
-        notes=notes,
-        usage=usage,
-        config=config,
-        manifest=manifest("complete", usage),
-    )
-    if out_dir is not None:
-        result.write(out_dir)
+        names = [m.name for m in chosen]
+        aggregates = {
+            m: aggregate(m, scores[m], n_resamples=n_resamples, confidence=confidence, seed=seed)
+            for m in names
+        }
+        matched = text_matched(samples, scores)  # worded as the stream and Ray executors word it
+        for metric in chosen:
+            notes += metric_notes(metric, aggregates[metric.name], matched.get(metric.name, 0))
+        usage["wall_s"] = round(time.perf_counter() - started, 3)
+        config = {
+            "metrics": names,
+            "n_resamples": n_resamples,
+            "confidence": confidence,
+            "seed": seed,
+        }
+        config["settings"] = s.public_dict()
+        result = EvaluationResult(
+            samples=samples,
+            metrics=names,
+            scores=scores,
+            aggregates=aggregates,
+            notes=notes,
+            usage=usage,
+            config=config,
+            manifest=manifest("complete", usage),
+        )
+        if out_dir is not None:
+            result.write(out_dir)
     return result
 
 

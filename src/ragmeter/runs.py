@@ -33,6 +33,7 @@ FINISHED = "complete"  # run.json's status once scores.jsonl and summary.json ar
 _STATES = {
     "interrupted": "was interrupted (Ctrl-C)",
     "aborted": "was aborted",
+    "crashed": "crashed",  # an unexpected error ended it: manifest.crash_recorded
     "running": "is still running, or was killed before it finished",
 }
 
@@ -240,8 +241,8 @@ def _state(directory: Path) -> tuple[str, str | None] | None:
 def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | None:
     """What a run directory whose run.json is not ``complete`` holds, and how to finish it.
 
-    Why: an interrupted or aborted evaluate leaves run.json (status and the line it ended
-    with) but no scores.jsonl, and "not a run directory" sent users looking for a path
+    Why: an interrupted, aborted or crashed evaluate leaves run.json (status and the line it
+    ended with) but no scores.jsonl, and "not a run directory" sent users looking for a path
     mistake when re-running the same command would resume the run from the call cache.
     """
     if state is None or state[0] == FINISHED:
@@ -249,7 +250,10 @@ def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | 
     status, error = state
     what = _STATES.get(status, f"did not finish (status {status!r})")
     partial = directory / "scores.jsonl.partial"
-    when = "once it has stopped, re-running" if status == "running" else "re-running"
+    when = {
+        "running": "once it has stopped, re-running",
+        "crashed": "once the error is fixed, re-running",
+    }.get(status, "re-running")
     return (
         f"not a finished run: the run in {directory} {what} (run.json: status {status!r}"
         + (f"; {error}" if error else "")

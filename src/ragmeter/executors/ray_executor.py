@@ -51,7 +51,7 @@ from ragmeter.executors.ray_stages import (
 )
 from ragmeter.executors.source import stream_kind
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
-from ragmeter.manifest import build_manifest, write_manifest
+from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
 from ragmeter.redact import public_url
 from ragmeter.sample import Sample
 
@@ -125,62 +125,63 @@ def ray_evaluate(
         )
 
     own = _start(ray, address, plan, s, actors)
-    writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
-    if progress:
-        writer.on_add = _progress_line(plan.n_rows)
-    try:
+    with crash_recorded(plan.out_dir, manifest):  # a crash past the claim: run.json says so
+        writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
+        if progress:
+            writer.on_add = _progress_line(plan.n_rows)
         try:
-            extra = _run_pipeline(
-                ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer, ledger
+            try:
+                extra = _run_pipeline(
+                    ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer, ledger
+                )
+            except BaseException as exc:  # a Ray task's error wraps ours: raise ours
+                cause = ragmeter_cause(exc)
+                if cause is not exc:
+                    raise cause from None
+                crash = task_exception(exc)  # not ours: the task's own, said in one line
+                if crash is None:
+                    raise
+                raise crash from exc
+        except RunAborted as exc:  # the judge went away: as the stream executor records it
+            writer.abandon()
+            write_manifest(plan.out_dir, {**manifest("aborted", {}), "error": str(exc)})
+            exc.args = (f"{exc}. Rows scored so far are in {plan.out_dir}/scores.jsonl.partial.",)
+            raise
+        except KeyboardInterrupt:  # Ctrl-C: record where it got to, say it (the CLI exits 130)
+            writer.abandon()
+            kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
+            said = (
+                f"interrupted: {writer.n_samples} of {plan.n_rows} rows written to "
+                f"{plan.out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command "
+                "to resume"
             )
-        except BaseException as exc:  # a Ray task's error wraps ours: raise ours
-            cause = ragmeter_cause(exc)
-            if cause is not exc:
-                raise cause from None
-            crash = task_exception(exc)  # not ours: the task's own, said in one line
-            if crash is None:
-                raise
-            raise crash from exc
-    except RunAborted as exc:  # the judge went away: as the stream executor records it
-        writer.abandon()
-        write_manifest(plan.out_dir, {**manifest("aborted", {}), "error": str(exc)})
-        exc.args = (f"{exc}. Rows scored so far are in {plan.out_dir}/scores.jsonl.partial.",)
-        raise
-    except KeyboardInterrupt:  # Ctrl-C: record where it got to, say it (the CLI exits 130)
-        writer.abandon()
-        kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
-        said = (
-            f"interrupted: {writer.n_samples} of {plan.n_rows} rows written to "
-            f"{plan.out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command "
-            "to resume"
+            write_manifest(plan.out_dir, {**manifest("interrupted", {}), "error": said})
+            raise KeyboardInterrupt(said) from None
+        except BaseException:
+            writer.abandon()
+            raise
+        finally:
+            if own:
+                ray.shutdown()
+        if writer.n_samples != plan.n_rows:
+            raise RuntimeError(f"Ray returned {writer.n_samples} rows for {plan.n_rows}: a bug")
+        usage = ledger.usage(s)
+        usage.update(extra)
+        usage["wall_s"] = round(time.perf_counter() - started, 3)
+        usage["judge_urls"] = [public_url(u) for u in urls]
+        config = run_config(plan.metrics, s, n_resamples, confidence, seed, "ray")
+        result = finish_result(
+            writer,
+            plan.metrics,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            notes=plan.notes,
+            usage=usage,
+            config=config,
+            manifest=manifest("complete", usage),
         )
-        write_manifest(plan.out_dir, {**manifest("interrupted", {}), "error": said})
-        raise KeyboardInterrupt(said) from None
-    except BaseException:
-        writer.abandon()
-        raise
-    finally:
-        if own:
-            ray.shutdown()
-    if writer.n_samples != plan.n_rows:
-        raise RuntimeError(f"Ray returned {writer.n_samples} rows for {plan.n_rows}: a bug")
-    usage = ledger.usage(s)
-    usage.update(extra)
-    usage["wall_s"] = round(time.perf_counter() - started, 3)
-    usage["judge_urls"] = [public_url(u) for u in urls]
-    config = run_config(plan.metrics, s, n_resamples, confidence, seed, "ray")
-    result = finish_result(
-        writer,
-        plan.metrics,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        notes=plan.notes,
-        usage=usage,
-        config=config,
-        manifest=manifest("complete", usage),
-    )
-    result.write()
+        result.write()
     return result
 
 

@@ -25,7 +25,7 @@ from ragmeter.executors.common import check_single_url, plan_file_run, run_confi
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.source import iter_batches
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
-from ragmeter.manifest import build_manifest, write_manifest
+from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
 from ragmeter.scheduler import compute_all
 
 
@@ -80,56 +80,58 @@ async def astream_evaluate(
 
     sync = [m for m in chosen if not m.is_async]
     model = [m for m in chosen if m.is_async]
-    writer = ScoreWriter(out_dir, [m.name for m in chosen])
-    session = ModelSession(model, s) if model else None
-    usage: dict[str, Any] = {}
-    try:
-        if session is not None:
-            await session.open()
-            facts.update(session.facts)
-        for batch in iter_batches(path, batch_size):
-            scores = compute_all(sync, batch)
+    with crash_recorded(out_dir, manifest):  # a crash past the claim: run.json says so
+        writer = ScoreWriter(out_dir, [m.name for m in chosen])
+        session = ModelSession(model, s) if model else None
+        usage: dict[str, Any] = {}
+        try:
             if session is not None:
-                scores.update(await session.score(batch))
-            writer.add(batch, scores)
-            if progress:
-                print(f"stream: {writer.n_samples}/{n_rows} rows", file=sys.stderr, flush=True)
-        if session is not None:
-            usage = session.usage()
-    except RunAborted as exc:
-        writer.abandon()
-        aborted = manifest("aborted", {})
-        aborted["error"] = str(exc)
-        write_manifest(out_dir, aborted)
-        exc.args = (f"{exc}. Rows scored so far are in {out_dir}/scores.jsonl.partial.",)
-        raise
-    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: record where it got to
-        writer.abandon()
-        kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
-        said = (
-            f"interrupted: {writer.n_samples} of {n_rows} rows written to "
-            f"{out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command to resume"
+                await session.open()
+                facts.update(session.facts)
+            for batch in iter_batches(path, batch_size):
+                scores = compute_all(sync, batch)
+                if session is not None:
+                    scores.update(await session.score(batch))
+                writer.add(batch, scores)
+                if progress:
+                    print(f"stream: {writer.n_samples}/{n_rows} rows", file=sys.stderr, flush=True)
+            if session is not None:
+                usage = session.usage()
+        except RunAborted as exc:
+            writer.abandon()
+            aborted = manifest("aborted", {})
+            aborted["error"] = str(exc)
+            write_manifest(out_dir, aborted)
+            exc.args = (f"{exc}. Rows scored so far are in {out_dir}/scores.jsonl.partial.",)
+            raise
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: record where it got to
+            writer.abandon()
+            kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
+            said = (
+                f"interrupted: {writer.n_samples} of {n_rows} rows written to "
+                f"{out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command "
+                "to resume"
+            )
+            write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
+            raise
+        except BaseException:
+            writer.abandon()
+            raise
+        finally:
+            if session is not None:
+                await session.close()
+        usage["wall_s"] = round(time.perf_counter() - started, 3)
+        config = run_config(chosen, s, n_resamples, confidence, seed, "stream")
+        result = finish_result(
+            writer,
+            chosen,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            notes=notes,
+            usage=usage,
+            config=config,
+            manifest=manifest("complete", usage),
         )
-        write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
-        raise
-    except BaseException:
-        writer.abandon()
-        raise
-    finally:
-        if session is not None:
-            await session.close()
-    usage["wall_s"] = round(time.perf_counter() - started, 3)
-    config = run_config(chosen, s, n_resamples, confidence, seed, "stream")
-    result = finish_result(
-        writer,
-        chosen,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        notes=notes,
-        usage=usage,
-        config=config,
-        manifest=manifest("complete", usage),
-    )
-    result.write()
+        result.write()
     return result
