@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 import ragmeter
 from ragmeter.cli import app
+from ragmeter.config import Settings
 from ragmeter.executors.streamed import ScoreWriter
 from ragmeter.redact import register_secret
 from ragmeter.result import EvaluationResult
@@ -163,3 +164,37 @@ def test_ray_run_crash_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         _resumes(data, out, executor="ray", batch_size=2)
     finally:
         ray.shutdown()
+
+
+@pytest.mark.parametrize("executor", ["local", "stream"])
+def test_an_aborted_runs_error_is_masked_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
+) -> None:
+    """An abort's run.json ``error`` was written as ``str(exc)``, unmasked, where a crash's
+    is masked: a secret in the abort's message reached the disk."""
+    from ragmeter.errors import JudgeUnreachable
+
+    register_secret(SECRET)
+    data = write_jsonl(tmp_path / "in.jsonl", rows(5))
+    out = tmp_path / "run"
+
+    def unreachable(*args: Any, **kwargs: Any) -> Any:
+        raise JudgeUnreachable(f"the judge refused the key {SECRET}")
+
+    if executor == "local":  # the judged metrics' calls: where an abort comes from
+        monkeypatch.setattr("ragmeter.runner.run_model_metrics", unreachable)
+    else:  # the stream executor scores a batch's metrics in one guarded block
+        monkeypatch.setattr("ragmeter.executors.stream.compute_all", unreachable)
+    judged = Settings(judge="openai:m", base_url="http://127.0.0.1:9/v1", preflight=False)
+    with pytest.raises(JudgeUnreachable):
+        ragmeter.evaluate(
+            str(data),
+            [*METRICS, "faithfulness"],
+            n_resamples=20,
+            out=out,
+            executor=executor,
+            settings=judged,
+        )
+    doc = _run_json(out)
+    assert doc["status"] == "aborted" and "the judge refused the key ***" in doc["error"], doc
+    assert SECRET not in (out / "run.json").read_text()

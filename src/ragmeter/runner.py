@@ -46,6 +46,7 @@ from ragmeter.manifest import (
 )
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.plan import plan_metrics
+from ragmeter.redact import public_text
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
 from ragmeter.scheduler import compute_all
@@ -266,7 +267,7 @@ async def aevaluate(
                 )
                 if out_dir is not None:
                     aborted = manifest("aborted", {})
-                    aborted["error"] = str(exc)
+                    aborted["error"] = public_text(str(exc))  # as a crash's: secrets masked
                     write_manifest(out_dir, aborted)
                 exc.args = (f"{exc}.{hint}",)
                 raise

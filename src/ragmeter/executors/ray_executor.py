@@ -52,7 +52,7 @@ from ragmeter.executors.ray_stages import (
 from ragmeter.executors.source import stream_kind
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
 from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
-from ragmeter.redact import public_url
+from ragmeter.redact import public_text, public_url
 from ragmeter.sample import Sample
 
 
@@ -144,7 +144,9 @@ def ray_evaluate(
                 raise crash from exc
         except RunAborted as exc:  # the judge went away: as the stream executor records it
             writer.abandon()
-            write_manifest(plan.out_dir, {**manifest("aborted", {}), "error": str(exc)})
+            write_manifest(  # the error as a crash's: secrets masked
+                plan.out_dir, {**manifest("aborted", {}), "error": public_text(str(exc))}
+            )
             exc.args = (f"{exc}. Rows scored so far are in {plan.out_dir}/scores.jsonl.partial.",)
             raise
         except KeyboardInterrupt:  # Ctrl-C: record where it got to, say it (the CLI exits 130)

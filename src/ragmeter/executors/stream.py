@@ -26,6 +26,7 @@ from ragmeter.executors.session import ModelSession
 from ragmeter.executors.source import iter_batches
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
 from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
+from ragmeter.redact import public_text
 from ragmeter.scheduler import compute_all
 
 
@@ -100,7 +101,7 @@ async def astream_evaluate(
         except RunAborted as exc:
             writer.abandon()
             aborted = manifest("aborted", {})
-            aborted["error"] = str(exc)
+            aborted["error"] = public_text(str(exc))  # as a crash's: secrets masked
             write_manifest(out_dir, aborted)
             exc.args = (f"{exc}. Rows scored so far are in {out_dir}/scores.jsonl.partial.",)
             raise
