@@ -296,3 +296,28 @@ def test_input_unchanged_by_refusals(tmp_path: Path) -> None:
     gates = ["--fail-under", "token_f1=0.1", "--fail-under", "k_precision=0.1"]
     _run("evaluate", str(data), "-m", LEX, *gates, "-o", str(tmp_path / "o"))
     assert sorted(os.listdir(tmp_path)) == ["rows.jsonl"]
+
+
+@pytest.mark.parametrize("broken", ["scores-dir", "scores-binary", "summary-dir"], ids=lambda b: b)
+def test_a_run_file_that_cannot_be_read_is_said(
+    runs: tuple[Path, Path], tmp_path: Path, broken: str
+) -> None:
+    """A directory in place of scores.jsonl / summary.json, or bytes that are not UTF-8,
+    ended compare and report in "internal error: IsADirectoryError" (exit 1)."""
+    import shutil
+
+    b = tmp_path / "b"
+    shutil.copytree(runs[1], b)
+    name = "summary.json" if broken == "summary-dir" else "scores.jsonl"
+    (b / name).unlink()
+    if broken.endswith("dir"):
+        (b / name).mkdir()
+    else:
+        (b / name).write_bytes(b"\xff\xfe\x00not text\n")
+    for args in (
+        ["compare", str(runs[0]), str(b)],
+        ["report", str(b), "-o", str(tmp_path / "r.html")],
+    ):
+        code, text = _run(*args)
+        assert code == 2, text
+        assert "internal error" not in text and f"field '{name}'" in text

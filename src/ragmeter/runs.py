@@ -95,6 +95,9 @@ def _read_json(path: Path, problems: list[Problem]) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         problems.append(Problem(None, path.name, f"unreadable JSON: {exc}"))
         return {}
+    except OSError as exc:  # a directory in its place, no permission: said, not "internal error"
+        problems.append(Problem(None, path.name, f"cannot be read: {exc.strerror or exc}"))
+        return {}
     if not isinstance(data, dict):
         problems.append(Problem(None, path.name, "expected a JSON object"))
         return {}
@@ -124,7 +127,18 @@ def _check_parts(summary: dict[str, Any], problems: list[Problem]) -> None:
 
 
 def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
-    """The records of scores.jsonl, each with its line number under ``_line``."""
+    """The records of scores.jsonl, each with its line number under ``_line``; a file that
+    cannot be read or is not UTF-8 is a problem (it was an internal error, exit 1)."""
+    try:
+        return _records(path, problems)
+    except OSError as exc:
+        problems.append(Problem(None, path.name, f"cannot be read: {exc.strerror or exc}"))
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(None, path.name, f"not UTF-8 text: {exc.reason}"))
+    return []
+
+
+def _records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
