@@ -8,6 +8,7 @@ environment variable named by ``api_key_env`` (or given as a SecretStr in Python
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, NoReturn
@@ -22,6 +23,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic._internal._model_construction import ModelMetaclass
 
 from ragmeter import redact as _redact
 from ragmeter._json_rows import parse_json
@@ -78,7 +80,20 @@ def default_cache_dir() -> str:
     return str(Path(user_cache_dir("ragmeter")) / "calls")
 
 
-class Settings(BaseModel):
+class _Checked(ModelMetaclass):
+    """``Settings(concurrency="many")`` raises a DataError listing every bad value, as the
+    same keys given as a dict or a file do: pydantic's ValidationError is no UsageError. On
+    the call of the class, not in ``__init__``: pydantic runs a custom ``__init__`` inside
+    ``model_validate`` too, and wrapped the DataError (a ValueError) in a ValidationError."""
+
+    def __call__(cls, *args: Any, **data: Any) -> Any:
+        try:
+            return super().__call__(*args, **data)
+        except ValidationError as exc:
+            raise DataError([_problem(e) for e in exc.errors()], source="Settings(...)") from None
+
+
+class Settings(BaseModel, metaclass=_Checked):
     """Everything that configures judges, embedders and the engine."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -337,14 +352,19 @@ def hide_secrets(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def as_settings(value: Settings | dict[str, Any] | str | Path | None) -> Settings:
-    """Accept what ``evaluate(settings=...)`` may be given: Settings, a dict, a file, None."""
+    """Accept what ``evaluate(settings=...)`` may be given: Settings, a dict, a file, None;
+    anything else is a DataError naming these (a number or a list was pathlib's TypeError)."""
     if value is None:
         return Settings()
     if isinstance(value, Settings):
         return value
     if isinstance(value, dict):
         return Settings.parse_dict(value)
-    return Settings.from_file(value)
+    if isinstance(value, (str, os.PathLike)):
+        return Settings.from_file(value)
+    accepted = "a Settings, a dict of settings, the path of a TOML or JSON file, or None"
+    said = f"settings must be {accepted}, not {type(value).__name__}"
+    raise DataError([Problem(None, "settings", said)])
 
 
 def settings_from_options(
