@@ -23,7 +23,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic._internal._model_construction import ModelMetaclass
 
 from ragmeter import redact as _redact
 from ragmeter._json_rows import parse_json
@@ -80,20 +79,7 @@ def default_cache_dir() -> str:
     return str(Path(user_cache_dir("ragmeter")) / "calls")
 
 
-class _Checked(ModelMetaclass):
-    """``Settings(concurrency="many")`` raises a DataError listing every bad value, as the
-    same keys given as a dict or a file do: pydantic's ValidationError is no UsageError. On
-    the call of the class, not in ``__init__``: pydantic runs a custom ``__init__`` inside
-    ``model_validate`` too, and wrapped the DataError (a ValueError) in a ValidationError."""
-
-    def __call__(cls, *args: Any, **data: Any) -> Any:
-        try:
-            return super().__call__(*args, **data)
-        except ValidationError as exc:
-            raise DataError([_problem(e) for e in exc.errors()], source="Settings(...)") from None
-
-
-class Settings(BaseModel, metaclass=_Checked):
+class Settings(BaseModel):
     """Everything that configures judges, embedders and the engine."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
