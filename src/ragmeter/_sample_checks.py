@@ -16,7 +16,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["as_flag", "line_surrogate", "surrogate", "surrogate_in"]
+import pydantic_core
+
+__all__ = ["as_flag", "line_surrogate", "surrogate", "surrogate_in", "unwritable_in"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -60,6 +62,35 @@ def surrogate_in(value: Any, where: str) -> tuple[str, str] | None:
             found = surrogate_in(item, f"{where}[{i}]")
             if found:
                 return found
+    return None
+
+
+_JSON_LEAVES = (str, int, float, bool, type(None))
+
+
+def unwritable_in(value: Any, where: str) -> tuple[str, str] | None:
+    """(where, what) of the first value in a pass-through column (or ``metadata``) that
+    scores.jsonl cannot hold, or None. Why: such a value (an ``object()``, a pandas Period or
+    Interval) passed validation and crashed hashing the input with pydantic's
+    PydanticSerializationError; what pydantic writes (dates, Decimal, bytes, sets) passes."""
+    if isinstance(value, _JSON_LEAVES):
+        return None
+    if isinstance(value, Mapping):
+        items: Any = ((f"{where}.{key}", item) for key, item in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{where}[{i}]", item) for i, item in enumerate(value))
+    else:
+        try:
+            pydantic_core.to_json(value)
+        except (pydantic_core.PydanticSerializationError, ValueError):
+            return where, (
+                f"holds a value of type {type(value).__name__}, which cannot be written to "
+                "scores.jsonl: give a string, number, bool, list or dict"
+            )
+        return None
+    for inner, item in items:
+        if found := unwritable_in(item, inner):
+            return found
     return None
 
 

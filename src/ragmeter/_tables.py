@@ -13,6 +13,7 @@ list of what is accepted.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -142,6 +143,8 @@ def memory_records(data: Any, source: str | None) -> tuple[list[Any], str]:
         return frame_records(frame, name), name
     if isinstance(data, Sequence) and not isinstance(data, str):
         return list(data), source or "list of records"
+    if isinstance(data, io.IOBase):  # iterates as lines of text: "row 1: got str", one a line
+        raise _unsupported(data, "an open file: give its path as str or pathlib.Path")
     if isinstance(data, Iterator):
         return list(data), source or "iterator of records"
     raise _unsupported(data)

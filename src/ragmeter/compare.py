@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import asdict, dataclass, field, fields, replace
+from numbers import Real
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
@@ -254,8 +255,8 @@ def _check_options(
     """DataError naming each bad statistics option, before any run is read (scipy's own
     errors name neither the option nor the value)."""
     problems = []
-    if not 0 < confidence < 1:
-        problems.append(Problem(None, "confidence", f"must be between 0 and 1, not {confidence}"))
+    if isinstance(confidence, bool) or not isinstance(confidence, Real) or not 0 < confidence < 1:
+        problems.append(Problem(None, "confidence", f"must be between 0 and 1, not {confidence!r}"))
     for name, value, least in (
         ("n_resamples", n_resamples, MIN_RESAMPLES),
         ("permutations", permutations, 1),
@@ -304,6 +305,9 @@ def compare(
     patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
     """
     _check_options(confidence, n_resamples, permutations, seed, min_slice)
+    if metrics is not None and not isinstance(metrics, list | tuple):  # a str read by letter
+        said = f"must be a list of metric names, not {metrics!r}"
+        raise DataError([Problem(None, "metrics", said)])
     run_a, run_b = _side(as_run(a), "A"), _side(as_run(b), "B")
     ids, only_a, only_b = pair_ids(run_a, run_b, intersect)
     shared = [m for m in run_a.result.metrics if m in run_b.result.metrics]

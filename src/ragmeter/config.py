@@ -8,6 +8,7 @@ environment variable named by ``api_key_env`` (or given as a SecretStr in Python
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, NoReturn
@@ -337,14 +338,19 @@ def hide_secrets(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def as_settings(value: Settings | dict[str, Any] | str | Path | None) -> Settings:
-    """Accept what ``evaluate(settings=...)`` may be given: Settings, a dict, a file, None."""
+    """Accept what ``evaluate(settings=...)`` may be given: Settings, a dict, a file, None;
+    anything else is a DataError naming these (a number or a list was pathlib's TypeError)."""
     if value is None:
         return Settings()
     if isinstance(value, Settings):
         return value
     if isinstance(value, dict):
         return Settings.parse_dict(value)
-    return Settings.from_file(value)
+    if isinstance(value, (str, os.PathLike)):
+        return Settings.from_file(value)
+    accepted = "a Settings, a dict of settings, the path of a TOML or JSON file, or None"
+    said = f"settings must be {accepted}, not {type(value).__name__}"
+    raise DataError([Problem(None, "settings", said)])
 
 
 def settings_from_options(

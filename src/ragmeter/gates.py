@@ -38,6 +38,10 @@ def parse_thresholds(spec: str | dict[str, float] | None) -> dict[str, float]:
         return {}
     if isinstance(spec, dict):
         items = [(str(k), v) for k, v in spec.items()]
+    elif not isinstance(spec, str):  # a list of pairs or a number: AttributeError on .split
+        said = "give a dict {metric: value} or a 'METRIC=VALUE,...' string, not "
+        said += type(spec).__name__
+        raise DataError([Problem(None, "--fail-under", said)])
     else:
         items = []
         for part in (p.strip() for p in spec.split(",")):

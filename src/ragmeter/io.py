@@ -43,6 +43,7 @@ def load(data: Any, *, source: str | None = None, format: str | None = None) -> 
     ``format`` (a file's, else its suffix decides): one of FORMATS; ``otel`` reads
     OpenInference traces (``ragmeter.integrations.otel``, the ``otel`` extra).
     """
+    format = _format(format, source)
     if format == "otel":
         from ragmeter.integrations.otel import load_traces
 
@@ -56,10 +57,7 @@ def load(data: Any, *, source: str | None = None, format: str | None = None) -> 
 def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> list[Sample]:
     path = Path(path)
     src = str(path)
-    if format is not None and format not in FORMATS:
-        raise DataError(
-            [Problem(None, None, f"unknown format {format!r}: use {', '.join(FORMATS)}")], src
-        )
+    format = _format(format, src)
     if not path.exists():
         raise DataError([Problem(None, None, f"file not found: {path}")], src)
     if path.is_dir():
@@ -99,6 +97,17 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> lis
         ],
         src,
     )
+
+
+def _format(format: Any, source: str | None) -> str | None:
+    """``format`` in lower case (as a suffix is read: "JSONL" is jsonl), or a DataError naming
+    the formats, for data in memory too, where an unknown format was ignored in silence."""
+    if format is None:
+        return None
+    if not isinstance(format, str) or format.lower() not in FORMATS:
+        said = f"unknown format {format!r}: use {', '.join(FORMATS)}"
+        raise DataError([Problem(None, "format", said)], source)
+    return format.lower()
 
 
 def _wide_text(path: Path) -> str | None:

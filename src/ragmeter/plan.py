@@ -12,7 +12,13 @@ from typing import Any
 from ragmeter.availability import CHECKED, a_need, need_noun
 from ragmeter.errors import DataError, MetricError, Problem
 from ragmeter.metrics.base import Metric
-from ragmeter.metrics.registry import default_metrics, get_metric, list_metrics, resolve
+from ragmeter.metrics.registry import (
+    default_metrics,
+    get_metric,
+    list_metrics,
+    metric_list,
+    resolve,
+)
 from ragmeter.sample import Sample
 
 _FIELDS = tuple(Sample.model_fields)
@@ -107,7 +113,7 @@ def check_metric_names(metrics: Sequence[str] | str | None) -> None:
     """An explicit metric list must name at least one metric (``-m ","`` is a mistake)."""
     if metrics is None:
         return
-    names = metrics.split(",") if isinstance(metrics, str) else list(metrics)
+    names = metric_list(metrics)  # MetricError for what is no list of names (a number)
     if not any(str(n).strip() for n in names):
         raise MetricError(
             "no metric named: give at least one metric name (e.g. -m faithfulness,mrr; "

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter._perf import gc_paused
-from ragmeter._sample_checks import as_flag, surrogate_in
+from ragmeter._sample_checks import as_flag, surrogate_in, unwritable_in
 from ragmeter.errors import DataError, Problem
 
 LIST_FIELDS = (
@@ -195,6 +195,9 @@ def canonical_columns(
             if _is_missing(value):
                 continue
         target = key if key in FIELDS else ALIASES.get(key)
+        if target in (None, "metadata") and (bad := unwritable_in(value, key)):
+            problems.append(Problem(row, bad[0], bad[1], line))
+            continue
         if target is None:
             extra[key] = value
             continue

@@ -36,7 +36,11 @@ def slice_value(sample: Sample, column: str) -> str:
 
 
 def check_column(samples: list[Sample], column: str, source: str = "the run") -> None:
-    """DataError unless some sample has a value in ``column`` (naming the columns there are)."""
+    """DataError unless some sample has a value in ``column`` (naming the columns there are).
+    A ``by`` that is no string (a list of columns) is said so: it was a TypeError."""
+    if not isinstance(column, str):
+        said = f"by names one input column (a string), not {type(column).__name__} {column!r}"
+        raise DataError([Problem(None, "by", said)], source)
     if any(slice_value(s, column) != MISSING for s in samples):
         return
     known = sorted({k for s in samples for k in s.metadata})

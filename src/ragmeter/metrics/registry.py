@@ -11,7 +11,7 @@ import inspect
 import math
 import numbers
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -195,11 +195,27 @@ def get_metric(name: str) -> Metric:
     raise MetricError(f"unknown metric {name!r}; known metrics: {known}")
 
 
-def resolve(names: Sequence[str | Metric] | str) -> list[Metric]:
-    """Resolve names (a list or a comma-separated string); every bad name is reported. A
-    registered Metric may stand for its name."""
+def metric_list(names: Any) -> list[str | Metric]:
+    """The entries of a metric list as given: a comma-separated string split, a Metric alone
+    as a list of one. Anything else that is no collection of names (a number, bytes) is a
+    MetricError saying what is accepted: it was a TypeError, and bytes were read as a list of
+    integers ("not int 116")."""
     if isinstance(names, str):
-        names = [n for n in names.split(",") if n.strip()]
+        return [n for n in names.split(",") if n.strip()]
+    if isinstance(names, Metric):
+        return [names]
+    if isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
+        raise MetricError(
+            "metrics must be a list of metric names (or Metrics) or a comma-separated string, "
+            f"not {type(names).__name__}"
+        )
+    return list(names)
+
+
+def resolve(names: Sequence[str | Metric] | str) -> list[Metric]:
+    """Resolve names (see ``metric_list``); every bad name is reported. A registered Metric
+    may stand for its name."""
+    names = metric_list(names)
     metrics: list[Metric] = []
     errors: list[str] = []
     seen: set[str] = set()

@@ -7,13 +7,14 @@ extra (jinja2, matplotlib).
 
 from __future__ import annotations
 
+import inspect
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragmeter.errors import OutputError, ReportUnavailable
+from ragmeter.errors import ConfigError, OutputError, ReportUnavailable
 from ragmeter.manifest import OUTPUTS
 
 __all__ = ["check_out", "render_report", "report", "write_out"]
@@ -34,6 +35,8 @@ def check_out(
     Writability is probed with a temporary file in the nearest existing directory (a
     permission check alone is wrong for root and for /proc-like file systems).
     """
+    if not isinstance(out, (str, os.PathLike)):  # a number was pathlib's TypeError
+        raise OutputError(f"{option} takes a file path (str or pathlib.Path), not {out!r}")
     path = Path(out).expanduser()
     _not_a_run_file(path, option, runs)
     if path.is_dir():
@@ -167,7 +170,12 @@ def report(
 ) -> Path:
     """Write the report (see render_report for the options) to ``out``; returns its path.
 
-    ``out`` is checked first (``check_out``): OutputError before any rendering.
+    ``out`` is checked first (``check_out``): OutputError before any rendering, as is an
+    option render_report has not (a TypeError, naming no option there is).
     """
+    known = [p for p in inspect.signature(render_report).parameters if p not in ("run", "compare")]
+    if unknown := sorted(set(options) - set(known)):
+        said = f"report() has no option {', '.join(unknown)}; options: {', '.join(known)}"
+        raise ConfigError(said)
     path = check_out(out)
     return write_out(path, render_report(run, compare, **options))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Literal, get_args
 
+from ragmeter.errors import DataError, Problem
 from ragmeter.gates import GateFailure, check_threshold_values, fail_under, parse_thresholds
 
 On = Literal["mean", "ci_low", "each"]
@@ -82,24 +84,39 @@ def _too_many_failed(result: Any, metric: str, max_failure_rate: float) -> str |
 def _check_arguments(
     on: str, show: int, max_failure_rate: float, allow_undefined: Any, by_name: dict[str, Any]
 ) -> None:
-    """ValueError for arguments that cannot gate: before any score is looked at."""
+    """DataError (a UsageError, and a ValueError as before) for arguments that cannot gate,
+    before any score is looked at: a plain ValueError or TypeError was no ragmeter error, and
+    a result that is not one raised AttributeError from deep inside."""
     if on not in ON_CHOICES:
         choices = ", ".join(repr(c) for c in ON_CHOICES)
-        raise ValueError(f"on must be one of {choices}, not {on!r}")
+        raise _usage(f"on must be one of {choices}, not {on!r}")
     if isinstance(show, bool) or not isinstance(show, int) or show < 0:
-        raise ValueError(f"show must be an integer of 0 or more, not {show!r}")
-    if isinstance(max_failure_rate, bool) or not 0.0 <= max_failure_rate <= 1.0:
-        raise ValueError(f"max_failure_rate must be in [0, 1], not {max_failure_rate!r}")
+        raise _usage(f"show must be an integer of 0 or more, not {show!r}")
+    rate = max_failure_rate
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0.0 <= rate <= 1.0:
+        raise _usage(f"max_failure_rate must be in [0, 1], not {max_failure_rate!r}")
     if not isinstance(allow_undefined, bool):
-        raise ValueError(f"allow_undefined must be True or False, not {allow_undefined!r}")
+        raise _usage(f"allow_undefined must be True or False, not {allow_undefined!r}")
     if allow_undefined and on != "each":  # an option that would do nothing is a mistake
-        raise ValueError(
+        raise _usage(
             f"allow_undefined applies to on='each' only: on={on!r} gates a statistic of the "
             "samples with a value, undefined ones left out"
         )
     flags = [f"{k}={v!r}" for k, v in by_name.items() if isinstance(v, bool)]
     if flags:  # float(True) is 1.0: a typo would gate at the top of the range
-        raise ValueError(f"thresholds must be numbers, not {', '.join(flags)}")
+        raise _usage(f"thresholds must be numbers, not {', '.join(flags)}")
+
+
+def _check_result(result: Any) -> None:
+    if not hasattr(result, "aggregates"):
+        raise _usage(
+            "result must be what ragmeter.evaluate returned (an EvaluationResult), not "
+            f"{type(result).__name__}; for a run directory: ragmeter.load_run(path).result"
+        )
+
+
+def _usage(message: str) -> DataError:
+    return DataError([Problem(None, None, message)], "assert_scores's arguments")
 
 
 def assert_scores(
@@ -131,8 +148,9 @@ def assert_scores(
     _check_arguments(on, show, max_failure_rate, allow_undefined, {**given, **by_name})
     limits = parse_thresholds({**parse_thresholds(thresholds), **by_name})
     if not limits:
-        raise ValueError("assert_scores needs at least one metric threshold")
+        raise _usage("assert_scores needs at least one metric threshold")
     check_threshold_values(limits, option="thresholds", source="assert_scores")
+    _check_result(result)
     failures = []
     for name, threshold in limits.items():
         too_many = _too_many_failed(result, name, max_failure_rate)

@@ -62,7 +62,18 @@ class Evaluator:
     def __post_init__(self) -> None:
         """Keys in ``options`` are held as SecretStr, so this object's repr (which pytest
         prints for a failed assert or a fixture's locals) never shows one, as Settings'.
-        A spec judge's settings are checked now (bad spec, option, URL), not at first use."""
+        A spec judge's settings are checked now (bad spec, option, URL), not at first use, as
+        are a judge that is neither a spec nor a Judge (``judge=5`` failed at the first call)
+        and ``options`` that are no dict (an AttributeError)."""
+        if not isinstance(self.options, dict):
+            kind = type(self.options).__name__
+            raise ConfigError(f"options must be a dict of settings, not {kind}")
+        judge_object = callable(getattr(self.judge, "structured", None))
+        if not isinstance(self.judge, str) and not judge_object:
+            raise ConfigError(
+                "judge must be a spec (local, scripted, openai:MODEL, gguf:PATH, ...) or an object "
+                f"with the ragmeter.protocols.Judge methods, not {type(self.judge).__name__}"
+            )
         self.options = hide_secrets(self.options)
         if not self.scripted:
             self.settings()

@@ -1,0 +1,185 @@
+"""Odd Python inputs to the public API: each is a ragmeter UsageError naming what is wrong
+and what is accepted, before any work, never a TypeError, AttributeError or pydantic error
+from deep inside (the contract of ragmeter/errors.py and the README's "Python API")."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+import ragmeter
+from ragmeter import ConfigError, DataError, MetricError, OutputError, Settings, UsageError
+from ragmeter.testing import Evaluator, assert_scores
+
+NO_JUDGE = Settings(judge="none")
+
+
+def _rows(n: int = 4) -> list[dict[str, object]]:
+    return [
+        {
+            "question_id": f"q{i}",
+            "question": "What is x?",
+            "answer": "x is y" if i % 2 else "no",
+            "reference_answers": ["x is y"],
+            "src": f"s{i % 2}",
+        }
+        for i in range(n)
+    ]
+
+
+@pytest.fixture(scope="module")
+def result() -> ragmeter.EvaluationResult:
+    out = ragmeter.evaluate(_rows(), ["token_f1"], settings=NO_JUDGE, n_resamples=0)
+    assert isinstance(out, ragmeter.EvaluationResult)
+    return out
+
+
+# ---- data -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [object(), [1, 2], {"a": object()}])
+def test_a_pass_through_value_json_cannot_hold_is_a_data_error(value: object) -> None:
+    """Was PydanticSerializationError while hashing the input, after validation."""
+    rows = _rows()
+    rows[1]["extra"] = value
+    if value == [1, 2]:  # a list of numbers is fine: the control
+        ragmeter.evaluate(rows, ["token_f1"], settings=NO_JUDGE, n_resamples=0)
+        return
+    with pytest.raises(DataError, match=r"row 2, field 'extra.*cannot be written to scores"):
+        ragmeter.evaluate(rows, ["token_f1"], settings=NO_JUDGE, n_resamples=0)
+
+
+def test_a_dataframe_period_column_is_a_data_error() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(_rows(2))
+    frame["month"] = pd.period_range("2024-01", periods=2, freq="M")
+    with pytest.raises(DataError, match=r"field 'month': holds a value of type Period"):
+        ragmeter.load(frame)
+
+
+def test_an_open_file_is_refused_naming_its_path_as_the_fix(tmp_path: Path) -> None:
+    """Was read as an iterator of lines: 'row N: expected an object, got str', one a line."""
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"question": "a"}\n{"question": "b"}\n')
+    with data.open() as fh, pytest.raises(DataError, match="an open file: give its path") as err:
+        ragmeter.load(fh)
+    assert len(err.value.problems) == 1
+    with pytest.raises(DataError, match="an open file"):
+        ragmeter.load(io.StringIO('{"question": "a"}\n'))
+
+
+def test_format_is_read_in_any_case_and_checked_for_data_in_memory(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"question": "a"}\n')
+    assert len(ragmeter.load(data, format="JSONL")) == 1  # as the suffix .JSONL is
+    with pytest.raises(DataError, match=r"unknown format 'xml': use jsonl"):
+        ragmeter.load(_rows(), format="xml")  # was ignored in silence
+    with pytest.raises(DataError, match=r"unknown format 5"):
+        ragmeter.load(_rows(), format=5)
+
+
+# ---- metrics ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metrics", [5, b"token_f1", 1.5])
+def test_metrics_that_are_no_list_of_names_are_a_metric_error(metrics: object) -> None:
+    """An int was TypeError: 'int' object is not iterable; bytes read as integers."""
+    with pytest.raises(MetricError, match=r"metrics must be a list of metric names .* not "):
+        ragmeter.evaluate(_rows(), metrics, settings=NO_JUDGE)  # type: ignore[arg-type]
+    with pytest.raises(MetricError, match=r"metrics must be a list of metric names"):
+        ragmeter.dry_run(_rows(), metrics, NO_JUDGE)  # type: ignore[arg-type]
+
+
+def test_a_metric_alone_stands_for_a_list_of_it() -> None:
+    """A Metric in a list was taken, alone it was TypeError: 'Metric' object is not iterable."""
+    metric = ragmeter.get_metric("token_f1")
+    out = ragmeter.evaluate(_rows(), metric, settings=NO_JUDGE, n_resamples=0)  # type: ignore[arg-type]
+    assert list(out.aggregates) == ["token_f1"]
+
+
+# ---- settings ---------------------------------------------------------------------------
+
+
+def test_settings_as_a_dict_raise_a_data_error_listing_each() -> None:
+    """The dict form (what evaluate(settings={...}) reads) lists every bad value in one
+    DataError. ``Settings(...)`` built directly keeps pydantic's ValidationError (a
+    ValueError naming each field): converting it needs pydantic's private metaclass."""
+    with pytest.raises(DataError) as err:
+        Settings.parse_dict({"concurrency": "many", "judge": 5, "nope": 1})
+    assert {p.field for p in err.value.problems} == {"concurrency", "judge", "nope"}
+    assert Settings(judge="none").judge == "none"  # good values still build
+    with pytest.raises(DataError, match=r"in settings\n  - field 'nope': unknown setting"):
+        Settings.parse_dict({"nope": 1})  # one message, not one wrapped in another
+
+
+@pytest.mark.parametrize("settings", [5, [("judge", "none")], b"judge='none'"])
+def test_settings_of_another_type_are_a_data_error(settings: object) -> None:
+    """Was pathlib's TypeError: expected str, bytes or os.PathLike object."""
+    with pytest.raises(DataError, match=r"settings must be a Settings, a dict .* not "):
+        ragmeter.evaluate(_rows(), ["token_f1"], settings=settings)
+
+
+def test_evaluator_options_and_judge_of_the_wrong_type_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="options must be a dict of settings, not list"):
+        Evaluator(options=[("judge", "none")])  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"judge must be a spec .* not int"):
+        Evaluator(judge=5)
+
+
+# ---- compare and report -----------------------------------------------------------------
+
+
+def test_compare_options_of_the_wrong_type_are_data_errors(
+    result: ragmeter.EvaluationResult,
+) -> None:
+    with pytest.raises(DataError, match=r"field 'by': by names one input column .* list"):
+        ragmeter.compare(result, result, by=["src"])  # type: ignore[arg-type]
+    with pytest.raises(DataError, match=r"field 'metrics': must be a list of metric names"):
+        ragmeter.compare(result, result, metrics="token_f1")  # type: ignore[arg-type]
+    with pytest.raises(DataError, match=r"field 'metrics'"):
+        ragmeter.compare(result, result, metrics=5)  # type: ignore[arg-type]
+    with pytest.raises(DataError, match=r"field 'confidence': must be between 0 and 1, not '0.9'"):
+        ragmeter.compare(result, result, confidence="0.9")  # type: ignore[arg-type]
+    assert ragmeter.compare(result, result, by="src", metrics=["token_f1"]).metric("token_f1")
+
+
+def test_report_out_of_another_type_or_an_unknown_option_is_refused(
+    result: ragmeter.EvaluationResult, tmp_path: Path
+) -> None:
+    with pytest.raises(OutputError, match=r"--out takes a file path .* not 5"):
+        ragmeter.report(result, out=5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"report\(\) has no option nope; options: by, worst"):
+        ragmeter.report(result, out=tmp_path / "r.html", nope=1)
+
+
+# ---- assert_scores ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("thresholds", [[("token_f1", 0.1)], 5])
+def test_assert_scores_thresholds_of_another_type_are_a_data_error(
+    result: ragmeter.EvaluationResult, thresholds: object
+) -> None:
+    """Was AttributeError: 'list' object has no attribute 'split'."""
+    with pytest.raises(DataError, match=r"give a dict \{metric: value\} or a 'METRIC=VALUE"):
+        assert_scores(result, thresholds)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("given", [None, "runs/base", {}])
+def test_assert_scores_on_something_not_a_result_is_a_data_error(given: object) -> None:
+    """Was AttributeError: 'str' object has no attribute 'aggregates'."""
+    with pytest.raises(DataError, match=r"result must be what ragmeter.evaluate returned"):
+        assert_scores(given, token_f1=0.1)
+
+
+def test_assert_scores_bad_arguments_are_usage_errors_still_value_errors(
+    result: ragmeter.EvaluationResult,
+) -> None:
+    """Were a plain ValueError (and a TypeError for a string rate); still ValueErrors."""
+    with pytest.raises(UsageError, match="on must be one of"):
+        assert_scores(result, token_f1=0.1, on="median")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"max_failure_rate must be in \[0, 1\], not '0.1'"):
+        assert_scores(result, token_f1=0.1, max_failure_rate="0.1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="show must be an integer"):
+        assert_scores(result, token_f1=0.1, show=1.5)  # type: ignore[arg-type]
