@@ -183,3 +183,41 @@ def test_assert_scores_bad_arguments_are_usage_errors_still_value_errors(
         assert_scores(result, token_f1=0.1, max_failure_rate="0.1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="show must be an integer"):
         assert_scores(result, token_f1=0.1, show=1.5)  # type: ignore[arg-type]
+
+
+# ---- evaluate's own arguments, load_run's path ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "said"),
+    [
+        ({"confidence": "0.9"}, ConfigError, "confidence must be between 0 and 1"),
+        ({"seed": True}, ConfigError, "seed must be an integer"),
+        ({"out": 5}, OutputError, "out takes a directory path"),
+        ({"out": ""}, OutputError, "out takes a directory path"),
+        ({"overwrite": "no"}, ConfigError, "overwrite must be True or False"),
+        ({"progress": "yes"}, ConfigError, "progress must be True or False"),
+    ],
+    ids=["confidence-str", "seed-bool", "out-int", "out-empty", "overwrite-str", "progress-str"],
+)
+def test_evaluate_arguments_of_the_wrong_kind(
+    kwargs: dict[str, object], error: type, said: str, tmp_path: Path, monkeypatch
+) -> None:
+    """A string confidence was a TypeError, seed=True ran as seed 1, out="" wrote the run into
+    the current directory, overwrite="no" (truthy) replaced an existing run."""
+    monkeypatch.chdir(tmp_path)  # out="" must write nothing here
+    with pytest.raises(error, match=said):
+        ragmeter.evaluate(_rows(), ["token_f1"], settings=NO_JUDGE, **kwargs)  # type: ignore[arg-type]
+    assert not list(tmp_path.iterdir())
+
+
+def test_metrics_as_a_generator_are_read_once(tmp_path: Path) -> None:
+    """The up-front check read the generator, and the plan then found no metric named."""
+    out = ragmeter.evaluate(_rows(), (m for m in ["token_f1"]), settings=NO_JUDGE, n_resamples=0)
+    assert list(out.aggregates) == ["token_f1"]
+
+
+@pytest.mark.parametrize("path", [None, 5])
+def test_load_run_of_no_path(path: object) -> None:
+    with pytest.raises(DataError, match="a run is read from its directory's path"):
+        ragmeter.load_run(path)  # type: ignore[arg-type]

@@ -185,6 +185,9 @@ def prepare_out(
     hold another dataset's run. A run.json recording no input (older versions) is not
     checked against it. ``data``: the input, when a path (``_not_the_input``).
     """
+    if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
+        # a number was pathlib's TypeError; "" is ".": the run was written into the cwd
+        raise OutputError(f"out takes a directory path (str or pathlib.Path), not {out!r}")
     path = _not_the_input(_not_a_file(out), data)
     try:
         path.mkdir(parents=True, exist_ok=True)

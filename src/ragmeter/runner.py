@@ -45,6 +45,7 @@ from ragmeter.manifest import (
     write_manifest,
 )
 from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.registry import metric_list
 from ragmeter.plan import plan_metrics
 from ragmeter.redact import public_text
 from ragmeter.result import EvaluationResult, aggregate
@@ -112,6 +113,11 @@ def evaluate(
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     check_executor_options(executor, batch_size=batch_size, actors=actors, ray_address=ray_address)
+    for name, flag in (("overwrite", overwrite), ("progress", progress)):
+        if not isinstance(flag, bool):  # overwrite="no" is truthy: it replaced the run
+            raise ConfigError(f"{name} must be True or False, not {flag!r}")
+    if metrics is not None:  # a generator, read once by check_before_work, left none to plan
+        metrics = metric_list(metrics)
     if executor != "local":
         if judge_pool is not None:  # they build their judge once per run already
             raise ConfigError(f"judge_pool is for the local executor, not {executor!r}")
@@ -205,6 +211,8 @@ async def aevaluate(
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    if metrics is not None:  # a generator: see evaluate
+        metrics = metric_list(metrics)
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     s = as_settings(settings)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,6 +281,10 @@ def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | 
 
 def load_run(path: str | Path) -> Run:
     """Rebuild a run from its directory (or its scores.jsonl); DataError naming what is wrong."""
+    if not isinstance(path, (str, os.PathLike)):  # None was pathlib's TypeError
+        raise DataError(
+            [Problem(None, None, f"a run is read from its directory's path, not {path!r}")]
+        )
     path = Path(path)
     directory = path.parent if path.is_file() else path
     scores_path = path if path.is_file() else path / "scores.jsonl"

@@ -75,13 +75,14 @@ def check_bootstrap(*, n_resamples: int, confidence: float, seed: int) -> None:
     a negative seed only when the first CI is drawn, after every score was computed.
     ``n_resamples=0`` is allowed here (no CI at all, for speed); 1 is not: one resample gives
     a zero-width interval that reads as certainty (the CLI asks for 2+)."""
-    if not isinstance(seed, numbers.Integral) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ConfigError(f"seed must be an integer of 0 or more, not {seed!r}")
     if not isinstance(n_resamples, numbers.Integral) or n_resamples < 0 or n_resamples == 1:
         raise ConfigError(
             f"n_resamples must be 0 (no CI) or an integer of 2 or more, not {n_resamples!r}"
         )
-    if not 0 < confidence < 1:
+    real = isinstance(confidence, numbers.Real) and not isinstance(confidence, bool)
+    if not real or not 0 < confidence < 1:  # a string was TypeError: '<' not supported
         raise ConfigError(f"confidence must be between 0 and 1 (exclusive), not {confidence!r}")
 
 
