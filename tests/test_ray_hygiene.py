@@ -236,3 +236,23 @@ def test_ray_reads_a_parquet_map_column_as_a_dict(ray_cluster: Any, tmp_path: Pa
         str(path), ["k_precision"], executor="ray", out=tmp_path / "o", n_resamples=0
     )
     assert run.n_samples == 2
+
+
+def test_no_more_judge_actors_than_chunks(ray_cluster: Any, tmp_path: Path) -> None:
+    """A run of one chunk (3 rows, chunks of 256) started both asked-for actors, one of which
+    had nothing to read (a worker process, its imports and client), and Ray Data warned that
+    its pool "only received 1 input(s)"; the pool is now the chunks' count at most."""
+    data = write_rows(tmp_path / "in.jsonl", 3)
+    with FakeOpenAIServer() as srv:
+        one = ragmeter.evaluate(
+            str(data), JUDGED, settings=settings(srv.url), out=tmp_path / "one", executor="ray"
+        )
+        two = ragmeter.evaluate(
+            str(data),
+            JUDGED,
+            settings=settings(srv.url),
+            out=tmp_path / "two",
+            executor="ray",
+            batch_size=2,
+        )
+    assert one.usage["actors"] == 1 and two.usage["actors"] == 2

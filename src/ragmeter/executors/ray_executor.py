@@ -239,6 +239,10 @@ def _drain(
     started = time.perf_counter()
     source = str(Path(path).resolve())
     chunks = plan_chunks(source, kind, batch_size)
+    # An actor beyond the chunks has none to read: it was started anyway (a worker process,
+    # its imports and its client, seconds of CPU on a small machine) and Ray Data warned
+    # that its pool "only received 1 input(s)".
+    pool = max(1, min(actors, len(chunks)))
     ds = ray.data.from_items(chunks, override_num_blocks=len(chunks))
     if model:  # the actors read their chunks themselves: see ray_stages
         dealer = ray.remote(Dealer).remote(urls) if len(urls) > 1 else None
@@ -248,7 +252,7 @@ def _drain(
             batch_format="pyarrow",
             fn_constructor_args=(model, s, dealer, Chunks(source, kind, sync, batch_size)),
             compute=ray.data.ActorPoolStrategy(
-                size=actors,
+                size=pool,
                 max_concurrent_calls_per_actor=_batches_per_actor(s),
                 max_tasks_in_flight_per_actor=_batches_per_actor(s),
             ),
@@ -270,7 +274,7 @@ def _drain(
         writer.add(samples, scores)
     return {
         "pipeline_wall_s": round(time.perf_counter() - started, 3),
-        "actors": actors if model else 0,
+        "actors": pool if model else 0,
     }
 
 
