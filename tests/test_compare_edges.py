@@ -128,6 +128,15 @@ def test_bad_statistics_options_are_named_before_any_run_is_read():
     assert "field 'confidence'" in text and "no/such/run" not in text
 
 
+def test_intersect_and_seed_that_are_no_bool_or_number_are_refused():
+    """intersect="no" is truthy: it compared the shared ids when the user asked not to."""
+    with pytest.raises(DataError) as err:
+        compare("no/such/run", "no/such/run", intersect="no", seed=True)
+    text = str(err.value)
+    assert "field 'intersect': must be True or False, not 'no'" in text
+    assert "field 'seed': must be a whole number >= 0, not True" in text
+
+
 def test_a_slice_of_one_sample_has_no_ci_rather_than_a_zero_width_one():
     """evaluate --by: one value has no spread to resample; [v, v] looked like certainty."""
     from conftest import make_row

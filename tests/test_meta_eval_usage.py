@@ -59,7 +59,9 @@ def test_a_run_from_the_cache_says_its_calls_came_from_the_cache(
         first, p1 = _run(server, data, tmp_path / "1.json", cache)
         sent = server.by_path["/v1/chat/completions"]
         second, p2 = _run(server, data, tmp_path / "2.json", cache)
-        assert server.by_path["/v1/chat/completions"] == sent  # nothing asked again
+        # no verdict asked again: the one request is the preflight's probe (as evaluate's)
+        assert server.by_path["/v1/chat/completions"] == sent + 1
+        assert "Reply with the JSON object" in json.dumps(server.bodies[-1])
     assert first.exit_code == second.exit_code == 0, second.output
     r1 = _fields(first.stdout.strip().splitlines()[-1])
     r2 = _fields(second.stdout.strip().splitlines()[-1])

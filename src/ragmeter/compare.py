@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import asdict, dataclass, field, fields, replace
-from numbers import Real
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
+from ragmeter.compare_options import check_options
 from ragmeter.compare_pairs import collect, exclusion_counts, values_of
 from ragmeter.compare_render import failure_warnings
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
@@ -34,11 +34,6 @@ from ragmeter.stats_many import paired_stats_many
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
 # resample and two sign patterns): the cell shows n/a with the reason instead of a number.
 MIN_PAIRS = 2
-# scipy's bootstrap takes the standard error over the resamples: one resample has none.
-MIN_RESAMPLES = 2
-# The most the CLI takes: far past any CI's need (1000 by default), and numpy could not
-# allocate 10**20 ("Maximum allowed dimension exceeded": evaluate's internal error, exit 1).
-MAX_RESAMPLES = 100_000_000
 
 
 def too_few(n: int) -> str | None:
@@ -249,30 +244,6 @@ def _paired_stats(
     return outs
 
 
-def _check_options(
-    confidence: float, n_resamples: int, permutations: int | None, seed: int, min_slice: int
-) -> None:
-    """DataError naming each bad statistics option, before any run is read (scipy's own
-    errors name neither the option nor the value)."""
-    problems = []
-    if isinstance(confidence, bool) or not isinstance(confidence, Real) or not 0 < confidence < 1:
-        problems.append(Problem(None, "confidence", f"must be between 0 and 1, not {confidence!r}"))
-    for name, value, least in (
-        ("n_resamples", n_resamples, MIN_RESAMPLES),
-        ("permutations", permutations, 1),
-    ):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            problems.append(Problem(None, name, f"must be a whole number, not {value!r}"))
-        elif value is not None and value < least:
-            problems.append(Problem(None, name, f"must be at least {least}, not {value}"))
-    if not isinstance(seed, int) or seed < 0:
-        problems.append(Problem(None, "seed", f"must be a whole number >= 0, not {seed!r}"))
-    if not isinstance(min_slice, int) or min_slice < 1:
-        problems.append(Problem(None, "min_slice", f"must be at least 1, not {min_slice!r}"))
-    if problems:
-        raise DataError(problems, "compare's options")
-
-
 _IN_MEMORY = next(f.default for f in fields(Run) if f.name == "source")  # "in-memory result"
 
 
@@ -304,7 +275,7 @@ def compare(
     result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
     patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
     """
-    _check_options(confidence, n_resamples, permutations, seed, min_slice)
+    check_options(confidence, n_resamples, permutations, seed, min_slice, intersect)
     if metrics is not None and not isinstance(metrics, list | tuple):  # a str read by letter
         said = f"must be a list of metric names, not {metrics!r}"
         raise DataError([Problem(None, "metrics", said)])

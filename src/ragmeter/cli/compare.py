@@ -26,7 +26,8 @@ from ragmeter.cli._common import (
 )
 from ragmeter.cli._gates import report_gate
 from ragmeter.cli._long_tables import print_table as print_wide
-from ragmeter.compare import MIN_RESAMPLES, compare
+from ragmeter.compare import compare
+from ragmeter.compare_options import MIN_RESAMPLES
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
 from ragmeter.redact import public_text

@@ -20,7 +20,7 @@ from ragmeter.cli._common import (
     table_title,
 )
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
-from ragmeter.compare import MAX_RESAMPLES, MIN_RESAMPLES
+from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
 from ragmeter.errors import ConfigError

@@ -97,13 +97,16 @@ class ModelSession:
             await self.built.aclose()
 
     async def _preflight(self) -> dict[str, Any]:
-        """One tiny request to a remote judge before the first row (``Settings.preflight``):
-        an unreachable judge raises JudgeUnreachable now, and ``structured_mode="auto"`` is
-        settled for this endpoint. Runs in the run's event loop, because the backend's HTTP
-        client belongs to the loop it was first used in."""
         assert self.built is not None
-        judge = self.built.resources.judge
-        s = self.settings
-        if not s.preflight or self.built.local or judge is None or not hasattr(judge, "preflight"):
-            return {}
-        return dict(await judge.preflight())
+        return await preflight(self.settings, self.built)
+
+
+async def preflight(settings: Settings, built: Built) -> dict[str, Any]:
+    """One tiny request to a remote judge before the first row (``Settings.preflight``): an
+    unreachable judge raises JudgeUnreachable now, and ``structured_mode="auto"`` is settled
+    for this endpoint. Await it in the run's event loop, because the backend's HTTP client
+    belongs to the loop it was first used in. What it found, for the run's facts."""
+    judge = built.resources.judge
+    if not settings.preflight or built.local or judge is None or not hasattr(judge, "preflight"):
+        return {}
+    return dict(await judge.preflight())

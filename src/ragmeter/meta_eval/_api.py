@@ -19,6 +19,7 @@ from typing import Any
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable
 from ragmeter.executors.common import run_sync
+from ragmeter.executors.session import preflight
 from ragmeter.meta_eval._checks import (
     BASELINE_NEEDS,
     check_meta_modes,
@@ -235,13 +236,22 @@ def run(
     stats0 = _stats(inner)
     load0 = os.getloadavg()
     started = time.perf_counter()
+
+    async def scored() -> tuple[dict[str, Any], list[ScorerResult]]:
+        # the preflight in the pairs' event loop (the HTTP client is bound to it): an
+        # unreachable server stops the run before its first pair, and an "auto" structured
+        # mode is found out instead of assumed (full mode's calls need it)
+        found = await preflight(s, built)
+        return found, await run_meta_eval(pairs, scorers, built.resources, progress=progress)
+
     try:
-        results = run_sync(run_meta_eval(pairs, scorers, built.resources, progress=progress))
+        found, results = run_sync(scored())
     finally:
         run_sync(built.aclose())
     judge_name = getattr(built.resources.judge, "name", str(s.judge))
     payload = _payload(dataset, data, dims, pairs, judge_name, modes, s, results)
     payload["total_wall_s"] = round(time.perf_counter() - started, 1)
+    payload["preflight"] = found or None  # what the remote judge's preflight found
     stats1 = _stats(inner)
     payload["local_judge_stats"] = {k: stats1[k] - stats0.get(k, 0) for k in stats1} or None
     payload["profile"] = _profile(
