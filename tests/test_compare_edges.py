@@ -233,3 +233,23 @@ def test_markdown_stays_under_githubs_comment_limit():
     assert 0 < shown < len(cmp.slices)
     assert f"... and {len(cmp.slices) - shown} more slices" in md
     assert "a rather long slice" in cmp.to_json() and len(cmp.to_dict()["slices"]) == 1400
+
+
+def test_a_run_compared_with_itself_or_its_copy_is_said_to_be_one(tmp_path):
+    """Every delta is 0 by construction: a gate comparing main with main proved nothing."""
+    import shutil
+
+    a, b = _runs(["x", "x", "x"], changed={1})
+    assert any("the same result" in w for w in compare(a, a).warnings)
+    a.write(tmp_path / "a")
+    b.write(tmp_path / "b")
+    shutil.copytree(tmp_path / "a", tmp_path / "copy")
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    same = compare(str(tmp_path / "a"), str(tmp_path / "link")).warnings
+    assert any("the same run directory" in w and "every delta is 0" in w for w in same)
+    copy = compare(str(tmp_path / "a"), str(tmp_path / "copy")).warnings
+    assert any("B looks like a copy of A" in w for w in copy)
+    other = compare(str(tmp_path / "a"), str(tmp_path / "b")).warnings
+    assert not any("every delta is 0" in w for w in other)
+    rerun = ragmeter.evaluate([make_row(i, kind="x") for i in (1, 2, 3)], "token_f1,mrr")
+    assert not any("every delta is 0" in w for w in compare(a, rerun).warnings)

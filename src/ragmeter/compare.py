@@ -14,9 +14,11 @@ left out (the scores B lost among them): ``ragmeter.compare_pairs``; statistics:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import zlib
 from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
 from ragmeter.comparability import manifest_differences
@@ -255,6 +257,22 @@ def _side(run: Run, side: str) -> Run:
     return replace(run, source=f"run {side} (in-memory)")
 
 
+def same_run(a: Run, b: Run) -> str | None:
+    """Why B is A itself, or None. Why say it: every delta is then 0 by construction, so a
+    CI gate comparing main with main (a wrong path, a stale copy) passes and proves nothing."""
+    same = "every delta is 0 by construction: compare two runs"
+    if a.result is b.result:
+        return f"A and B are the same result: {same}"
+    with contextlib.suppress(OSError, ValueError):
+        if _IN_MEMORY not in (a.source, b.source) and Path(a.source).samefile(b.source):
+            return f"A and B are the same run directory ({a.source}): {same}"
+    keys = ("started_at", "finished_at", "wall_s", "fingerprint", "input")
+    if a.manifest.get("started_at") and all(a.manifest.get(k) == b.manifest.get(k) for k in keys):
+        said = "the same input, settings, start, end and wall time"
+        return f"B looks like a copy of A (run.json: {said}): {same}"
+    return None
+
+
 def compare(
     a: Any,
     b: Any,
@@ -288,6 +306,8 @@ def compare(
             raise UnpairedRunsError.metrics(unknown, shared)
         shared = [m for m in shared if m in metrics]
     warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
+    if said := same_run(run_a, run_b):
+        warnings.append(said)
     warnings += manifest_differences(run_a, run_b, shared, uses_of=models_of)
     for run, other in ((run_a, run_b), (run_b, run_a)):
         extra = [m for m in run.result.metrics if m not in other.result.metrics]
