@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any, Literal
 
 from ragmeter.errors import DataError, Problem
@@ -106,6 +107,9 @@ def check_threshold_values(
 
     problems = []
     for name, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, Real):  # "0.5" < x: a TypeError
+            problems.append(Problem(None, option, f"{name}={value!r}: not a number"))
+            continue
         if not math.isfinite(value):
             problems.append(Problem(None, option, f"{name}={value}: not a finite number"))
             continue
@@ -139,9 +143,18 @@ def check_threshold_values(
 def fail_under(
     result: Any, thresholds: dict[str, float], *, on: GateOn = "mean"
 ) -> list[GateFailure]:
-    """The gates a run fails: mean (or CI lower bound) below its metric's threshold."""
-    if on not in ("mean", "ci_low"):
-        raise ValueError(f"on must be 'mean' or 'ci_low', not {on!r}")
+    """The gates a run fails: mean (or CI lower bound) below its metric's threshold.
+
+    The thresholds are checked first (``check_threshold_values``), as the CLI and
+    ``assert_scores`` check them: called directly, a NaN threshold passed every run and a
+    string one raised a TypeError from the comparison."""
+    if on not in ("mean", "ci_low"):  # a DataError is a ValueError, as this was
+        said = f"must be 'mean' or 'ci_low', not {on!r}"
+        raise DataError([Problem(None, "on", said)], source="fail_under()")
+    if not isinstance(thresholds, dict):
+        said = f"must be a dict of metric -> threshold, not {thresholds!r}"
+        raise DataError([Problem(None, "thresholds", said)], source="fail_under()")
+    check_threshold_values(thresholds, option="thresholds", source="fail_under()")
     failures = []
     for name, threshold in thresholds.items():
         agg = result.aggregates.get(name)
@@ -214,8 +227,18 @@ def fail_on_regression(
     left undefined (or failed, while A failed as many others) silently left the pairs."""
     from ragmeter.compare_render import lost_text
 
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha}")
+    # DataError is a ValueError, as these were: "no" is truthy and excused lost scores
+    problems = (
+        []
+        if isinstance(allow_lost_scores, bool)
+        else [
+            Problem(None, "allow_lost_scores", f"must be True or False, not {allow_lost_scores!r}")
+        ]
+    )
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < alpha < 1:
+        problems.append(Problem(None, "alpha", f"must be a number in (0, 1), not {alpha!r}"))
+    if problems:
+        raise DataError(problems, source="fail_on_regression()")
     failures = [
         GateFailure(name, "computed in A, not in B (to accept that, compare --metrics without it)")
         for name in getattr(comparison, "lost_metrics", [])
