@@ -221,3 +221,20 @@ def test_metrics_as_a_generator_are_read_once(tmp_path: Path) -> None:
 def test_load_run_of_no_path(path: object) -> None:
     with pytest.raises(DataError, match="a run is read from its directory's path"):
         ragmeter.load_run(path)  # type: ignore[arg-type]
+
+
+def test_result_write_refuses_what_is_no_directory_and_expands_the_home(tmp_path, monkeypatch):
+    """write(None)/write(5) were pathlib TypeErrors, write(a file) a FileExistsError, and
+    write("~/runs/a") made a directory named "~" in the working directory."""
+    result = ragmeter.evaluate(_rows(2), "token_f1", n_resamples=0)
+    for bad in (None, 5, "", "  "):
+        with pytest.raises(OutputError, match=r"write\(\) takes a directory path"):
+            result.write(bad)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match=r"file\b.*is a file: give a directory"):
+        result.write(tmp_path / "file")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    scores, _ = result.write("~/runs/a")
+    assert scores == tmp_path / "home" / "runs" / "a" / "scores.jsonl" and scores.exists()
+    assert not (tmp_path / "~").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -282,13 +283,26 @@ class EvaluationResult:
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write scores.jsonl, summary.json and run.json (the manifest) into out_dir, each
         atomically (temp file + rename); returns the paths of the first two."""
+        from ragmeter.errors import OutputError
         from ragmeter.io import write_json
 
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
-        self.to_jsonl(scores_path)
-        write_json(self.summary(), summary_path)
-        if self.manifest:
-            write_manifest(out, self.manifest)
+        if not isinstance(out_dir, str | os.PathLike) or not str(out_dir).strip():
+            # a number was pathlib's TypeError; "" is ".": the run was written into the cwd
+            said = f"write() takes a directory path (str or pathlib.Path), not {out_dir!r}"
+            raise OutputError(said)
+        out = Path(out_dir).expanduser()  # "~/runs/a" made a directory named "~" here
+        try:
+            if out.exists() and not out.is_dir():
+                raise OutputError(
+                    f"write(): {out} is a file: give a directory (scores.jsonl, summary.json "
+                    "and run.json are written into it)"
+                )
+            out.mkdir(parents=True, exist_ok=True)
+            scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
+            self.to_jsonl(scores_path)
+            write_json(self.summary(), summary_path)
+            if self.manifest:
+                write_manifest(out, self.manifest)
+        except OSError as exc:  # each file is atomic: none is left half written
+            raise OutputError(f"write(): cannot write into {out} ({exc.strerror or exc})") from None
         return scores_path, summary_path
