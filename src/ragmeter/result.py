@@ -291,18 +291,20 @@ class EvaluationResult:
             said = f"write() takes a directory path (str or pathlib.Path), not {out_dir!r}"
             raise OutputError(said)
         out = Path(out_dir).expanduser()  # "~/runs/a" made a directory named "~" here
+        if out.exists() and not out.is_dir():
+            raise OutputError(
+                f"write(): {out} is a file: give a directory (scores.jsonl, summary.json and "
+                "run.json are written into it)"
+            )
         try:
-            if out.exists() and not out.is_dir():
-                raise OutputError(
-                    f"write(): {out} is a file: give a directory (scores.jsonl, summary.json "
-                    "and run.json are written into it)"
-                )
             out.mkdir(parents=True, exist_ok=True)
-            scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
-            self.to_jsonl(scores_path)
-            write_json(self.summary(), summary_path)
-            if self.manifest:
-                write_manifest(out, self.manifest)
-        except OSError as exc:  # each file is atomic: none is left half written
-            raise OutputError(f"write(): cannot write into {out} ({exc.strerror or exc})") from None
+        except OSError as exc:
+            raise OutputError(f"write(): {out} cannot be created ({exc.strerror})") from None
+        # an error while writing (a full disk) propagates as it is: evaluate(out=) records
+        # it in run.json as a crash; each file is atomic, so none is left half written
+        scores_path, summary_path = out / "scores.jsonl", out / "summary.json"
+        self.to_jsonl(scores_path)
+        write_json(self.summary(), summary_path)
+        if self.manifest:
+            write_manifest(out, self.manifest)
         return scores_path, summary_path
