@@ -238,3 +238,21 @@ def test_result_write_refuses_what_is_no_directory_and_expands_the_home(tmp_path
     scores, _ = result.write("~/runs/a")
     assert scores == tmp_path / "home" / "runs" / "a" / "scores.jsonl" and scores.exists()
     assert not (tmp_path / "~").exists()
+
+
+def test_a_home_relative_path_is_read_as_the_home_everywhere(tmp_path, monkeypatch):
+    """evaluate(out="~/...") and report() read "~" as the home directory, but load(),
+    evaluate(data), dry_run() and load_run()/compare() said "file not found" / "does not
+    exist" for "~/data.jsonl" (the shell expands it for the CLI; Python callers had to)."""
+    from ragmeter.io import write_jsonl
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    write_jsonl(_rows(3), tmp_path / "in.jsonl")
+    assert len(ragmeter.load("~/in.jsonl")) == len(ragmeter.load(Path("~/in.jsonl"))) == 3
+    assert ragmeter.dry_run("~/in.jsonl", "token_f1")
+    for executor in ("local", "stream"):
+        ragmeter.evaluate("~/in.jsonl", "token_f1", executor=executor, out=f"~/{executor}")
+        assert ragmeter.load_run(f"~/{executor}").result.metrics == ["token_f1"]
+    assert ragmeter.compare("~/local", Path("~/stream")).metrics[0].n == 3
+    assert not (tmp_path / "~").exists()

@@ -21,7 +21,7 @@ from ragmeter.executors.common import (
     check_executor_options,
     run_sync,
 )
-from ragmeter.io import load
+from ragmeter.io import expand_user, load
 from ragmeter.manifest import check_out, fingerprint, input_facts
 from ragmeter.metrics.base import Metric
 from ragmeter.plan import mode_of_metric, needs_of, plan_metrics
@@ -116,6 +116,7 @@ def dry_run(
     ``key_missing`` says that a real run would stop before any work (``check_judge_key``).
     """
     real = as_settings(settings)
+    data = expand_user(data)  # as evaluate reads it
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     check_executor_options(executor, ray_address=ray_address)
     check_executor(executor, data, real, format=format, out=out)

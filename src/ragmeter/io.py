@@ -37,6 +37,17 @@ _CSV_JSON_COLUMNS = {"metadata", "metadata_field"}
 FORMATS = ("jsonl", "json", "csv", "tsv", "parquet", "otel")
 
 
+def expand_user(data: Any) -> Any:
+    """``data`` with a leading ``~`` read as the home directory when it is a path, else as it
+    is. Why: evaluate(out="~/runs/a") and report() read it so, and pandas does; a Python
+    caller's "~/data.jsonl" was "file not found" (the shell expands it for the CLI)."""
+    if isinstance(data, str) and data.startswith("~"):
+        return os.path.expanduser(data)
+    if isinstance(data, os.PathLike) and str(data).startswith("~"):
+        return Path(os.path.expanduser(data))
+    return data
+
+
 def load(data: Any, *, source: str | None = None, format: str | None = None) -> list[Sample]:
     """Turn any supported input into validated samples, or raise DataError with every problem.
 
@@ -44,6 +55,7 @@ def load(data: Any, *, source: str | None = None, format: str | None = None) -> 
     OpenInference traces (``ragmeter.integrations.otel``, the ``otel`` extra).
     """
     format = _format(format, source)
+    data = expand_user(data)
     if format == "otel":
         from ragmeter.integrations.otel import load_traces
 
@@ -55,7 +67,7 @@ def load(data: Any, *, source: str | None = None, format: str | None = None) -> 
 
 
 def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> list[Sample]:
-    path = Path(path)
+    path = Path(expand_user(path))
     src = str(path)
     format = _format(format, src)
     if not path.exists():

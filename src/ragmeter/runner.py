@@ -34,7 +34,7 @@ from ragmeter.executors.judge_pool import JudgePool
 from ragmeter.executors.notes import metric_notes, text_matched
 from ragmeter.executors.session import ModelSession
 from ragmeter.executors.streamed import StreamedResult
-from ragmeter.io import load
+from ragmeter.io import expand_user, load
 from ragmeter.manifest import (
     build_manifest,
     crash_recorded,
@@ -113,6 +113,7 @@ def evaluate(
     """
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     check_executor_options(executor, batch_size=batch_size, actors=actors, ray_address=ray_address)
+    data = expand_user(data)  # "~/data.jsonl": every executor reads the same file
     for name, flag in (("overwrite", overwrite), ("progress", progress)):
         if not isinstance(flag, bool):  # overwrite="no" is truthy: it replaced the run
             raise ConfigError(f"{name} must be True or False, not {flag!r}")
@@ -211,6 +212,7 @@ async def aevaluate(
 ) -> EvaluationResult:
     """The async form of evaluate(), for callers already inside an event loop."""
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    data = expand_user(data)  # hashed and checked against out as the file read
     if metrics is not None:  # a generator: see evaluate
         metrics = metric_list(metrics)
     started = time.perf_counter()

@@ -285,7 +285,7 @@ def load_run(path: str | Path) -> Run:
         raise DataError(
             [Problem(None, None, f"a run is read from its directory's path, not {path!r}")]
         )
-    path = Path(path)
+    path = Path(path).expanduser()  # as evaluate(out=) and report() read it
     directory = path.parent if path.is_file() else path
     scores_path = path if path.is_file() else path / "scores.jsonl"
     source = str(directory)

@@ -201,7 +201,8 @@ def meta_eval_cmd(
     cache: Annotated[
         str | None,
         typer.Option(
-            help="Cache directory for judge calls, or 'off' (a cached re-run asks no verdict again)."
+            help="Cache directory for judge calls, or 'off' (a cached re-run asks no verdict "
+            "again)."
         ),
     ] = None,
     config: Annotated[
