@@ -7,7 +7,9 @@ slices are flagged, not hidden: their CIs are wide and say so themselves.
 
 from __future__ import annotations
 
+import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -19,20 +21,59 @@ from ragmeter.sample import Sample
 from ragmeter.stats_many import mean_cis_many
 
 SMALL_SLICE = 10  # below this many scored samples a slice is flagged as small
+BIN_ABOVE = 20  # a column of more distinct numbers than this is sliced into quantile bins
+N_BINS = 5
 MISSING = "(missing)"
 
 
-def slice_value(sample: Sample, column: str) -> str:
-    """The sample's value in ``column`` as a label; MISSING when it has none."""
+def raw_value(sample: Sample, column: str) -> Any:
+    """The sample's value in ``column`` (its field, else its pass-through column), or None."""
     if column in Sample.model_fields and column != "metadata":
-        value: Any = getattr(sample, column)
-    else:
-        value = sample.metadata.get(column)
+        return getattr(sample, column)
+    return sample.metadata.get(column)
+
+
+def label_of(value: Any) -> str:
+    """A value as a slice label: MISSING for none, a list's items joined."""
     if value is None:
         return MISSING
     if isinstance(value, (list, tuple)):
         return ", ".join(map(str, value))
     return str(value)
+
+
+def slice_value(sample: Sample, column: str) -> str:
+    """The sample's value in ``column`` as a label; MISSING when it has none."""
+    return label_of(raw_value(sample, column))
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def column_labels(values: Sequence[Any]) -> list[str]:
+    """Each value's slice label: as written, but when every value present is a number and
+    there are more than ``BIN_ABOVE`` distinct ones, its quantile bin, "[lo, hi)" (the last
+    "[lo, hi]"). Why: sliced by latency or context length, every sample was a slice of its
+    own, flagged small, with no CI: a table of noise. Numbers as text (a CSV's cells) stay
+    as written: "02139" may be a code, not a quantity."""
+    numbers = [_number(v) for v in values if v is not None]
+    present = [x for x in numbers if x is not None]
+    if len(present) < len(numbers) or len(set(present)) <= BIN_ABOVE:
+        return [label_of(v) for v in values]
+    edges = np.unique(np.quantile(present, np.linspace(0, 1, N_BINS + 1)))
+    last = len(edges) - 2
+    names = [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == last else ')'}" for i in range(last + 1)]
+    out = []
+    for v in values:
+        if v is None:
+            out.append(MISSING)
+            continue
+        i = min(int(np.searchsorted(edges, float(v), side="right")) - 1, last)
+        out.append(names[i])
+    return out
 
 
 def check_column(samples: list[Sample], column: str, source: str = "the run") -> None:
@@ -60,7 +101,12 @@ def paired_labels(
     check_column([*a, *b], column, " and ".join(dict.fromkeys(sources)))
     in_a = {s.question_id: slice_value(s, column) for s in a}
     in_b = {s.question_id: slice_value(s, column) for s in b}
-    labels = {q: v if v != MISSING else in_b.get(q, MISSING) for q, v in in_a.items()}
+    raw_b = {s.question_id: raw_value(s, column) for s in b}
+    chosen = {
+        s.question_id: v if (v := raw_value(s, column)) is not None else raw_b.get(s.question_id)
+        for s in a
+    }  # binned together, as evaluate --by bins one run's numbers
+    labels = dict(zip(chosen, column_labels(list(chosen.values())), strict=True))
     differ = [q for q, v in in_a.items() if MISSING != v != in_b.get(q, v) != MISSING]
     return labels, differ
 
@@ -141,7 +187,7 @@ def slice_summary(
         n_resamples = recorded["n_resamples"] if n_resamples is None else n_resamples
         confidence = recorded["confidence"] if confidence is None else confidence
         seed = recorded["seed"] if seed is None else seed
-    labels = [slice_value(s, by) for s in result.samples]
+    labels = column_labels([raw_value(s, by) for s in result.samples])
     rows: list[SliceRow] = []
     for metric in result.metrics:
         overall = result.aggregates[metric].mean
