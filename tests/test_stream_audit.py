@@ -4,6 +4,7 @@ full disk. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -17,7 +18,8 @@ from typer.testing import CliRunner
 
 import ragmeter
 from ragmeter.cli import app
-from ragmeter.errors import OutputError
+from ragmeter.errors import OutputError, RunAborted
+from ragmeter.executors import streamed
 from ragmeter.executors.streamed import ScoreWriter
 from test_streaming import rows, write_jsonl
 
@@ -105,3 +107,55 @@ def test_the_lock_is_let_go_however_a_run_ends(
         with pytest.raises(RuntimeError):
             ragmeter.evaluate(str(data), LEXICAL, **kw)
     assert _run_json(out)["status"] == "crashed" and _free(out)
+
+
+# ---- a full disk ----------------------------------------------------------------------------
+
+
+class _FullAfter:
+    """The partial file, on a disk that fills up in the middle of the ``n``-th write."""
+
+    def __init__(self, fh: Any, n: int) -> None:
+        self.fh, self.n = fh, n
+
+    def write(self, data: Any) -> int:
+        self.n -= 1
+        if self.n == 0:
+            self.fh.write(data[:37])  # a torn line, as a full disk leaves it
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return int(self.fh.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fh, name)
+
+
+def test_a_full_disk_aborts_naming_the_file_and_keeps_whole_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: ``internal error: OSError: [Errno 28] No space left on device`` (exit 1), no
+    file named, a torn last line in scores.jsonl.partial, run.json ``running``."""
+    data = write_jsonl(tmp_path / "in.jsonl", rows(6))
+    out = tmp_path / "run"
+    init = ScoreWriter.__init__
+
+    def on_a_small_disk(self: ScoreWriter, *args: Any) -> None:
+        init(self, *args)
+        self._fh = _FullAfter(self._fh, 2)  # type: ignore[assignment]
+
+    monkeypatch.setattr(streamed.ScoreWriter, "__init__", on_a_small_disk)
+    with pytest.raises(RunAborted) as raised:
+        ragmeter.evaluate(str(data), LEXICAL, n_resamples=20, out=out, executor="stream",
+                          batch_size=2)  # fmt: skip
+    said = str(raised.value)
+    assert f"cannot write {out / 'scores.jsonl.partial'} (No space left on device)" in said
+    assert "after 2 rows" in said and "resume" in said
+    doc = _run_json(out)
+    assert doc["status"] == "aborted" and "No space left on device" in doc["error"]
+    assert _ids(out / "scores.jsonl.partial") == ["q0", "q1"]  # whole rows only
+    assert _free(out)
+    cli = CliRunner().invoke(
+        app,
+        ["evaluate", str(data), "-m", ",".join(LEXICAL), "-o", str(out), "-q",
+         "--n-resamples", "20", "--executor", "stream", "--batch-size", "2"],
+    )  # fmt: skip
+    assert cli.exit_code == 3 and "aborted: cannot write" in " ".join(cli.output.split())
