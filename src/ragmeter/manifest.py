@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings
-from ragmeter.errors import OutputError, RunAborted
+from ragmeter.errors import DataError, OutputError, RunAborted
 from ragmeter.io import write_json
 from ragmeter.metrics.base import Metric
 from ragmeter.out_lock import lock_out, release_out
@@ -343,6 +343,8 @@ def crash_error(exc: BaseException) -> str:
     queries) before it is cut to 1,000 characters (cut first, a key could lose the part that
     is matched)."""
     lines = str(exc).strip().splitlines()
+    if isinstance(exc, DataError) and exc.problems:  # its first line only counts problems
+        lines = [f"{lines[0]}: {exc.problems[0]}"]
     text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
     return public_text(text)[:1000]
 
