@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,7 @@ async def astream_evaluate(
                 writer.add(batch, scores)
                 if progress:
                     print(f"stream: {writer.n_samples}/{n_rows} rows", file=sys.stderr, flush=True)
-            check_unchanged(path, writer.n_samples, input_)
+            await scoring_ends(path, writer.n_samples, input_, terminated)
             if session is not None:
                 usage = session.usage()
         except RunAborted as exc:
@@ -121,7 +122,9 @@ async def astream_evaluate(
             writer.abandon()
             said = interrupted_said(writer.n_samples, n_rows, out_dir, s.cache)
             write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
-            if terminated:  # a bare CancelledError is no interruption to asyncio.run's caller
+            if (
+                terminated.received
+            ):  # a bare CancelledError is no interruption to asyncio.run's caller
                 raise KeyboardInterrupt(said) from None
             raise
         except BaseException:
@@ -147,16 +150,26 @@ async def astream_evaluate(
     return result
 
 
+@dataclass
+class Term:
+    """What ``term_cancels`` saw: ``received`` a SIGTERM; ``scoring``: one cancels the run
+    (cleared once the rows are scored: the run is then finished, not cut short)."""
+
+    received: bool = False
+    scoring: bool = True
+
+
 @contextmanager
-def term_cancels() -> Iterator[list[int]]:
-    """While the run lasts, SIGTERM cancels it as Ctrl-C does (run.json ``interrupted``, the
-    line saying where it got to, exit 130); yields the signals received.
+def term_cancels() -> Iterator[Term]:
+    """While the rows are scored, SIGTERM cancels the run as Ctrl-C does (run.json
+    ``interrupted``, the line saying where it got to, exit 130); once they all are, the run
+    finishes (aggregates, files) and ends as complete.
 
     Why: ``timeout``, systemd, ``docker stop`` and a cancelled CI job send SIGTERM, whose
     default ends the process at once: run.json said ``running`` for ever and nothing was
     said. Only where SIGTERM has its default action and this is the main thread (an
     application's own handler is left alone); restored to the default afterwards."""
-    got: list[int] = []
+    got = Term()
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
     ours = (
         task is not None
@@ -167,8 +180,9 @@ def term_cancels() -> Iterator[list[int]]:
         assert task is not None
 
         def on_term() -> None:
-            got.append(signal.SIGTERM)
-            task.cancel()
+            got.received = True
+            if got.scoring:
+                task.cancel()
 
         try:
             loop.add_signal_handler(signal.SIGTERM, on_term)
@@ -188,6 +202,15 @@ def interrupted_said(done: int, n_rows: int, out_dir: Path, cache: str | None) -
         f"interrupted: {done} of {n_rows} rows written to {out_dir}/scores.jsonl.partial, "
         f"judged calls {kept}re-run the same command to resume"
     )
+
+
+async def scoring_ends(path: str | Path, n_read: int, input_: dict[str, Any], term: Term) -> None:
+    """Every row is scored: the input is checked unchanged (``check_unchanged``), a Ctrl-C
+    or SIGTERM during the last batch is felt (this await), and from here on a SIGTERM
+    lets the run finish, as its files are being written."""
+    check_unchanged(path, n_read, input_)
+    await asyncio.sleep(0)
+    term.scoring = False
 
 
 def check_unchanged(path: str | Path, n_read: int, input_: dict[str, Any]) -> None:
