@@ -32,7 +32,10 @@ def lock_out(path: Path) -> None:
     key = os.path.realpath(path)
     if key in _HELD:
         return
-    fd = os.open(path, os.O_RDONLY)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # a directory that cannot be opened (no read permission): unlocked
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
