@@ -117,6 +117,23 @@ def test_the_lock_is_let_go_however_a_run_ends(
     assert _run_json(out)["status"] == "crashed" and _free(out)
 
 
+def test_an_out_that_cannot_be_opened_runs_unlocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory writable but not readable (mode -wx; root ignores modes, so os.open is
+    made to refuse): the run goes on unlocked, as before, not an internal error."""
+    from ragmeter import out_lock
+
+    data = write_jsonl(tmp_path / "in.jsonl", rows(3))
+
+    def refused(*args: Any, **kwargs: Any) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(out_lock.os, "open", refused)
+    res = ragmeter.evaluate(str(data), LEXICAL, n_resamples=20, out=tmp_path / "o")
+    assert res.summary()["n_samples"] == 3
+
+
 # ---- the input written to while it is scored --------------------------------------------------
 
 
