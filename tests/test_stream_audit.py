@@ -126,8 +126,12 @@ def test_an_out_that_cannot_be_opened_runs_unlocked(
 
     data = write_jsonl(tmp_path / "in.jsonl", rows(3))
 
-    def refused(*args: Any, **kwargs: Any) -> int:
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
+
+    def refused(path: Any, flags: int, *args: Any) -> int:
+        if os.path.isdir(path):  # the lock's open; the files written there open as ever
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args)
 
     monkeypatch.setattr(out_lock.os, "open", refused)
     res = ragmeter.evaluate(str(data), LEXICAL, n_resamples=20, out=tmp_path / "o")
