@@ -335,3 +335,32 @@ def test_a_full_disk_aborts_naming_the_file_and_keeps_whole_rows(
          "--n-resamples", "20", "--executor", "stream", "--batch-size", "2"],
     )  # fmt: skip
     assert cli.exit_code == 3 and "aborted: cannot write" in " ".join(cli.output.split())
+
+
+@pytest.mark.parametrize("full_at", ["summary.json", "run.json"])
+def test_a_full_disk_while_the_summary_is_written_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_at: str
+) -> None:
+    """Every row scored, then no room for summary.json or run.json. Before: ``internal
+    error: OSError: [Errno 28] No space left on device`` (exit 1), naming no file."""
+    data = write_jsonl(tmp_path / "in.jsonl", rows(4))
+    out = tmp_path / "run"
+    real = streamed.write_json
+
+    def full(doc: Any, path: Any) -> None:
+        if Path(path).name == full_at and doc.get("status", "complete") == "complete":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(doc, path)
+
+    monkeypatch.setattr(streamed, "write_json", full)
+    if full_at == "run.json":
+        monkeypatch.setattr(streamed, "write_manifest", lambda o, m: full(m, Path(o) / full_at))
+    cli = CliRunner().invoke(
+        app,
+        ["evaluate", str(data), "-m", ",".join(LEXICAL), "-o", str(out), "-q",
+         "--n-resamples", "20", "--executor", "stream", "--batch-size", "2"],
+    )  # fmt: skip
+    said = " ".join(cli.output.split())
+    assert cli.exit_code == 3, cli.output
+    assert f"aborted: cannot write {out / full_at} (No space left on device)" in said
+    assert len(_ids(out / "scores.jsonl")) == 4  # the scores are complete

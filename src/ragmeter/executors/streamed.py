@@ -22,7 +22,7 @@ from ragmeter._perf import gc_paused
 from ragmeter.errors import RunAborted
 from ragmeter.executors.notes import metric_notes, text_matched
 from ragmeter.io import json_line, write_json
-from ragmeter.manifest import write_manifest
+from ragmeter.manifest import MANIFEST, write_manifest
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.result import Aggregate, EvaluationResult, aggregate_values
 from ragmeter.sample import Sample
@@ -196,10 +196,21 @@ class StreamedResult:
         return out
 
     def write(self) -> None:
-        """summary.json and run.json (scores.jsonl was written batch by batch)."""
-        write_json(self.summary(), self.out_dir / "summary.json")
-        if self.manifest:
-            write_manifest(self.out_dir, self.manifest)
+        """summary.json and run.json (scores.jsonl was written batch by batch). A disk full
+        by now aborts the run naming the file (it was ``internal error: OSError: [Errno
+        28] No space left on device``, exit 1): the scores are complete, the calls cached."""
+        target = self.out_dir / "summary.json"
+        try:
+            write_json(self.summary(), target)
+            if self.manifest:
+                target = self.out_dir / MANIFEST
+                write_manifest(self.out_dir, self.manifest)
+        except OSError as exc:
+            raise RunAborted(
+                f"cannot write {target} ({exc.strerror or exc}); {self.scores_path} is "
+                "complete: free space there, then run the same command again (judged calls "
+                "already answered are cached)"
+            ) from None
 
 
 def finish_result(
