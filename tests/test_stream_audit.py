@@ -213,6 +213,7 @@ def test_ctrl_c_stops_a_run_that_awaits_nothing(
     doc = _run_json(out)
     assert doc["status"] == "interrupted", doc
     assert doc["error"].startswith("interrupted: 2 of 8 rows written")
+    assert doc["error"].endswith("nothing is judged: re-run the same command to score them again")
     assert _ids(out / "scores.jsonl.partial") == ["q0", "q1"]
 
 

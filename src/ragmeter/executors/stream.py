@@ -120,7 +120,7 @@ async def astream_evaluate(
             raise
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: record where it got to
             writer.abandon()
-            said = interrupted_said(writer.n_samples, n_rows, out_dir, s.cache)
+            said = interrupted_said(writer.n_samples, n_rows, out_dir, s.cache, bool(model))
             write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
             if (
                 terminated.received
@@ -195,13 +195,16 @@ def term_cancels() -> Iterator[Term]:
             loop.remove_signal_handler(signal.SIGTERM)
 
 
-def interrupted_said(done: int, n_rows: int, out_dir: Path, cache: str | None) -> str:
-    """The line an interrupted run prints and leaves in run.json: where it got to."""
-    kept = f"kept in {cache}; " if cache else "not kept (the cache is off); "
-    return (
-        f"interrupted: {done} of {n_rows} rows written to {out_dir}/scores.jsonl.partial, "
-        f"judged calls {kept}re-run the same command to resume"
-    )
+def interrupted_said(done: int, n_rows: int, out_dir: Path, cache: str | None, judged: bool) -> str:
+    """The line an interrupted run prints and leaves in run.json: where it got to. A run of
+    arithmetic metrics (``judged`` False) was told its judged calls were kept in a cache it
+    never opened."""
+    if not judged:
+        kept = "nothing is judged: re-run the same command to score them again"
+    else:
+        where = f"kept in {cache}" if cache else "not kept (the cache is off)"
+        kept = f"judged calls {where}; re-run the same command to resume"
+    return f"interrupted: {done} of {n_rows} rows written to {out_dir}/scores.jsonl.partial, {kept}"
 
 
 async def scoring_ends(path: str | Path, n_read: int, input_: dict[str, Any], term: Term) -> None:
