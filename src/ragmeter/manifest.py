@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings
-from ragmeter.errors import OutputError, RunAborted
+from ragmeter.errors import DataError, OutputError, RunAborted
 from ragmeter.io import write_json
 from ragmeter.metrics.base import Metric
+from ragmeter.out_lock import lock_out, release_out
 from ragmeter.prompts import load_prompts, prompt_file_sha256
 from ragmeter.redact import public_text
 from ragmeter.sample import Sample
@@ -195,18 +196,22 @@ def prepare_out(
         raise OutputError(
             f"--out {path} cannot be created ({exc.strerror or exc}): give a writable directory"
         ) from None
-    manifest = path / MANIFEST
-    if not overwrite:
-        _check_claimed(path, fp, input_)
-    marker: dict[str, Any] = {"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}
-    if input_ is not None:
-        marker["input"] = dict(input_)
+    lock_out(path)  # a run writing there now refuses this one (out_lock), --overwrite or not
     try:
-        write_json(marker, manifest)
+        if not overwrite:
+            _check_claimed(path, fp, input_)
+        marker: dict[str, Any] = {"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}
+        if input_ is not None:
+            marker["input"] = dict(input_)
+        write_json(marker, path / MANIFEST)
     except OSError as exc:
+        release_out(path)
         raise OutputError(
             f"--out {path} is not writable ({exc.strerror or exc}): give a writable directory"
         ) from None
+    except BaseException:  # refused (another run's settings or input): nothing claimed
+        release_out(path)
+        raise
     return path
 
 
@@ -338,6 +343,8 @@ def crash_error(exc: BaseException) -> str:
     queries) before it is cut to 1,000 characters (cut first, a key could lose the part that
     is matched)."""
     lines = str(exc).strip().splitlines()
+    if isinstance(exc, DataError) and exc.problems:  # its first line only counts problems
+        lines = [f"{lines[0]}: {exc.problems[0]}"]
     text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
     return public_text(text)[:1000]
 
@@ -366,6 +373,9 @@ def crash_recorded(
             with suppress(Exception):  # the run's own error is the one to raise
                 write_manifest(out, {**manifest("crashed", {}), "error": crash_error(exc)})
         raise
+    finally:
+        if out is not None:
+            release_out(out)  # the claim's lock (prepare_out): the next run may start
 
 
 def interrupted_line(out: str | Path | None) -> str | None:

@@ -13,14 +13,16 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragmeter._perf import gc_paused
+from ragmeter.errors import RunAborted
 from ragmeter.executors.notes import metric_notes, text_matched
 from ragmeter.io import json_line, write_json
-from ragmeter.manifest import write_manifest
+from ragmeter.manifest import MANIFEST, write_manifest
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.result import Aggregate, EvaluationResult, aggregate_values
 from ragmeter.sample import Sample
@@ -49,7 +51,7 @@ class ScoreWriter:
         self.not_applicable: list[dict[str, Any]] = []
         self.n_samples = 0
         self.on_add: Callable[[int], None] | None = None  # told the rows written so far
-        self._fh = (self.out / PARTIAL).open("w", encoding="utf-8")
+        self._fh = (self.out / PARTIAL).open("wb", buffering=0)  # unbuffered: see _write
 
     def add(self, samples: Sequence[Sample], scores: dict[str, Sequence[Score]]) -> None:
         # A batch's rows are acyclic: with the collector on, writing them rescanned the
@@ -63,10 +65,7 @@ class ScoreWriter:
         batch = EvaluationResult(
             samples=list(samples), metrics=self.metrics, scores=scores, aggregates={}
         )
-        write = self._fh.write
-        for row in batch.records():
-            write(json_line(row) + "\n")
-        self._fh.flush()
+        self._write("".join(json_line(row) + "\n" for row in batch.records()).encode())
         for metric, n in text_matched(samples, scores).items():
             self.tallies[metric].text_matched += n
         for metric in self.metrics:
@@ -88,9 +87,33 @@ class ScoreWriter:
                         )
         self.n_samples += len(samples)
 
+    def _write(self, data: bytes) -> None:
+        """A batch's rows in one write; when it fails (disk full, quota), the batch's part is
+        cut off again and the run aborted, saying which file and why.
+
+        Why: written line by line through a buffer, a full disk left a torn last line in
+        scores.jsonl.partial and ended with ``internal error: OSError: [Errno 28] No space
+        left on device`` (exit 1), naming no file, and run.json still ``running`` (no room
+        left to say otherwise). Now the partial file holds whole rows only, the space the
+        batch took is freed for run.json ``aborted``, and the exit is 3 (aborted: the
+        judged calls are cached, the same command resumes)."""
+        start = self._fh.tell()
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[self._fh.write(view) or 0 :]
+        except OSError as exc:
+            with suppress(OSError):
+                self._fh.truncate(start)
+                self._fh.seek(start)
+            raise RunAborted(
+                f"cannot write {self.out / PARTIAL} ({exc.strerror or exc}) after "
+                f"{self.n_samples} rows: free space there (or choose another --out), then run "
+                "the same command again to resume (judged calls already answered are cached)"
+            ) from None
+
     def finish(self) -> Path:
         """Close and rename the scores file to scores.jsonl; its path."""
-        self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()
         final = self.out / "scores.jsonl"
@@ -173,10 +196,21 @@ class StreamedResult:
         return out
 
     def write(self) -> None:
-        """summary.json and run.json (scores.jsonl was written batch by batch)."""
-        write_json(self.summary(), self.out_dir / "summary.json")
-        if self.manifest:
-            write_manifest(self.out_dir, self.manifest)
+        """summary.json and run.json (scores.jsonl was written batch by batch). A disk full
+        by now aborts the run naming the file (it was ``internal error: OSError: [Errno
+        28] No space left on device``, exit 1): the scores are complete, the calls cached."""
+        target = self.out_dir / "summary.json"
+        try:
+            write_json(self.summary(), target)
+            if self.manifest:
+                target = self.out_dir / MANIFEST
+                write_manifest(self.out_dir, self.manifest)
+        except OSError as exc:
+            raise RunAborted(
+                f"cannot write {target} ({exc.strerror or exc}); {self.scores_path} is "
+                "complete: free space there, then run the same command again (judged calls "
+                "already answered are cached)"
+            ) from None
 
 
 def finish_result(
