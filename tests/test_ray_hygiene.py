@@ -256,3 +256,27 @@ def test_no_more_judge_actors_than_chunks(ray_cluster: Any, tmp_path: Path) -> N
             batch_size=2,
         )
     assert one.usage["actors"] == 1 and two.usage["actors"] == 2
+
+
+def test_an_input_written_to_during_a_ray_run_is_said(
+    ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the stream executor says it: the run ended 'complete' under the file's old sha256
+    (a row appended or edited while Ray read it), or raised 'Ray returned N rows: a bug'."""
+    from ragmeter.executors import ray_executor
+
+    data, out = write_rows(tmp_path / "in.jsonl", 6), tmp_path / "out"
+    real = ray_executor._run_pipeline
+
+    def then_appended(*args: Any, **kw: Any) -> Any:
+        extra = real(*args, **kw)
+        with data.open("a") as fh:  # a log still being written
+            fh.write(json.dumps(rows(7)[-1]) + "\n")
+        return extra
+
+    monkeypatch.setattr(ray_executor, "_run_pipeline", then_appended)
+    with pytest.raises(ragmeter.DataError, match="the file changed while it was being scored"):
+        ragmeter.evaluate(str(data), ["token_f1"], executor="ray", out=out, actors=1)
+    run = json.loads((out / "run.json").read_text())
+    assert run["status"] == "crashed" and "changed while it was being scored" in run["error"]
+    assert not (out / "scores.jsonl").exists()

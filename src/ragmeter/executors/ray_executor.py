@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Collection, Sequence
+from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ from ragmeter.executors.ray_stages import (
     decode_scores,
 )
 from ragmeter.executors.source import stream_kind
+from ragmeter.executors.stream import check_unchanged
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
 from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
 from ragmeter.redact import public_text, public_url
@@ -130,23 +132,12 @@ def ray_evaluate(
         if progress:
             writer.on_add = _progress_line(plan.n_rows)
         try:
-            try:
-                extra = _run_pipeline(
-                    ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer, ledger
-                )
-            except BaseException as exc:  # a Ray task's error wraps ours: raise ours
-                cause = ragmeter_cause(exc)
-                if cause is not exc:
-                    raise cause from None
-                crash = task_exception(exc)  # not ours: the task's own, said in one line
-                if crash is None:
-                    raise
-                raise crash from exc
+            extra = _scored(ray, path, kind, plan, s, urls, actors, batch_size, writer, ledger)
         except RunAborted as exc:  # the judge went away: as the stream executor records it
             writer.abandon()
-            write_manifest(  # the error as a crash's: secrets masked
-                plan.out_dir, {**manifest("aborted", {}), "error": public_text(str(exc))}
-            )
+            aborted = {**manifest("aborted", {}), "error": public_text(str(exc))}  # masked
+            with suppress(OSError):  # a full disk: the abort is said all the same
+                write_manifest(plan.out_dir, aborted)
             exc.args = (f"{exc}. Rows scored so far are in {plan.out_dir}/scores.jsonl.partial.",)
             raise
         except KeyboardInterrupt:  # Ctrl-C: record where it got to, say it (the CLI exits 130)
@@ -185,6 +176,38 @@ def ray_evaluate(
         )
         result.write()
     return result
+
+
+def _scored(
+    ray: Any,
+    path: str | Path,
+    kind: str,
+    plan: FilePlan,
+    s: Any,
+    urls: list[str],
+    actors: int,
+    batch_size: int,
+    writer: ScoreWriter,
+    ledger: UsageLedger,
+) -> dict[str, Any]:
+    """``_run_pipeline`` with a Ray task's error that wraps ours raised as ours (another, the
+    task's own, in one line), then the input checked unchanged: a file written to meanwhile
+    is a DataError, as the stream executor says it (the row count alone raised "Ray returned
+    N rows for M: a bug")."""
+    try:
+        extra = _run_pipeline(
+            ray, path, kind, plan.metrics, s, urls, actors, batch_size, writer, ledger
+        )
+    except BaseException as exc:
+        cause = ragmeter_cause(exc)
+        if cause is not exc:
+            raise cause from None
+        crash = task_exception(exc)
+        if crash is None:
+            raise
+        raise crash from exc
+    check_unchanged(path, writer.n_samples, plan.input_)
+    return extra
 
 
 def _run_pipeline(
