@@ -89,8 +89,10 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
             list(sb.contexts or []) if sb.contexts != sa.contexts else None,
         )
 
-    down = [view(*p) for p in pairs if p[2] < p[1]][:n]
-    up = [view(*p) for p in reversed(pairs) if p[2] > p[1]][:n]
+    # The n pairs first, then their views: a view per changed pair (evidence included) was
+    # made and all but n dropped, 22 of a 30-second report of two 30,000-sample runs.
+    down = [view(*p) for p in [p for p in pairs if p[2] < p[1]][:n]]
+    up = [view(*p) for p in [p for p in reversed(pairs) if p[2] > p[1]][:n]]
     direction = cmp.metric(metric).direction
     if direction == "lower":
         return {"regressions": up, "improvements": down}
