@@ -3,9 +3,14 @@ Each test failed before the fix it names."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from tests.conftest import make_row
 from tests.needs import require_module
+from typer.testing import CliRunner
 
+from ragmeter.cli import app
 from ragmeter.testing import Evaluator
 
 
@@ -37,3 +42,58 @@ def test_movers_build_evidence_for_the_listed_samples_only(monkeypatch):
     assert sum(len(v) for v in moved.values()) <= 6
     assert len(moved["regressions"]) == 3
     assert len(calls) == 2 * sum(len(v) for v in moved.values())  # A's and B's evidence
+
+
+def _running(path):  # type: ignore[no-untyped-def]
+    """A run directory whose run.json says it is still running (killed mid-run)."""
+    manifest = path / "run.json"  # EvaluationResult.write writes none: evaluate's own
+    doc = json.loads(manifest.read_text()) if manifest.exists() else {}
+    manifest.write_text(json.dumps({**doc, "status": "running"}))
+    return path
+
+
+def test_an_unfinished_run_is_said_at_the_top_and_on_the_terminal(tmp_path):
+    """A report of a run whose run.json says "running" exited 0 with "wrote" and no warning,
+    and the page said so only in a note at its foot, after every mean and list."""
+    _deps()
+    a, _ = _runs(8, ["token_f1"])
+    a.write(tmp_path / "a")
+    _running(tmp_path / "a")
+    out = tmp_path / "r.html"
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "a"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "warning: not a finished run" in res.stderr
+    html = out.read_text()
+    top = html.index('<section id="summary">')
+    assert 'class="warning unfinished">not a finished run' in html[:top]
+
+
+def test_a_compared_unfinished_run_is_said_once_at_the_top(tmp_path):
+    _deps()
+    from ragmeter.reporting import render_report
+
+    a, b = _runs(8, ["token_f1"])
+    a.write(tmp_path / "a")
+    b.write(tmp_path / "b")
+    _running(tmp_path / "b")
+    html = render_report(tmp_path / "a", tmp_path / "b")
+    top = html.index('<section id="summary">')
+    assert html[:top].count("not a finished run") == 1
+    section = html[html.index('<section id="compare">') :]
+    assert "not a finished run" not in section[: section.index("</section>")]
+
+
+def test_run_bs_notes_are_on_the_page(tmp_path):
+    """Only A's notes were shown: B's (here: contexts matched by text, no ids) were lost."""
+    _deps()
+    from ragmeter.reporting import render_report
+
+    ev = Evaluator(judge="scripted")
+    rows = [make_row(i) for i in range(6)]
+    a = ev.evaluate(rows, ["mrr"], n_resamples=20)
+    no_ids = [make_row(i, context_ids=None, reference_context_ids=None) for i in range(6)]
+    b = ev.evaluate(no_ids, ["mrr"], n_resamples=20)
+    assert b.notes and not a.notes
+    html = render_report(a, b)
+    assert re.search(r"<h3>Notes of B = [^<]*</h3>", html)
+    assert all(n in html for n in b.notes)

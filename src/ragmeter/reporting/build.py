@@ -226,7 +226,8 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "forest": forest,
         "scatters": scatters,
         "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
-        "warnings": [public_text(w) for w in cmp.warnings],
+        # a run's "not a finished run" is said at the page's top (``unfinished``), once
+        "warnings": [public_text(w) for w in cmp.warnings if w not in _unfinished(cmp.a, cmp)],
         "slices": cmp.slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
@@ -234,6 +235,18 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "alpha": alpha,
         "direction_legend": direction_legend(cmp),
     }
+
+
+def _unfinished(run: Run, cmp: Comparison | None) -> list[str]:
+    """Why each run may not be whole (run.json not ``complete``), for the page's top. Why:
+    a report of a run still running, or crashed, said so only in a note at the page's foot,
+    under the failures, and a reader of the summary took its means for the run's."""
+    runs = [run] if cmp is None else [cmp.a, cmp.b]
+    return [said for r in runs if (said := r.unfinished())]
+
+
+def _notes(run: Run, label: str) -> dict[str, Any]:
+    return {"label": label, "notes": list(run.result.notes)}
 
 
 def _manifest(run: Run, label: str) -> dict[str, str]:
@@ -304,7 +317,6 @@ def report_context(
     title: str | None = None,
 ) -> dict[str, Any]:
     """Everything the template renders."""
-    res = run.result
     return {
         "title": title
         or (
@@ -322,7 +334,9 @@ def report_context(
         "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
         "worst_n": worst,  # 0: the lists are not shown, and not said to be empty
         "failures": _per_run(run, comparison, _failures),
-        "notes": res.notes,
+        # each run's notes: B's (no CI, skipped samples, contexts matched by text) were not shown
+        "notes": _per_run(run, comparison, _notes),
+        "unfinished": [public_text(u) for u in _unfinished(run, comparison)],
         # each run's recorded settings (B's judge or prompts may differ), secrets masked
         "manifests": _per_run(run, comparison, _manifest),
         "compare": _compare_section(comparison, worst, alpha) if comparison is not None else None,
