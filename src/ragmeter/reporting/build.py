@@ -165,6 +165,27 @@ def _listing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+# Slices shown per metric, the furthest from the overall mean (A vs B: the largest |delta|)
+# first, as slice_summary and compare sort them.
+MAX_SLICES = 50
+
+
+def _cap_slices(rows: list[Any]) -> tuple[list[Any], dict[str, int]]:
+    """The first MAX_SLICES rows of each metric, and per metric how many more there were.
+    Why: ``--by`` a column of 20,000 distinct values (a user id, free text) wrote 40,000
+    table rows, 9 MB, and chromium took 13 s to open the page."""
+    shown: list[Any] = []
+    more: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for row in rows:
+        seen[row.metric] += 1
+        if seen[row.metric] <= MAX_SLICES:
+            shown.append(row)
+        else:
+            more[row.metric] += 1
+    return shown, dict(more)
+
+
 def _failures(run: Run, label: str) -> dict[str, Any]:
     """A run's scores without a value, kept apart as summary.json keeps them: ``failed``
     (should have had a value: judge or model error) and ``not_applicable`` (undefined or
@@ -203,6 +224,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         if with_ci
         else None
     )
+    shown_slices, more_slices = _cap_slices(cmp.slices)
     scatters = []
     for i, m in enumerate(paired):
         pairs = cmp.pairs(m.metric)
@@ -228,7 +250,8 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
         # a run's "not a finished run" is said at the page's top (``unfinished``), once
         "warnings": [public_text(w) for w in cmp.warnings if w not in _unfinished(cmp.a, cmp)],
-        "slices": cmp.slices,
+        "slices": shown_slices,
+        "slices_more": more_slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
         "ci_header": ci_header(cmp.confidence),
@@ -281,13 +304,13 @@ def run_slices(
         boot = recorded_bootstrap(r.result.config, r.manifest)
         if seed is not None:
             boot["seed"] = seed
-        out: dict[str, Any] = {"label": label, "rows": [], "note": None}
+        out: dict[str, Any] = {"label": label, "rows": [], "note": None, "more": {}}
         out["ci_header"] = ci_header(boot["confidence"])
         if cmp is None:  # the run alone: a column it lacks is an error, as in evaluate
-            out["rows"] = slice_summary(r.result, by, **boot)
+            out["rows"], out["more"] = _cap_slices(slice_summary(r.result, by, **boot))
             return out
         try:
-            out["rows"] = slice_summary(r.result, by, **boot)
+            out["rows"], out["more"] = _cap_slices(slice_summary(r.result, by, **boot))
         except DataError as exc:
             out["note"] = "; ".join(p.message for p in exc.problems)
         return out
@@ -333,6 +356,7 @@ def report_context(
         # with a comparison, each run's weakest samples: B's are what a reviewer of B asks for
         "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
         "worst_n": worst,  # 0: the lists are not shown, and not said to be empty
+        "max_slices": MAX_SLICES,
         "failures": _per_run(run, comparison, _failures),
         # each run's notes: B's (no CI, skipped samples, contexts matched by text) were not shown
         "notes": _per_run(run, comparison, _notes),
