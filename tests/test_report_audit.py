@@ -143,3 +143,19 @@ def test_a_scatter_of_many_distinct_pairs_stays_small():
     assert 'href="data:image/png;base64,' in svg and "<text" in svg
     small = charts.scatter(a[:50], b[:50], "faithfulness", "s")
     assert "<image" not in small  # a few points stay vector
+
+
+def test_an_empty_slice_label_is_named_and_the_lists_say_which_samples_they_hold(tmp_path):
+    """A slice of samples whose column is "" had a blank label cell: a row of nothing, read
+    as a rendering fault or as the missing values (those are "(missing)"). And a run of
+    30,000 samples showed 5 under "Worst samples per metric" without saying which 5."""
+    _deps()
+    from ragmeter.reporting import render_report
+
+    rows = [make_row(i, metadata={"source": ["", "kb", None][i % 3]}) for i in range(9)]
+    run = Evaluator(judge="scripted").evaluate(rows, ["token_f1"], n_resamples=20)
+    html = render_report(run, by="source", worst=2)
+    section = html[html.index('<section id="slices">') :]
+    assert 'class="text"></td>' not in section[: section.index("</section>")]
+    assert "(empty string)</span>" in section and "(missing)" in section
+    assert "Each metric's 2 lowest-scored samples" in html
