@@ -159,3 +159,19 @@ def test_an_empty_slice_label_is_named_and_the_lists_say_which_samples_they_hold
     assert 'class="text"></td>' not in section[: section.index("</section>")]
     assert "(empty string)</span>" in section and "(missing)" in section
     assert "Each metric's 2 lowest-scored samples" in html
+
+
+def test_a_crashed_runs_error_line_shows_no_secret(tmp_path):
+    """The note of a crashed run quotes run.json's error line: its API key and a URL's
+    credentials were on the page (the manifest masked them, the notes did not)."""
+    _deps()
+    from ragmeter.reporting import render_report
+
+    a, _ = _runs(4, ["token_f1"])
+    a.write(tmp_path / "a")
+    key = "sk-proj-" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    error = f"AuthenticationError: bad key {key} at https://user:hunter2@api.example.com/v1"
+    (tmp_path / "a" / "run.json").write_text(json.dumps({"status": "crashed", "error": error}))
+    html = render_report(tmp_path / "a")
+    assert "not a finished run" in html and "AuthenticationError" in html
+    assert key not in html and "hunter2" not in html

@@ -269,7 +269,9 @@ def _unfinished(run: Run, cmp: Comparison | None) -> list[str]:
 
 
 def _notes(run: Run, label: str) -> dict[str, Any]:
-    return {"label": label, "notes": list(run.result.notes)}
+    """A run's notes, fit to show: a crashed run's note quotes run.json's error line, and an
+    API key or a URL's credentials in it were printed on the page as written."""
+    return {"label": label, "notes": [public_text(n) for n in run.result.notes]}
 
 
 def _manifest(run: Run, label: str) -> dict[str, str]:
