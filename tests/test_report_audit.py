@@ -175,3 +175,32 @@ def test_a_crashed_runs_error_line_shows_no_secret(tmp_path):
     html = render_report(tmp_path / "a")
     assert "not a finished run" in html and "AuthenticationError" in html
     assert key not in html and "hunter2" not in html
+
+
+def test_a_lower_is_better_metrics_worst_samples_are_its_highest():
+    """A plugin metric where lower is better (an error rate) had its lowest values, its best
+    samples, listed as its worst."""
+    _deps()
+    from ragmeter.metrics import registry
+    from ragmeter.metrics.base import Metric, Score
+    from ragmeter.reporting import render_report
+
+    name = "test_report_error_rate"
+    if name not in registry._FIXED:
+        registry.register(
+            Metric(
+                name=name,
+                description="test-only: lower is better",
+                requires=(("answer",),),
+                compute=lambda s: Score.ok(int(s.question_id[1:]) / 10),
+                default=False,
+                direction="lower",
+            )
+        )
+    run = Evaluator(judge="scripted").evaluate(
+        [make_row(i) for i in range(8)], [name], n_resamples=20
+    )
+    html = render_report(run, worst=2)
+    worst = html[html.index('<section id="worst">') :]
+    assert re.findall(r'class="sample worst"[^>]*data-qid="(q\d)"', worst) == ["q7", "q6"]
+    assert "(highest values: lower is better)" in worst

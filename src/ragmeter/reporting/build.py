@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.compare import Comparison
+from ragmeter.compare import Comparison, direction_of
 from ragmeter.compare_render import ci_header, public_text, public_tree
 from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
@@ -41,14 +41,17 @@ def _samples(run: Run) -> dict[str, tuple[int, Sample]]:
 
 
 def worst_samples(run: Run, metric: str, n: int) -> list[SampleView]:
-    """The n lowest-scoring samples of a metric (ties by id), with their evidence."""
+    """The n worst-scoring samples of a metric (ties by id), with their evidence: the
+    lowest, or the highest where lower is better (a plugin's error rate: its lowest, the
+    best samples, were listed as its worst). Neither direction better: the lowest."""
     res = run.result
+    sign = -1.0 if direction_of(metric) == "lower" else 1.0
     scored = [
         (sc.value, s.question_id, s, sc)
         for s, sc in zip(res.samples, res.scores[metric], strict=True)
         if sc.status == "ok" and sc.value is not None
     ]
-    scored.sort(key=lambda t: (t[0], t[1]))
+    scored.sort(key=lambda t: (sign * t[0], t[1]))
     return [
         SampleView(
             qid,
@@ -139,7 +142,12 @@ def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[s
 
 
 def _worst(run: Run, label: str, n: int) -> dict[str, Any]:
-    return {"label": label, "metrics": {m: worst_samples(run, m, n) for m in run.result.metrics}}
+    metrics = run.result.metrics
+    return {
+        "label": label,
+        "metrics": {m: worst_samples(run, m, n) for m in metrics},
+        "directions": {m: direction_of(m) for m in metrics},
+    }
 
 
 # Rows listed per list of scores without a value; past it, counts by metric and reason.
