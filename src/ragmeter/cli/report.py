@@ -7,7 +7,7 @@ before any work; runs that are no run directories or do not pair without --inter
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,6 +15,7 @@ from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, literal, 
 from ragmeter.compare import compare
 from ragmeter.compare_render import public_text
 from ragmeter.reporting import check_out, report
+from ragmeter.runs import as_run
 
 
 def report_cmd(
@@ -43,11 +44,16 @@ def report_cmd(
         raise typer.Exit(EXIT_BAD_INPUT)
     run_guarded(check_out, out, runs=(run, compare_run))
     comparison = None
-    if compare_run is not None:
+    base: Any = run
+    if compare_run is None:  # compare's warnings say it of either run; alone, say it here
+        base = run_guarded(as_run, run)
+        if said := base.unfinished():
+            err_console.print(literal(f"warning: {public_text(said)}", "bold yellow"))
+    else:
         comparison = run_guarded(compare, run, compare_run, by=by, intersect=intersect)
         for warning in comparison.warnings:
             err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
     path = run_guarded(
-        report, run, comparison, out=out, by=by, worst=worst, alpha=alpha, title=title
+        report, base, comparison, out=out, by=by, worst=worst, alpha=alpha, title=title
     )
     console.print(literal(f"wrote {path}"))

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.compare import Comparison
+from ragmeter.compare import Comparison, direction_of
 from ragmeter.compare_render import ci_header, public_text, public_tree
 from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
@@ -41,14 +41,17 @@ def _samples(run: Run) -> dict[str, tuple[int, Sample]]:
 
 
 def worst_samples(run: Run, metric: str, n: int) -> list[SampleView]:
-    """The n lowest-scoring samples of a metric (ties by id), with their evidence."""
+    """The n worst-scoring samples of a metric (ties by id), with their evidence: the
+    lowest, or the highest where lower is better (a plugin's error rate: its lowest, the
+    best samples, were listed as its worst). Neither direction better: the lowest."""
     res = run.result
+    sign = -1.0 if direction_of(metric) == "lower" else 1.0
     scored = [
         (sc.value, s.question_id, s, sc)
         for s, sc in zip(res.samples, res.scores[metric], strict=True)
         if sc.status == "ok" and sc.value is not None
     ]
-    scored.sort(key=lambda t: (t[0], t[1]))
+    scored.sort(key=lambda t: (sign * t[0], t[1]))
     return [
         SampleView(
             qid,
@@ -89,8 +92,10 @@ def movers(cmp: Comparison, metric: str, n: int) -> dict[str, list[SampleView]]:
             list(sb.contexts or []) if sb.contexts != sa.contexts else None,
         )
 
-    down = [view(*p) for p in pairs if p[2] < p[1]][:n]
-    up = [view(*p) for p in reversed(pairs) if p[2] > p[1]][:n]
+    # The n pairs first, then their views: a view per changed pair (evidence included) was
+    # made and all but n dropped, 22 of a 30-second report of two 30,000-sample runs.
+    down = [view(*p) for p in [p for p in pairs if p[2] < p[1]][:n]]
+    up = [view(*p) for p in [p for p in reversed(pairs) if p[2] > p[1]][:n]]
     direction = cmp.metric(metric).direction
     if direction == "lower":
         return {"regressions": up, "improvements": down}
@@ -137,7 +142,12 @@ def _distributions(run: Run, cmp: Comparison | None, prefix: str) -> list[dict[s
 
 
 def _worst(run: Run, label: str, n: int) -> dict[str, Any]:
-    return {"label": label, "metrics": {m: worst_samples(run, m, n) for m in run.result.metrics}}
+    metrics = run.result.metrics
+    return {
+        "label": label,
+        "metrics": {m: worst_samples(run, m, n) for m in metrics},
+        "directions": {m: direction_of(m) for m in metrics},
+    }
 
 
 # Rows listed per list of scores without a value; past it, counts by metric and reason.
@@ -161,6 +171,27 @@ def _listing(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out["other_groups"] = len(ranked[MAX_GROUPS:])
         out["other_scores"] = sum(n for _, n in ranked[MAX_GROUPS:])
     return out
+
+
+# Slices shown per metric, the furthest from the overall mean (A vs B: the largest |delta|)
+# first, as slice_summary and compare sort them.
+MAX_SLICES = 50
+
+
+def _cap_slices(rows: list[Any]) -> tuple[list[Any], dict[str, int]]:
+    """The first MAX_SLICES rows of each metric, and per metric how many more there were.
+    Why: ``--by`` a column of 20,000 distinct values (a user id, free text) wrote 40,000
+    table rows, 9 MB, and chromium took 13 s to open the page."""
+    shown: list[Any] = []
+    more: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for row in rows:
+        seen[row.metric] += 1
+        if seen[row.metric] <= MAX_SLICES:
+            shown.append(row)
+        else:
+            more[row.metric] += 1
+    return shown, dict(more)
 
 
 def _failures(run: Run, label: str) -> dict[str, Any]:
@@ -201,6 +232,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         if with_ci
         else None
     )
+    shown_slices, more_slices = _cap_slices(cmp.slices)
     scatters = []
     for i, m in enumerate(paired):
         pairs = cmp.pairs(m.metric)
@@ -224,14 +256,30 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "forest": forest,
         "scatters": scatters,
         "movers": {m.metric: movers(cmp, m.metric, n) for m in paired},
-        "warnings": [public_text(w) for w in cmp.warnings],
-        "slices": cmp.slices,
+        # a run's "not a finished run" is said at the page's top (``unfinished``), once
+        "warnings": [public_text(w) for w in cmp.warnings if w not in _unfinished(cmp.a, cmp)],
+        "slices": shown_slices,
+        "slices_more": more_slices,
         "by": cmp.by,
         "confidence": cmp.confidence,
         "ci_header": ci_header(cmp.confidence),
         "alpha": alpha,
         "direction_legend": direction_legend(cmp),
     }
+
+
+def _unfinished(run: Run, cmp: Comparison | None) -> list[str]:
+    """Why each run may not be whole (run.json not ``complete``), for the page's top. Why:
+    a report of a run still running, or crashed, said so only in a note at the page's foot,
+    under the failures, and a reader of the summary took its means for the run's."""
+    runs = [run] if cmp is None else [cmp.a, cmp.b]
+    return [said for r in runs if (said := r.unfinished())]
+
+
+def _notes(run: Run, label: str) -> dict[str, Any]:
+    """A run's notes, fit to show: a crashed run's note quotes run.json's error line, and an
+    API key or a URL's credentials in it were printed on the page as written."""
+    return {"label": label, "notes": [public_text(n) for n in run.result.notes]}
 
 
 def _manifest(run: Run, label: str) -> dict[str, str]:
@@ -266,13 +314,13 @@ def run_slices(
         boot = recorded_bootstrap(r.result.config, r.manifest)
         if seed is not None:
             boot["seed"] = seed
-        out: dict[str, Any] = {"label": label, "rows": [], "note": None}
+        out: dict[str, Any] = {"label": label, "rows": [], "note": None, "more": {}}
         out["ci_header"] = ci_header(boot["confidence"])
         if cmp is None:  # the run alone: a column it lacks is an error, as in evaluate
-            out["rows"] = slice_summary(r.result, by, **boot)
+            out["rows"], out["more"] = _cap_slices(slice_summary(r.result, by, **boot))
             return out
         try:
-            out["rows"] = slice_summary(r.result, by, **boot)
+            out["rows"], out["more"] = _cap_slices(slice_summary(r.result, by, **boot))
         except DataError as exc:
             out["note"] = "; ".join(p.message for p in exc.problems)
         return out
@@ -302,7 +350,6 @@ def report_context(
     title: str | None = None,
 ) -> dict[str, Any]:
     """Everything the template renders."""
-    res = run.result
     return {
         "title": title
         or (
@@ -319,8 +366,11 @@ def report_context(
         # with a comparison, each run's weakest samples: B's are what a reviewer of B asks for
         "worst": _per_run(run, comparison, lambda r, label: _worst(r, label, worst)),
         "worst_n": worst,  # 0: the lists are not shown, and not said to be empty
+        "max_slices": MAX_SLICES,
         "failures": _per_run(run, comparison, _failures),
-        "notes": res.notes,
+        # each run's notes: B's (no CI, skipped samples, contexts matched by text) were not shown
+        "notes": _per_run(run, comparison, _notes),
+        "unfinished": [public_text(u) for u in _unfinished(run, comparison)],
         # each run's recorded settings (B's judge or prompts may differ), secrets masked
         "manifests": _per_run(run, comparison, _manifest),
         "compare": _compare_section(comparison, worst, alpha) if comparison is not None else None,
