@@ -253,3 +253,10 @@ def test_a_run_compared_with_itself_or_its_copy_is_said_to_be_one(tmp_path):
     assert not any("every delta is 0" in w for w in other)
     rerun = ragmeter.evaluate([make_row(i, kind="x") for i in (1, 2, 3)], "token_f1,mrr")
     assert not any("every delta is 0" in w for w in compare(a, rerun).warnings)
+
+
+def test_ids_in_an_unpaired_error_are_cut_short():
+    from ragmeter.errors import UnpairedRunsError
+
+    err = UnpairedRunsError(["q" * 10_000, "short"], [], none_paired=True)
+    assert len(str(err)) < 200 and "short" in str(err) and "q" * 57 + "..." in str(err)

@@ -1,4 +1,5 @@
-"""Slicing by a numeric column of many values cuts it into quantile bins.
+"""Slices as a user reads them: a numeric column of many values cut into quantile bins, a
+null column and an empty label said so.
 
 Before: sliced by latency or context length, every sample was a slice of its own (n=1,
 flagged small, no CI), a table of noise as long as the run."""
@@ -49,3 +50,20 @@ def test_compare_by_a_numeric_column_bins_the_values_it_slices_by():
     cmp = ragmeter.compare(a, b, by="x", n_resamples=50)
     assert {s.value for s in cmp.slices} == set(column_labels([i * 10 for i in range(1, 31)]))
     assert sum(s.n for s in cmp.slices) == 30
+
+
+def test_a_column_null_everywhere_is_said_so_and_an_empty_label_is_named():
+    """It said "no sample has a value in column 'lab'; pass-through columns present: lab";
+    a slice labelled "" printed a blank cell in the terminal and in compare's Markdown."""
+    from ragmeter.compare_render import slice_rows, to_markdown
+    from ragmeter.errors import DataError
+
+    nulls = _result([None] * 3)
+    with pytest.raises(DataError, match="column 'x' is null in every sample") as err:
+        slice_summary(nulls, "x")
+    assert "present" not in str(err.value)
+    a, b = _result(["", "", "b"]), _result(["", "", "b"])
+    cmp = ragmeter.compare(a, b, by="x", n_resamples=50)
+    assert {row[1] for row in slice_rows(cmp)} == {"(empty string)", "b"}
+    assert "| (empty string) |" in to_markdown(cmp)
+    assert {s.value for s in cmp.slices} == {"", "b"}  # the JSON keeps the value

@@ -188,12 +188,21 @@ HEADERS = ["metric", "n", "mean A", "mean B", "delta", "CI", "p", "Holm p", "W/T
 SLICE_HEADERS = ["metric", "slice", "n", "mean A", "mean B", "delta", "CI", "p", ""]
 
 
+EMPTY_LABEL = "(empty string)"  # as the HTML report says it
+
+
+def label_shown(value: str) -> str:
+    """A slice label as printed: an empty string named, not a blank cell that reads as a
+    rendering fault (the JSON keeps "")."""
+    return value if value != "" else EMPTY_LABEL
+
+
 def slice_rows(cmp: Comparison, *, short: bool = False) -> list[list[str]]:
     """One row per slice; ``short`` (the terminal) says "too few" where the note is long."""
     return [
         [
             s.metric,
-            s.value,
+            label_shown(s.value),
             str(s.n),
             fmt(s.mean_a),
             fmt(s.mean_b),

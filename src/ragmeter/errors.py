@@ -132,7 +132,10 @@ class UnpairedRunsError(UsageError, ValueError):
             for ids, name in ((self.only_in_a, a), (self.only_in_b, b)):
                 if ids:
                     more = f" ... (+{len(ids) - 10})" if len(ids) > 10 else ""
-                    parts.append(f"{len(ids)} id(s) only in {name}: {', '.join(ids[:10])}{more}")
+                    # an id is shown cut at 60 characters: a 10,000-character one filled
+                    # the terminal with one error
+                    shown = ", ".join(i if len(i) <= 60 else f"{i[:57]}..." for i in ids[:10])
+                    parts.append(f"{len(ids)} id(s) only in {name}: {shown}{more}")
             if none_paired:
                 message = "; ".join(["the runs share no question_id: nothing to compare", *parts])
             else:

@@ -85,6 +85,9 @@ def check_column(samples: list[Sample], column: str, source: str = "the run") ->
     if any(slice_value(s, column) != MISSING for s in samples):
         return
     known = sorted({k for s in samples for k in s.metadata})
+    if column in known:  # "present: lab" beside "no value in 'lab'" read as a contradiction
+        said = f"column '{column}' is null in every sample: there is nothing to slice by"
+        raise DataError([Problem(None, column, said)], source)
     hint = f"; pass-through columns present: {', '.join(known)}" if known else ""
     raise DataError(
         [Problem(None, column, f"no sample has a value in column '{column}'{hint}")], source

@@ -23,7 +23,7 @@ from ragmeter.cli._common import (
     table_title,
 )
 from ragmeter.cli._long_tables import print_table
-from ragmeter.compare_render import ci_header
+from ragmeter.compare_render import ci_header, label_shown
 from ragmeter.gates import (
     check_metric_names,
     check_threshold_values,
@@ -78,7 +78,7 @@ def print_slices(rows: list[Any], by: str, confidence: float = 0.95) -> None:
         ci = "—" if r.ci_low is None else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         table.add_row(
             literal(r.metric),
-            literal(r.value),
+            literal(label_shown(r.value)),
             str(r.n),
             _fmt(r.mean),
             ci,
