@@ -58,15 +58,41 @@ def test_local_run_crash_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     data = write_jsonl(tmp_path / "in.jsonl", rows(5))
     out = tmp_path / "run"
 
-    def disk_error(self: EvaluationResult, path: Any) -> None:
-        raise OSError(28, f"No space left on device, token {SECRET}")
+    def writer_bug(self: EvaluationResult, path: Any) -> None:
+        raise RuntimeError(f"a bug in a custom writer, given {SECRET}")
 
     with monkeypatch.context() as patched:
-        patched.setattr(EvaluationResult, "to_jsonl", disk_error)
-        with pytest.raises(OSError) as raised:
+        patched.setattr(EvaluationResult, "to_jsonl", writer_bug)
+        with pytest.raises(RuntimeError) as raised:
             ragmeter.evaluate(str(data), METRICS, n_resamples=20, out=out)
-    assert raised.value.errno == 28 and SECRET in str(raised.value)  # unchanged
-    _check_crashed(out, data, tmp_path, "OSError", "[Errno 28] No space left on device, token")
+    assert SECRET in str(raised.value)  # unchanged
+    _check_crashed(out, data, tmp_path, "RuntimeError", "a bug in a custom writer, given")
+    _resumes(data, out)
+
+
+def test_local_run_on_a_full_disk_aborts_naming_the_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the stream executor's: it was 'internal error: OSError: [Errno 28] No space left on
+    device' (exit 1), naming no file, with run.json 'crashed'."""
+    data = write_jsonl(tmp_path / "in.jsonl", rows(5))
+    out = tmp_path / "run"
+
+    def disk_full(self: EvaluationResult, path: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(EvaluationResult, "to_jsonl", disk_full)
+        res = CliRunner().invoke(
+            app,
+            ["evaluate", str(data), "-m", ",".join(METRICS), "-o", str(out), "--n-resamples", "20"],
+        )
+    said = " ".join(res.output.split())
+    assert res.exit_code == 3, res.output
+    assert f"cannot write into {out} (No space left on device): free space there" in said
+    assert "internal error" not in said
+    doc = _run_json(out)
+    assert doc["status"] == "aborted" and "No space left on device" in doc["error"]
     _resumes(data, out)
 
 

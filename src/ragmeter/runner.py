@@ -14,7 +14,8 @@ import asyncio
 import contextvars
 import dataclasses
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -310,8 +311,27 @@ async def aevaluate(
             manifest=manifest("complete", usage),
         )
         if out_dir is not None:
-            result.write(out_dir)
+            _write_or_abort(result, out_dir, s, manifest)
     return result
+
+
+def _write_or_abort(
+    result: EvaluationResult, out_dir: Path, s: Settings, manifest: Callable[..., dict[str, Any]]
+) -> None:
+    """The run's files, or an abort naming where (exit 3), as the stream executor's. Why: a
+    full disk at the end was "internal error: OSError: [Errno 28] No space left on device",
+    exit 1, naming no file; every score was computed, and the judged calls are cached."""
+    try:
+        result.write(out_dir)
+    except OSError as exc:
+        kept = "judged calls already answered are cached" if s.cache else "the cache is off"
+        said = (
+            f"cannot write into {out_dir} ({exc.strerror or exc}): free space there, then run "
+            f"the same command again ({kept})"
+        )
+        with suppress(OSError):  # no room for run.json either: the abort is said all the same
+            write_manifest(out_dir, {**manifest("aborted", {}), "error": public_text(said)})
+        raise RunAborted(said) from None
 
 
 def _interrupted(s: Settings, done: int, todo: int) -> str:
