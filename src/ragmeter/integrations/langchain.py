@@ -80,10 +80,14 @@ class Recorder:
         if self.link(run_id, parent_run_id) == run_id:
             self.turns[run_id] = _Turn(inputs=inputs)
 
-    def end(self, outputs: Any, run_id: uuid.UUID) -> None:
+    def end(self, outputs: Any, run_id: uuid.UUID, inputs: Any = None) -> None:
+        """A run's output. A streamed run (``stream``/``astream``) starts with the placeholder
+        input ``{"input": ""}`` and gives its real input only here: it replaces the start's."""
         turn = self.turns.get(run_id)
         if turn is not None:
             turn.outputs = outputs
+            if inputs is not None:
+                turn.inputs = inputs
 
     def retriever_start(self, query: Any, run_id: uuid.UUID, parent: uuid.UUID | None) -> None:
         root = self.link(run_id, parent)
@@ -94,11 +98,14 @@ class Recorder:
         if not inner:
             self.turns.setdefault(root, _Turn()).retrievals[run_id] = None
 
-    def error(self, error: BaseException, run_id: uuid.UUID) -> None:
-        """A top-level run raised: its turn has no output to read (see ``samples``)."""
+    def error(self, error: BaseException, run_id: uuid.UUID, inputs: Any = None) -> None:
+        """A top-level run raised: its turn has no output to read (see ``samples``); a
+        streamed run's real input comes with the error (as with ``end``)."""
         turn = self.turns.get(run_id)
         if turn is not None:
             turn.error = f"{type(error).__name__}: {error}"
+            if inputs is not None:
+                turn.inputs = inputs
 
     def documents(self, documents: Sequence[Any], run_id: uuid.UUID) -> None:
         """A retriever's result: kept when it is a top-level retriever of its turn."""
@@ -240,10 +247,10 @@ def _handler_class() -> type:
             self.recorder.start(inputs, run_id, parent_run_id)
 
         def on_chain_end(self, outputs, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            self.recorder.end(outputs, run_id)
+            self.recorder.end(outputs, run_id, kw.get("inputs"))
 
         def on_chain_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            self.recorder.error(error, run_id)
+            self.recorder.error(error, run_id, kw.get("inputs"))
 
         def on_retriever_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
             self.recorder.error(error, run_id)
