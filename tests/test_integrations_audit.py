@@ -5,6 +5,7 @@ engines, and MLflow refusing part of a result."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -42,3 +43,82 @@ def test_a_streamed_run_that_raises_is_named_by_its_question():
     with pytest.raises(ValueError, match="the model is down"):
         list(chain.stream("Where is Paris?", config={"callbacks": [handler]}))
     assert [f["question"] for f in handler.failures()] == ["Where is Paris?"]
+
+
+# ---- OpenInference traces --------------------------------------------------------------------
+
+KIND = "openinference.span.kind"
+TRACE = "ab" * 16
+
+
+def _value(v: object) -> dict:
+    """An OTLP AnyValue, as the OTLP JSON encoder writes it."""
+    if isinstance(v, str):
+        return {"stringValue": v}
+    if isinstance(v, list):
+        return {"arrayValue": {"values": [_value(x) for x in v]}}
+    assert isinstance(v, dict)
+    return {"kvlistValue": {"values": [{"key": k, "value": _value(x)} for k, x in v.items()]}}
+
+
+def _span(span_id: str, parent: str | None, name: str, **attrs: object) -> dict:
+    out = {
+        "traceId": TRACE,
+        "spanId": span_id * 8,
+        "name": name,
+        "attributes": [{"key": k, "value": _value(v)} for k, v in attrs.items()],
+    }
+    if parent:
+        out["parentSpanId"] = parent * 8
+    return out
+
+
+def _otlp(*spans: dict) -> dict:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+
+
+def _rag(retriever: dict) -> dict:
+    root = {KIND: "CHAIN", "input.value": "Where is Zürich?", "output.value": "In Switzerland."}
+    return _otlp(_span("01", None, "rag", **root), _span("02", "01", "retrieve", **retriever))
+
+
+DOCS = [
+    {"document.content": "Zürich is in Switzerland.", "document.id": "zh"},
+    {"document": {"content": "Bern is the capital.", "metadata": {"id": "be"}}},
+]
+
+
+@pytest.mark.parametrize(
+    "documents",
+    [pytest.param(json.dumps(DOCS), id="json-string"), pytest.param(DOCS, id="otlp-kvlists")],
+)
+def test_retrieval_documents_given_whole_are_read_not_dropped(documents):
+    """``retrieval.documents`` holding the list itself (a JSON string, or an array of kvlists)
+    instead of flattened ``retrieval.documents.N.document.*`` attributes: before, the sample
+    had no contexts and nothing said so."""
+    from ragmeter.integrations import otel
+
+    [sample] = otel.load_traces(_rag({KIND: "RETRIEVER", "retrieval.documents": documents}))
+    assert sample.contexts == ["Zürich is in Switzerland.", "Bern is the capital."]
+    assert sample.context_ids == ["zh", "be"]
+
+
+def test_annotating_an_annotated_trace_replaces_the_earlier_scores():
+    """Scores written back, the file evaluated again: the root span must hold the new verdict
+    only (before: the old ``.status = failed`` and ``.reason`` stayed beside the new score)."""
+    from ragmeter.integrations import otel
+    from ragmeter.integrations.otel_export import annotate
+    from ragmeter.integrations.otel_spans import read_spans
+    from ragmeter.testing import Evaluator, ScriptedJudge
+
+    doc = _rag({KIND: "RETRIEVER", "retrieval.documents.0.document.content": "In Switzerland."})
+    failed = Evaluator(judge=ScriptedJudge(fail_on="Zürich")).evaluate(
+        otel.load_traces(doc), ["faithfulness"]
+    )
+    first = annotate(failed, doc)
+    scored = Evaluator(judge="scripted").evaluate(otel.load_traces(first), ["faithfulness"])
+    assert scored.score("faithfulness", TRACE).status == "ok"
+    [root] = [s for s in read_spans(annotate(scored, first)) if s.parent_id is None]
+    mine = {k: v for k, v in root.attributes.items() if k.startswith("ragmeter.")}
+    assert mine == {"ragmeter.faithfulness": pytest.approx(scored.score("faithfulness", TRACE).value)}
+    assert len([e for e in root.events if e["name"] == "ragmeter.evaluation"]) == 2

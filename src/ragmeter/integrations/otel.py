@@ -213,6 +213,8 @@ def documents(
         m = pattern.match(name)
         if m:
             found.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    if not found and key in span.attributes:
+        found = _listed(_json(span.attributes[key], span, key))
     docs = []
     for rank, fields in sorted(found.items()):
         if names["content"] not in fields:
@@ -231,6 +233,24 @@ def documents(
             }
         )
     return docs
+
+
+def _listed(value: Any) -> dict[int, dict[str, Any]]:
+    """Documents given whole under ``retrieval.documents`` (a JSON string, or an OTLP array
+    of kvlists) rather than flattened into ``retrieval.documents.N.*`` attributes, as some
+    exporters and span dumps write them: ``[{"document.content": ...}]`` or ``[{"document":
+    {"content": ...}}]``, by rank. Read too: skipping them gave a trace no contexts, silently."""
+    if not isinstance(value, list):
+        return {}
+    found: dict[int, dict[str, Any]] = {}
+    for rank, item in enumerate(value):
+        if isinstance(item, Mapping):
+            found[rank] = {
+                f"{k}.{inner}" if isinstance(v, Mapping) else str(k): w
+                for k, v in item.items()
+                for inner, w in (v.items() if isinstance(v, Mapping) else [(None, v)])
+            }
+    return found
 
 
 class _RepeatedKey(Exception):
