@@ -10,6 +10,8 @@ import json
 import pytest
 
 from integration_pipelines import ANSWERS, QUESTIONS, langchain_chain
+from needs import require_module
+from ragmeter.errors import ConfigError, OutputError
 from ragmeter.integrations import langchain as rl
 
 
@@ -122,3 +124,77 @@ def test_annotating_an_annotated_trace_replaces_the_earlier_scores():
     mine = {k: v for k, v in root.attributes.items() if k.startswith("ragmeter.")}
     assert mine == {"ragmeter.faithfulness": pytest.approx(scored.score("faithfulness", TRACE).value)}
     assert len([e for e in root.events if e["name"] == "ragmeter.evaluation"]) == 2
+
+
+# ---- MLflow ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A temporary SQLite tracking store (as in test_integrations_mlflow)."""
+    require_module("mlflow")
+    import mlflow
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    monkeypatch.chdir(tmp_path)
+    mlflow.set_tracking_uri(uri)
+    yield mlflow.MlflowClient(tracking_uri=uri)
+    while mlflow.active_run() is not None:
+        mlflow.end_run()
+    mlflow.set_tracking_uri(None)
+
+
+def _result():
+    from conftest import make_row
+    from ragmeter.testing import Evaluator
+
+    rows = [make_row(i) for i in range(1, 4)]
+    return Evaluator(judge="scripted").evaluate(rows, ["k_precision", "ndcg@10"], n_resamples=20)
+
+
+@pytest.mark.parametrize("key", [".", "..", "..v2", "k" * 250])
+def test_a_key_mlflow_would_refuse_is_refused_before_anything_is_logged(store, key):
+    """``key=".."`` makes ``../n_samples``, which MLflow refuses after the params were logged
+    (before: a raw MlflowException and a run holding the params only, which a retry is then
+    refused into as 'already holds a ragmeter result')."""
+    import mlflow
+
+    from ragmeter.integrations import mlflow as rm
+
+    with mlflow.start_run() as run, pytest.raises(ConfigError, match="MLflow refuses the key"):
+        rm.log_result(_result(), key=key)
+    data = store.get_run(run.info.run_id).data
+    assert (data.params, data.metrics) == ({}, {})
+
+
+def test_a_failure_half_way_is_a_ragmeter_error_and_marks_its_run_failed(store, tmp_path):
+    """The artifact store refuses the files after params and metrics went in: the error says
+    what is in the run, and the run ragmeter started is FAILED, not FINISHED (before: a raw
+    NotADirectoryError and a FINISHED run with no table and no files)."""
+    import mlflow
+
+    from ragmeter.integrations import mlflow as rm
+
+    (tmp_path / "a-file").write_text("not a directory")
+    where = tmp_path / "a-file" / "artifacts"
+    experiment = mlflow.create_experiment("broken", artifact_location=str(where))
+    mlflow.set_experiment(experiment_id=experiment)
+    with pytest.raises(OutputError, match="after the params, the metrics .*marked FAILED"):
+        rm.log_result(_result())
+    [run] = store.search_runs([experiment])
+    assert run.info.status == "FAILED"
+    assert mlflow.active_run() is None
+
+
+def test_two_metrics_logged_under_one_mlflow_key_are_refused():
+    """``ndcg@10`` is logged as ``ndcg_at_10``: a custom metric of that name beside it would
+    overwrite it in the metrics dict, one mean lost without a word (before: no error)."""
+    require_module("mlflow")
+    from types import SimpleNamespace
+
+    from ragmeter.integrations import mlflow as rm
+
+    both = SimpleNamespace(metrics=["ndcg@10", "ndcg_at_10"])
+    with pytest.raises(ConfigError, match="'ndcg@10' and 'ndcg_at_10' are both logged"):
+        rm.check_names(both, {}, None)  # type: ignore[arg-type]
