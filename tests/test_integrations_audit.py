@@ -198,3 +198,52 @@ def test_two_metrics_logged_under_one_mlflow_key_are_refused():
     both = SimpleNamespace(metrics=["ndcg@10", "ndcg_at_10"])
     with pytest.raises(ConfigError, match="'ndcg@10' and 'ndcg_at_10' are both logged"):
         rm.check_names(both, {}, None)  # type: ignore[arg-type]
+
+
+# ---- LlamaIndex ------------------------------------------------------------------------------
+
+
+def _index():
+    require_module("llama_index.core")
+    from llama_index.core import Document, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+
+    from integration_pipelines import FACTS
+
+    docs = [Document(text=text, id_=doc_id) for doc_id, text in FACTS]
+    return VectorStoreIndex.from_documents(docs, embed_model=MockEmbedding(embed_dim=8))
+
+
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_a_chat_engine_is_a_config_error_up_front(on_error):
+    """Before: every question "raised" AttributeError in "the query engine" (PipelineFailed;
+    with on_error="skip" an empty list and a warning blaming the pipeline)."""
+    from llama_index.core.llms import MockLLM
+
+    from ragmeter.integrations import llamaindex as rli
+
+    chat = _index().as_chat_engine(llm=MockLLM(max_tokens=8), chat_mode="context")
+    with pytest.raises(ConfigError, match="ContextChatEngine is not a query engine.*chat engine"):
+        rli.collect(chat, ["Where is Paris?"], on_error=on_error)
+
+
+def test_response_record_reads_a_chat_response():
+    """What the chat-engine error offers: an AgentChatResponse has a ``response_gen`` (a
+    replay of its text) but no ``get_response``; before, it was taken for a stream and
+    response_record raised AttributeError."""
+    from llama_index.core.llms import MockLLM
+
+    from ragmeter.integrations import llamaindex as rli
+
+    chat = _index().as_chat_engine(llm=MockLLM(max_tokens=8), chat_mode="context")
+    response = chat.chat("Where is Paris?")
+    rec = rli.response_record(response, question="Where is Paris?")
+    assert rec["answer"] == response.response and rec["answer"]
+    assert len(rec["contexts"]) == len(rec["context_ids"]) == len(response.source_nodes) > 0
+
+
+def test_a_bare_retriever_is_a_config_error_up_front():
+    from ragmeter.integrations import llamaindex as rli
+
+    with pytest.raises(ConfigError, match="VectorIndexRetriever is not a query engine.*retriever"):
+        rli.collect(_index().as_retriever(), ["Where is Paris?"], on_error="skip")
