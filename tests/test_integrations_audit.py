@@ -126,6 +126,32 @@ def test_annotating_an_annotated_trace_replaces_the_earlier_scores():
     assert len([e for e in root.events if e["name"] == "ragmeter.evaluation"]) == 2
 
 
+
+def test_a_trace_whose_root_span_is_missing_is_said():
+    """The root still running when a batch was exported: an LCEL chain's branches are left,
+    each without its parent. Before, the retrieval branch's output (the joined passages) was
+    taken as the answer without a word; faithfulness then scores the context against itself."""
+    from ragmeter.integrations import otel
+
+    branch = {KIND: "CHAIN", "input.value": "Where is Zürich?", "output.value": "Zürich is..."}
+    parser = {KIND: "CHAIN", "input.value": "prompt", "output.value": "In Switzerland."}
+    doc = _otlp(_span("02", "01", "context", **branch), _span("03", "01", "parser", **parser))
+    with pytest.warns(RuntimeWarning, match=f"trace {TRACE}: 2 spans have no parent.*0101"):
+        otel.load_traces(doc)
+
+
+@pytest.mark.parametrize("parent", [None, "ff"], ids=["root", "remote-parent"])
+def test_a_whole_trace_or_one_under_a_remote_parent_is_not_warned_about(parent, recwarn):
+    from ragmeter.integrations import otel
+
+    root = {KIND: "CHAIN", "input.value": "Where is Zürich?", "output.value": "In Switzerland."}
+    leaf = {KIND: "RETRIEVER", "retrieval.documents.0.document.content": "Zürich is Swiss."}
+    doc = _otlp(_span("01", parent, "rag", **root), _span("02", "01", "retrieve", **leaf))
+    [sample] = otel.load_traces(doc)
+    assert sample.answer == "In Switzerland." and sample.contexts == ["Zürich is Swiss."]
+    assert not [w for w in recwarn if "no parent" in str(w.message)]
+
+
 # ---- MLflow ----------------------------------------------------------------------------------
 
 

@@ -72,6 +72,7 @@ def load_traces(source: Any) -> list[Sample]:
     for trace_id, members in group_traces(spans).items():
         if not any(names["kind"] in s.attributes for s in members):
             continue
+        _warn_rootless(trace_id, members)
         try:
             rec = trace_record(trace_id, members, names)
         except _RepeatedKey as exc:
@@ -113,10 +114,36 @@ def group_traces(spans: Sequence[Span]) -> dict[str, list[Span]]:
     return traces
 
 
-def root_span(members: Sequence[Span]) -> Span:
+def tops(members: Sequence[Span]) -> list[Span]:
+    """The spans of a trace whose parent is not in it (by start): the root, and any span
+    whose parent was not exported."""
     ids = {s.span_id for s in members}
-    roots = [s for s in members if not s.parent_id or s.parent_id not in ids]
-    return (roots or list(members))[0]
+    return [s for s in members if not s.parent_id or s.parent_id not in ids]
+
+
+def root_span(members: Sequence[Span]) -> Span:
+    return (tops(members) or list(members))[0]
+
+
+def _warn_rootless(trace_id: str, members: Sequence[Span]) -> None:
+    """Several spans without their parent: the trace's root is not in the file (a root still
+    running when a batch was exported, a span dropped), and which span held the turn is a
+    guess. Said, since the guess can be wrong: without the root of an LCEL chain, the first
+    CHAIN span with an output is the retrieval branch, and its text became the answer."""
+    orphans = tops(members)
+    if len(orphans) < 2 or any(not s.parent_id for s in orphans):  # one, or the root is there
+        return
+    missing = sorted({s.parent_id for s in orphans if s.parent_id})
+    warnings.warn(
+        f"trace {trace_id}: {len(orphans)} spans have no parent in it "
+        f"({', '.join(repr(s.name) for s in orphans[:3])}"
+        f"{', ...' if len(orphans) > 3 else ''}; missing parent span ids "
+        f"{', '.join(missing[:3]) or 'none'}): its root span was not exported, so the question "
+        f"and answer are read from {orphans[0].name!r} and the trace's CHAIN/AGENT spans, "
+        "which may not be the turn's; export the trace after its root span ends",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 def trace_record(trace_id: str, members: Sequence[Span], names: Mapping[str, str]) -> dict:
