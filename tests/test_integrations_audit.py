@@ -122,9 +122,10 @@ def test_annotating_an_annotated_trace_replaces_the_earlier_scores():
     assert scored.score("faithfulness", TRACE).status == "ok"
     [root] = [s for s in read_spans(annotate(scored, first)) if s.parent_id is None]
     mine = {k: v for k, v in root.attributes.items() if k.startswith("ragmeter.")}
-    assert mine == {"ragmeter.faithfulness": pytest.approx(scored.score("faithfulness", TRACE).value)}
+    assert mine == {
+        "ragmeter.faithfulness": pytest.approx(scored.score("faithfulness", TRACE).value)
+    }
     assert len([e for e in root.events if e["name"] == "ragmeter.evaluation"]) == 2
-
 
 
 def test_a_trace_whose_root_span_is_missing_is_said():
@@ -206,7 +207,7 @@ def test_a_failure_half_way_is_a_ragmeter_error_and_marks_its_run_failed(store, 
     where = tmp_path / "a-file" / "artifacts"
     experiment = mlflow.create_experiment("broken", artifact_location=str(where))
     mlflow.set_experiment(experiment_id=experiment)
-    with pytest.raises(OutputError, match="after the params, the metrics .*marked FAILED"):
+    with pytest.raises(OutputError, match=r"after the params, the metrics .*marked FAILED"):
         rm.log_result(_result())
     [run] = store.search_runs([experiment])
     assert run.info.status == "FAILED"
@@ -249,7 +250,7 @@ def test_a_chat_engine_is_a_config_error_up_front(on_error):
     from ragmeter.integrations import llamaindex as rli
 
     chat = _index().as_chat_engine(llm=MockLLM(max_tokens=8), chat_mode="context")
-    with pytest.raises(ConfigError, match="ContextChatEngine is not a query engine.*chat engine"):
+    with pytest.raises(ConfigError, match=r"ContextChatEngine is not a query engine.*chat engine"):
         rli.collect(chat, ["Where is Paris?"], on_error=on_error)
 
 
@@ -271,5 +272,5 @@ def test_response_record_reads_a_chat_response():
 def test_a_bare_retriever_is_a_config_error_up_front():
     from ragmeter.integrations import llamaindex as rli
 
-    with pytest.raises(ConfigError, match="VectorIndexRetriever is not a query engine.*retriever"):
+    with pytest.raises(ConfigError, match=r"VectorIndexRetriever is not a query engine.*retriever"):
         rli.collect(_index().as_retriever(), ["Where is Paris?"], on_error="skip")
