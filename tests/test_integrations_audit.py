@@ -153,6 +153,33 @@ def test_a_whole_trace_or_one_under_a_remote_parent_is_not_warned_about(parent, 
     assert not [w for w in recwarn if "no parent" in str(w.message)]
 
 
+def test_an_error_span_keeps_its_description_when_written_back(tmp_path):
+    """A span the SDK ended with ``Status(ERROR, "...")``, from live spans and from the
+    ConsoleSpanExporter's JSON: annotate's OTLP kept code 2 but dropped the message."""
+    require_module("opentelemetry.sdk")
+    import io
+
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import Status, StatusCode
+
+    from ragmeter.integrations.otel_spans import read_spans, to_otlp
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    with provider.get_tracer("rag").start_as_current_span("rag") as span:
+        span.set_status(Status(StatusCode.ERROR, "the model timed out"))
+    spans = exporter.get_finished_spans()
+    buf = io.StringIO()
+    ConsoleSpanExporter(out=buf).export(spans)
+    (tmp_path / "console.json").write_text(buf.getvalue())
+    for source in (spans, tmp_path / "console.json"):
+        [otlp] = to_otlp(read_spans(source))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        assert otlp["status"] == {"code": 2, "message": "the model timed out"}
+
+
 # ---- MLflow ----------------------------------------------------------------------------------
 
 
