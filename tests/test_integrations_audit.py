@@ -47,6 +47,26 @@ def test_a_streamed_run_that_raises_is_named_by_its_question():
     assert [f["question"] for f in handler.failures()] == ["Where is Paris?"]
 
 
+def test_a_handler_given_to_an_inner_runnable_says_so():
+    """``retriever.with_config(callbacks=[handler])`` inside a chain: the handler sees the
+    retrieval but never the top-level run. Before: ``samples()`` raised "no rows: the data is
+    empty", though it had seen documents; a mixed use dropped those runs without a word."""
+    from langchain_core.runnables import RunnableLambda
+
+    handler = rl.callback_handler()
+    retriever = langchain_chain().first.steps__["context"].first  # the vector store retriever
+    inner = retriever.with_config(callbacks=[handler])
+    chain = {"docs": inner, "question": RunnableLambda(lambda q: q)} | RunnableLambda(str)
+    chain.invoke("Where is Paris?")
+    with pytest.raises(ConfigError, match=r"attached to .*config=\{\"callbacks\": \[handler\]"):
+        handler.samples()
+    # given to the whole call as well, the turn it saw whole is kept and the others are said
+    chain.invoke("Where is Berlin?", config={"callbacks": [handler]})
+    with pytest.warns(RuntimeWarning, match="not attached to"):
+        [sample] = handler.samples()
+    assert sample.question == "Where is Berlin?" and len(sample.contexts) == 2
+
+
 # ---- OpenInference traces --------------------------------------------------------------------
 
 KIND = "openinference.span.kind"

@@ -67,9 +67,13 @@ class Recorder:
         self.turns: dict[uuid.UUID, _Turn] = {}
         self.roots: dict[uuid.UUID, uuid.UUID] = {}
         self.in_retriever: set[uuid.UUID] = set()
+        # parents never seen: the handler was attached below the top-level run (see samples)
+        self.unseen_parents: set[uuid.UUID] = set()
 
     def link(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
         """Remember a run's top-level run (returned) and whether it runs inside a retriever."""
+        if parent_run_id is not None and parent_run_id not in self.roots:
+            self.unseen_parents.add(parent_run_id)
         root = run_id if parent_run_id is None else self.roots.get(parent_run_id, parent_run_id)
         self.roots[run_id] = root
         if parent_run_id in self.in_retriever:
@@ -163,14 +167,18 @@ class Recorder:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        return validate_records(
-            [
-                self.record(rid)
-                for rid, t in self.turns.items()
-                if t.inputs is not None and t.error is None
-            ],
-            "LangChain callback handler",
-        )
+        ids = [rid for rid, t in self.turns.items() if t.inputs is not None and t.error is None]
+        if self.unseen_parents:
+            said = (
+                f"the handler saw runs inside {len(self.unseen_parents)} run(s) it was not "
+                "attached to (it was given to an inner runnable, e.g. with_config(callbacks="
+                "...)), whose question and answer it cannot see; give it to the whole call: "
+                'chain.invoke(q, config={"callbacks": [handler]})'
+            )
+            if not ids:
+                raise ConfigError(said)
+            warnings.warn(f"{said}; those runs are left out", RuntimeWarning, stacklevel=3)
+        return validate_records([self.record(rid) for rid in ids], "LangChain callback handler")
 
 
 def _doc_id(doc: Any, id_key: str) -> str | None:
