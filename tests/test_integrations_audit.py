@@ -11,7 +11,7 @@ import pytest
 
 from integration_pipelines import ANSWERS, QUESTIONS, langchain_chain
 from needs import require_module
-from ragmeter.errors import ConfigError, OutputError
+from ragmeter.errors import ConfigError, DataError, OutputError
 from ragmeter.integrations import langchain as rl
 
 
@@ -65,6 +65,27 @@ def test_a_handler_given_to_an_inner_runnable_says_so():
     with pytest.warns(RuntimeWarning, match="not attached to"):
         [sample] = handler.samples()
     assert sample.question == "Where is Berlin?" and len(sample.contexts) == 2
+
+
+def test_a_failed_run_s_error_is_redacted_in_failures_and_the_warning():
+    """A provider error echoing the API key: ``failures()`` and the warning of ``samples()``
+    showed it verbatim (collect's PipelineFailed already redacted it)."""
+    from langchain_core.runnables import RunnableLambda
+
+    key = "sk-proj-abcdefghijklmnop1234567890"
+
+    def reject(_: str) -> str:
+        raise ValueError(f"Incorrect API key provided: {key}")
+
+    handler = rl.callback_handler()
+    chain = RunnableLambda(lambda q: q) | RunnableLambda(reject)
+    with pytest.raises(ValueError):
+        chain.invoke("Where is Paris?", config={"callbacks": [handler]})
+    [failure] = handler.failures()
+    assert key not in failure["error"] and "Incorrect API key provided" in failure["error"]
+    with pytest.warns(RuntimeWarning) as said, pytest.raises(DataError):
+        handler.samples()  # no run left to sample
+    assert all(key not in str(w.message) for w in said)
 
 
 # ---- OpenInference traces --------------------------------------------------------------------

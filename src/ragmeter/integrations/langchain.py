@@ -30,6 +30,7 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
 from ragmeter.integrations._questions import OnError, check_on_error, finish, question_records
+from ragmeter.redact import describe
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "langchain"
@@ -107,7 +108,7 @@ class Recorder:
         streamed run's real input comes with the error (as with ``end``)."""
         turn = self.turns.get(run_id)
         if turn is not None:
-            turn.error = f"{type(error).__name__}: {error}"
+            turn.error = describe(error)  # redacted: a provider's error may echo the API key
             if inputs is not None:
                 turn.inputs = inputs
 
