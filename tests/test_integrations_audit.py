@@ -221,6 +221,20 @@ def test_an_error_span_keeps_its_description_when_written_back(tmp_path):
         assert otlp["status"] == {"code": 2, "message": "the model timed out"}
 
 
+def test_annotating_traces_the_result_did_not_score_is_said():
+    """Scores of one trace file written onto another: every trace was copied unchanged and
+    the output looked annotated-but-empty, without a word (before: no warning)."""
+    from ragmeter.integrations import otel
+    from ragmeter.integrations.otel_export import annotate
+    from ragmeter.testing import Evaluator
+
+    doc = _rag({KIND: "RETRIEVER", "retrieval.documents.0.document.content": "In Switzerland."})
+    result = Evaluator(judge="scripted").evaluate(otel.load_traces(doc), ["faithfulness"])
+    other = json.loads(json.dumps(doc).replace(TRACE, "ef" * 16))
+    with pytest.warns(RuntimeWarning, match=f"1 of the 1 samples .*first: '{TRACE}'"):
+        annotate(result, other)
+
+
 # ---- MLflow ----------------------------------------------------------------------------------
 
 

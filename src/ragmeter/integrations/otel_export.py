@@ -11,6 +11,7 @@ again. Pure JSON: no OpenTelemetry package is needed to write it.
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,17 @@ def annotate(
     spans: list[Span] = read_spans(source)
     scored = {s.question_id for s in result.samples}
     now = time.time_ns()
-    for trace_id, members in group_traces(spans).items():
+    traces = group_traces(spans)
+    absent = [q for q in scored if q not in traces]
+    if absent:  # another file, or samples not loaded from traces: their scores go nowhere
+        warnings.warn(
+            f"{len(absent)} of the {len(scored)} samples the result scored are not traces in "
+            f"the source (first: {sorted(absent)[0]!r}), so their scores are not written "
+            "back: give the traces the result was evaluated on",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    for trace_id, members in traces.items():
         if trace_id not in scored:
             continue
         root = root_span(members)
