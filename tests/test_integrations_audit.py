@@ -235,6 +235,16 @@ def test_annotating_traces_the_result_did_not_score_is_said():
         annotate(result, other)
 
 
+def test_a_sample_problem_in_a_trace_file_names_the_trace():
+    """An empty question (``input.value = ""``): the sample check said "row 2, field
+    'question': must not be empty", and a trace file has no row 2 to look at."""
+    from ragmeter.integrations import otel
+
+    root = {KIND: "CHAIN", "input.value": "", "output.value": "In Switzerland."}
+    with pytest.raises(DataError, match=f"field 'question': trace {TRACE}: must not be empty"):
+        otel.load_traces(_otlp(_span("01", None, "rag", **root)))
+
+
 # ---- MLflow ----------------------------------------------------------------------------------
 
 

@@ -26,6 +26,7 @@ and scored "b" without a word. Needs ``pip install 'ragmeter[otel]'``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import warnings
@@ -103,7 +104,21 @@ def load_traces(source: Any) -> list[Sample]:
         raise DataError(
             [Problem(None, None, f"no OpenInference spans: no span has {names['kind']}")], label
         )
-    return validate_records(records, label)
+    try:
+        return validate_records(records, label)
+    except DataError as exc:  # its rows are samples: a trace file has none, so name the trace
+        ids = [str(r["question_id"]) for r in records]
+        raise DataError([_in_trace(p, ids) for p in exc.problems], label, total=exc.total) from None
+
+
+def _in_trace(problem: Problem, trace_ids: Sequence[str]) -> Problem:
+    """A sample's problem, its message starting with the trace id (as the problems found
+    here do): "row 2" alone cannot be found in a trace file."""
+    if problem.row is None or not 0 < problem.row <= len(trace_ids):
+        return problem
+    return dataclasses.replace(
+        problem, message=f"trace {trace_ids[problem.row - 1]}: {problem.message}"
+    )
 
 
 def group_traces(spans: Sequence[Span]) -> dict[str, list[Span]]:
