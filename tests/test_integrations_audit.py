@@ -245,6 +245,24 @@ def test_a_sample_problem_in_a_trace_file_names_the_trace():
         otel.load_traces(_otlp(_span("01", None, "rag", **root)))
 
 
+def test_a_text_plain_value_that_parses_as_json_is_kept_as_text():
+    """``input.mime_type = text/plain`` says the value is text: a question that happens to be
+    valid JSON (``[1, 2, 3]``) was parsed, found to hold no question, and the trace was a
+    DataError; an answer ``{"city": "Paris", "country": "France"}`` was dropped with a
+    warning."""
+    from ragmeter.integrations import otel
+
+    root = {
+        KIND: "CHAIN",
+        "input.value": "[1, 2, 3]",
+        "input.mime_type": "text/plain",
+        "output.value": '{"city": "Paris", "country": "France"}',
+        "output.mime_type": "text/plain",
+    }
+    [sample] = otel.load_traces(_otlp(_span("01", None, "rag", **root)))
+    assert (sample.question, sample.answer) == (root["input.value"], root["output.value"])
+
+
 # ---- MLflow ----------------------------------------------------------------------------------
 
 

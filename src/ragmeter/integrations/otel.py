@@ -5,7 +5,8 @@ conventions (attribute names read from ``openinference.semconv``, as Arize Phoen
 ``openinference-instrumentation-*`` packages write them):
 
 - question and answer: the root span's ``input.value`` / ``output.value`` (a JSON value is
-  searched for ``question``/``input``/``query`` and ``answer``/``output``/``result``...); when
+  searched for ``question``/``input``/``query`` and ``answer``/``output``/``result``...; one
+  whose ``input.mime_type`` / ``output.mime_type`` is ``text/plain`` is text as it is); when
   the root holds none, the first CHAIN or AGENT span that does; an LLM root's answer is its
   ``llm.output_messages.0.message.content``;
 - contexts: the documents the generation saw (``contexts_of``): those of the top-level
@@ -333,7 +334,11 @@ def _json(value: Any, span: Span, attribute: str, within: Sequence[str] = ()) ->
 
 def _text(span: Span, attribute: str, keys: Sequence[str]) -> str | None:
     """A string from a span's input/output value: itself, or a JSON object's likely field."""
-    return _value_text(span.attributes.get(attribute), keys, span, attribute, ())
+    value = span.attributes.get(attribute)
+    mime = span.attributes.get(f"{attribute.rsplit('.', 1)[0]}.mime_type")  # input.mime_type
+    if isinstance(value, str) and mime == "text/plain":
+        return value  # said to be text: a question or answer that parses as JSON stays itself
+    return _value_text(value, keys, span, attribute, ())
 
 
 def _value_text(
