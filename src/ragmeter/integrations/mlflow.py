@@ -21,8 +21,8 @@ ragmeter result under the same key (or none) is refused before anything is logge
 would fail half-way ("Changing param values is not allowed") or, with equal params, append
 the rows to the first result's table.
 
-What MLflow would refuse half-way (a key too long or read as a path, ``key=".."``; a param
-value too long; two metrics under one key) is a ConfigError before anything is logged. A
+What MLflow would refuse half-way (a key too long or read as a path, ``key=".."``; two
+metrics under one key) is a ConfigError before anything is logged. A
 step MLflow fails anyway (the artifact store, the server) is an OutputError saying what the
 run already holds; a run ragmeter started for it is ended FAILED, not FINISHED.
 
@@ -182,11 +182,10 @@ def check_names(
 ) -> None:
     """Refuse, before anything is logged, what MLflow would refuse half-way: a key longer
     than MLflow's limit or one that reads as a path elsewhere (``key=".."`` gives
-    ``../faithfulness``), a param value too long, two metrics logged under one key
+    ``../faithfulness``), two metrics logged under one key
     (``ndcg@10`` and a custom ``ndcg_at_10``: the second would overwrite the first)."""
     validation = require("mlflow.utils.validation", EXTRA)
     key_max = getattr(validation, "MAX_ENTITY_KEY_LENGTH", 250)
-    value_max = getattr(validation, "MAX_PARAM_VAL_LENGTH", 500)
     by_key: dict[str, str] = {}
     for name in result.metrics:
         other = by_key.setdefault(metric_key(name), name)
@@ -202,11 +201,6 @@ def check_names(
                 + (f"longer than {key_max} characters" if len(name) > key_max else "a path")
                 + ")"
                 + (f": choose another key than {key!r}" if key else "")
-            )
-    for name, value in params.items():
-        if len(value) > value_max:
-            raise ConfigError(
-                f"param {name!r} is {len(value)} characters, more than MLflow's {value_max}"
             )
 
 
