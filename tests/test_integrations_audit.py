@@ -305,7 +305,9 @@ def test_a_key_mlflow_would_refuse_is_refused_before_anything_is_logged(store, k
     assert (data.params, data.metrics) == ({}, {})
 
 
-def test_a_failure_half_way_is_a_ragmeter_error_and_marks_its_run_failed(store, tmp_path):
+def test_a_failure_half_way_is_a_ragmeter_error_and_marks_its_run_failed(
+    store, tmp_path, monkeypatch
+):
     """The artifact store refuses the files after params and metrics went in: the error says
     what is in the run, and the run ragmeter started is FAILED, not FINISHED (before: a raw
     NotADirectoryError and a FINISHED run with no table and no files)."""
@@ -316,7 +318,9 @@ def test_a_failure_half_way_is_a_ragmeter_error_and_marks_its_run_failed(store, 
     (tmp_path / "a-file").write_text("not a directory")
     where = tmp_path / "a-file" / "artifacts"
     experiment = mlflow.create_experiment("broken", artifact_location=str(where))
-    mlflow.set_experiment(experiment_id=experiment)
+    monkeypatch.setenv(
+        "MLFLOW_EXPERIMENT_ID", experiment
+    )  # not set_experiment: it outlives the test
     with pytest.raises(OutputError, match=r"after the params, the metrics .*marked FAILED"):
         rm.log_result(_result())
     [run] = store.search_runs([experiment])
