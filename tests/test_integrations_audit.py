@@ -88,6 +88,46 @@ def test_a_failed_run_s_error_is_redacted_in_failures_and_the_warning():
     assert all(key not in str(w.message) for w in said)
 
 
+def test_documents_of_which_only_some_have_ids_are_said():
+    """An ensemble of a retriever with ids and one without: every context id was dropped (one
+    missing spoils the list) and MRR/recall then skipped the sample, without a word."""
+    from langchain_core.documents import Document
+    from langchain_core.runnables import RunnableLambda
+
+    docs = [Document(page_content="Paris.", id="paris"), Document(page_content="Lyon.")]
+    retriever = _fixed(docs)
+    chain = {"docs": retriever, "q": RunnableLambda(lambda q: q)} | RunnableLambda(lambda d: "P")
+    with pytest.warns(RuntimeWarning, match="1 of 2 documents have no id"):
+        [sample] = rl.collect(chain, ["Where is Paris?"])
+    assert sample.contexts == ["Paris.", "Lyon."] and sample.context_ids is None
+
+
+def _fixed(docs: list) -> object:
+    from langchain_core.retrievers import BaseRetriever
+
+    class Fixed(BaseRetriever):
+        def _get_relevant_documents(self, query: str, *, run_manager: object) -> list:
+            return list(docs)
+
+    return Fixed()
+
+
+def test_source_nodes_of_which_only_some_have_ids_are_said():
+    require_module("llama_index.core")
+    from llama_index.core.base.response.schema import Response
+    from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
+
+    from ragmeter.integrations import llamaindex as rli
+
+    source = {NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-paris")}
+    nodes = [TextNode(text="Paris.", relationships=source), TextNode(text="Lyon.")]  # no source
+    linked = Response(response="Paris", source_nodes=[NodeWithScore(node=n) for n in nodes])
+    assert [n.ref_doc_id for n in nodes] == ["doc-paris", None]
+    with pytest.warns(RuntimeWarning, match="1 of 2 source nodes have no ref_doc_id"):
+        rec = rli.response_record(linked, "ref_doc_id", "Where is Paris?")
+    assert "context_ids" not in rec
+
+
 # ---- OpenInference traces --------------------------------------------------------------------
 
 KIND = "openinference.span.kind"

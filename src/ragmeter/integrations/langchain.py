@@ -141,6 +141,14 @@ class Recorder:
         }
         if texts and all(i is not None for i in ids):
             rec["context_ids"] = ids
+        elif any(i is not None for i in ids):  # e.g. an ensemble of a BM25 and a vector store
+            warnings.warn(
+                f"LangChain run {run_id} (question {question!r}): {ids.count(None)} of "
+                f"{len(ids)} documents have no id, so the sample has no context_ids and "
+                "id-based retrieval metrics will skip it",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         meta = dict(rec.get("metadata") or {})
         meta["langchain_run_id"] = str(run_id)
         rec["metadata"] = meta

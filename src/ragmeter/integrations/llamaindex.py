@@ -63,6 +63,14 @@ def response_record(
     }
     if texts and all(i is not None for i in ids):
         rec["context_ids"] = [str(i) for i in ids]
+    elif any(i is not None for i in ids):
+        warnings.warn(
+            f"LlamaIndex {type(response).__name__} (question {question!r}): {ids.count(None)} "
+            f"of {len(ids)} source nodes have no {id_source}, so the sample has no context_ids "
+            "and id-based retrieval metrics will skip it",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return rec
 
 
