@@ -30,6 +30,7 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.integrations._extras import require
 from ragmeter.integrations._questions import OnError, check_on_error, finish, question_records
+from ragmeter.redact import describe
 from ragmeter.sample import Sample, validate_records
 
 EXTRA = "langchain"
@@ -67,9 +68,13 @@ class Recorder:
         self.turns: dict[uuid.UUID, _Turn] = {}
         self.roots: dict[uuid.UUID, uuid.UUID] = {}
         self.in_retriever: set[uuid.UUID] = set()
+        # parents never seen: the handler was attached below the top-level run (see samples)
+        self.unseen_parents: set[uuid.UUID] = set()
 
     def link(self, run_id: uuid.UUID, parent_run_id: uuid.UUID | None) -> uuid.UUID:
         """Remember a run's top-level run (returned) and whether it runs inside a retriever."""
+        if parent_run_id is not None and parent_run_id not in self.roots:
+            self.unseen_parents.add(parent_run_id)
         root = run_id if parent_run_id is None else self.roots.get(parent_run_id, parent_run_id)
         self.roots[run_id] = root
         if parent_run_id in self.in_retriever:
@@ -80,10 +85,14 @@ class Recorder:
         if self.link(run_id, parent_run_id) == run_id:
             self.turns[run_id] = _Turn(inputs=inputs)
 
-    def end(self, outputs: Any, run_id: uuid.UUID) -> None:
+    def end(self, outputs: Any, run_id: uuid.UUID, inputs: Any = None) -> None:
+        """A run's output. A streamed run (``stream``/``astream``) starts with the placeholder
+        input ``{"input": ""}`` and gives its real input only here: it replaces the start's."""
         turn = self.turns.get(run_id)
         if turn is not None:
             turn.outputs = outputs
+            if inputs is not None:
+                turn.inputs = inputs
 
     def retriever_start(self, query: Any, run_id: uuid.UUID, parent: uuid.UUID | None) -> None:
         root = self.link(run_id, parent)
@@ -94,11 +103,14 @@ class Recorder:
         if not inner:
             self.turns.setdefault(root, _Turn()).retrievals[run_id] = None
 
-    def error(self, error: BaseException, run_id: uuid.UUID) -> None:
-        """A top-level run raised: its turn has no output to read (see ``samples``)."""
+    def error(self, error: BaseException, run_id: uuid.UUID, inputs: Any = None) -> None:
+        """A top-level run raised: its turn has no output to read (see ``samples``); a
+        streamed run's real input comes with the error (as with ``end``)."""
         turn = self.turns.get(run_id)
         if turn is not None:
-            turn.error = f"{type(error).__name__}: {error}"
+            turn.error = describe(error)  # redacted: a provider's error may echo the API key
+            if inputs is not None:
+                turn.inputs = inputs
 
     def documents(self, documents: Sequence[Any], run_id: uuid.UUID) -> None:
         """A retriever's result: kept when it is a top-level retriever of its turn."""
@@ -129,6 +141,14 @@ class Recorder:
         }
         if texts and all(i is not None for i in ids):
             rec["context_ids"] = ids
+        elif any(i is not None for i in ids):  # e.g. an ensemble of a BM25 and a vector store
+            warnings.warn(
+                f"LangChain run {run_id} (question {question!r}): {ids.count(None)} of "
+                f"{len(ids)} documents have no id, so the sample has no context_ids and "
+                "id-based retrieval metrics will skip it",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         meta = dict(rec.get("metadata") or {})
         meta["langchain_run_id"] = str(run_id)
         rec["metadata"] = meta
@@ -156,14 +176,18 @@ class Recorder:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        return validate_records(
-            [
-                self.record(rid)
-                for rid, t in self.turns.items()
-                if t.inputs is not None and t.error is None
-            ],
-            "LangChain callback handler",
-        )
+        ids = [rid for rid, t in self.turns.items() if t.inputs is not None and t.error is None]
+        if self.unseen_parents:
+            said = (
+                f"the handler saw runs inside {len(self.unseen_parents)} run(s) it was not "
+                "attached to (it was given to an inner runnable, e.g. with_config(callbacks="
+                "...)), whose question and answer it cannot see; give it to the whole call: "
+                'chain.invoke(q, config={"callbacks": [handler]})'
+            )
+            if not ids:
+                raise ConfigError(said)
+            warnings.warn(f"{said}; those runs are left out", RuntimeWarning, stacklevel=3)
+        return validate_records([self.record(rid) for rid in ids], "LangChain callback handler")
 
 
 def _doc_id(doc: Any, id_key: str) -> str | None:
@@ -240,10 +264,10 @@ def _handler_class() -> type:
             self.recorder.start(inputs, run_id, parent_run_id)
 
         def on_chain_end(self, outputs, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            self.recorder.end(outputs, run_id)
+            self.recorder.end(outputs, run_id, kw.get("inputs"))
 
         def on_chain_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
-            self.recorder.error(error, run_id)
+            self.recorder.error(error, run_id, kw.get("inputs"))
 
         def on_retriever_error(self, error, *, run_id, parent_run_id=None, **kw):  # type: ignore[no-untyped-def]
             self.recorder.error(error, run_id)

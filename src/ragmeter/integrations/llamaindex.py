@@ -63,12 +63,22 @@ def response_record(
     }
     if texts and all(i is not None for i in ids):
         rec["context_ids"] = [str(i) for i in ids]
+    elif any(i is not None for i in ids):
+        warnings.warn(
+            f"LlamaIndex {type(response).__name__} (question {question!r}): {ids.count(None)} "
+            f"of {len(ids)} source nodes have no {id_source}, so the sample has no context_ids "
+            "and id-based retrieval metrics will skip it",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return rec
 
 
 def answer_of(response: Any) -> tuple[str | None, str]:
     """The answer text of a Response, StreamingResponse or PydanticResponse, or None and why."""
-    stream = getattr(response, "response_gen", None)
+    # A chat response (AgentChatResponse) has a response_gen too, replaying its text, but no
+    # get_response: its text is in .response, as a Response's.
+    stream = getattr(response, "response_gen", None) if hasattr(response, "get_response") else None
     if stream is not None and getattr(response, "response_txt", None) is None:
         if hasattr(stream, "__anext__"):
             return None, "an async stream not consumed yet (await response.get_response() first)"
@@ -84,6 +94,25 @@ def answer_of(response: Any) -> tuple[str | None, str]:
     if hasattr(answer, "model_dump_json"):  # PydanticResponse: the structured output as JSON
         return str(answer.model_dump_json()), ""
     return str(answer), ""
+
+
+def _check_engine(engine: Any) -> None:
+    """A chat engine or a bare retriever has no ``query``: said once, up front, rather than as
+    every question "raising" AttributeError in the engine (``on_error="skip"`` then returned
+    no samples, with a warning that blamed the pipeline)."""
+    if callable(getattr(engine, "query", None)):
+        return
+    name = type(engine).__name__
+    hint = ""
+    if callable(getattr(engine, "chat", None)):
+        hint = (
+            ": a chat engine keeps each question's history for the next; evaluate the "
+            "index's query engine (index.as_query_engine(...)), or call response_record on "
+            "each engine.chat(question) response"
+        )
+    elif callable(getattr(engine, "retrieve", None)):
+        hint = ": a retriever gives no answer; wrap it, RetrieverQueryEngine.from_args(retriever)"
+    raise ConfigError(f"{name} is not a query engine (it has no query method){hint}")
 
 
 def collect(
@@ -108,6 +137,7 @@ def collect(
     if id_source not in ID_SOURCES:
         raise ConfigError(f"id_source must be one of {', '.join(ID_SOURCES)}, not {id_source!r}")
     check_on_error(on_error)
+    _check_engine(query_engine)
     records = question_records(questions, "the query engine")
     rows, failures = [], []
     for rec in records:

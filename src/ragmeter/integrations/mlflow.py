@@ -21,6 +21,11 @@ ragmeter result under the same key (or none) is refused before anything is logge
 would fail half-way ("Changing param values is not allowed") or, with equal params, append
 the rows to the first result's table.
 
+What MLflow would refuse half-way (a key too long or read as a path, ``key=".."``; two
+metrics under one key) is a ConfigError before anything is logged. A
+step MLflow fails anyway (the artifact store, the server) is an OutputError saying what the
+run already holds; a run ragmeter started for it is ended FAILED, not FINISHED.
+
 ``out_dir`` is only read: when it holds a run (``scores.jsonl``) whose samples, metrics,
 settings or input differ from the result's, the call is refused; when it holds none, the
 files are written to a temporary directory and logged from there, never into ``out_dir``.
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
 import tempfile
 import warnings
@@ -44,6 +50,7 @@ from typing import Any
 from ragmeter.errors import ConfigError, OutputError
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.integrations._extras import require
+from ragmeter.redact import describe
 from ragmeter.result import EvaluationResult
 
 EXTRA = "mlflow"
@@ -148,16 +155,53 @@ def log_result(
     directory = run_directory(result, out_dir)
     html = _report(report, Path(out_dir) if out_dir is not None else directory)
     params = params_of(result, key)
+    check_names(result, params, key)
     active = mlflow.active_run()
     if active is not None:
         _check_params(mlflow.get_run(active.info.run_id).data.params, params, key)
     run = active if active is not None else mlflow.start_run(run_name=run_name)
+    done: list[str] = []
+    status = "FAILED"  # a run of ours holding only part of the result is not shown finished
     try:
-        _log(mlflow, result, directory, html, params, key)
+        _log(mlflow, result, directory, html, params, key, done)
+        status = "FINISHED"
+    except Exception as exc:
+        raise OutputError(
+            f"MLflow run {run.info.run_id} holds only part of the result: logging failed "
+            f"after {', '.join(done) or 'nothing'} ({describe(exc)})"
+            + ("; the run is marked FAILED" if active is None else "")
+        ) from exc
     finally:
         if active is None:
-            mlflow.end_run()
+            mlflow.end_run(status=status)
     return str(run.info.run_id)
+
+
+def check_names(
+    result: EvaluationResult | StreamedResult, params: dict[str, str], key: str | None
+) -> None:
+    """Refuse, before anything is logged, what MLflow would refuse half-way: a key longer
+    than MLflow's limit or one that reads as a path elsewhere (``key=".."`` gives
+    ``../faithfulness``), two metrics logged under one key
+    (``ndcg@10`` and a custom ``ndcg_at_10``: the second would overwrite the first)."""
+    validation = require("mlflow.utils.validation", EXTRA)
+    key_max = getattr(validation, "MAX_ENTITY_KEY_LENGTH", 250)
+    by_key: dict[str, str] = {}
+    for name in result.metrics:
+        other = by_key.setdefault(metric_key(name), name)
+        if other != name:
+            raise ConfigError(
+                f"metrics {other!r} and {name!r} are both logged to MLflow as "
+                f"{metric_key(name)!r}: evaluate them in separate runs or log with key='...'"
+            )
+    for name in [*metrics_of(result, key), *params]:
+        if len(name) > key_max or _path_like(name):
+            raise ConfigError(
+                f"MLflow refuses the key {name!r} ("
+                + (f"longer than {key_max} characters" if len(name) > key_max else "a path")
+                + ")"
+                + (f": choose another key than {key!r}" if key else "")
+            )
 
 
 def _report(report: str | Path | None, directory: Path | None) -> Path | None:
@@ -258,6 +302,13 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _path_like(name: str) -> bool:
+    """Whether MLflow refuses ``name`` as a key, read as a file path that resolves to another
+    name (MLflow's own rule: ``./x``, ``../x``, ``a//b``, ``/x``, ``..x``)."""
+    norm = posixpath.normpath(name)
+    return norm != name or norm == "." or norm.startswith(("..", "/"))
+
+
 def _log(
     mlflow: Any,
     result: EvaluationResult | StreamedResult,
@@ -265,10 +316,14 @@ def _log(
     html: Path | None,
     params: dict[str, str],
     key: str | None,
+    done: list[str],
 ) -> None:
+    """Log everything; ``done`` lists what is logged so far, for the error if a step fails."""
     folder = f"{ARTIFACT_DIR}/{key}" if key else ARTIFACT_DIR
     mlflow.log_params(params)
+    done.append("the params")
     mlflow.log_metrics(metrics_of(result, key))
+    done.append("the metrics")
     if isinstance(result, StreamedResult):
         mlflow.set_tag(
             f"ragmeter.{key}.table" if key else "ragmeter.table",
@@ -276,6 +331,7 @@ def _log(
         )
     else:
         mlflow.log_table(table_of(result), artifact_file=f"{folder}/scores.json")
+        done.append("the table")
     with tempfile.TemporaryDirectory(prefix="ragmeter-mlflow-") as tmp:
         source = directory if directory is not None else Path(tmp)
         if directory is None and isinstance(result, EvaluationResult):  # streamed: on disk
@@ -283,6 +339,7 @@ def _log(
         for name in ("scores.jsonl", "summary.json", "run.json"):
             if (source / name).exists():
                 mlflow.log_artifact(str(source / name), artifact_path=folder)
+                done.append(name)
             elif directory is not None:
                 warnings.warn(
                     f"{directory} holds no {name}: not logged", RuntimeWarning, stacklevel=3

@@ -5,7 +5,8 @@ conventions (attribute names read from ``openinference.semconv``, as Arize Phoen
 ``openinference-instrumentation-*`` packages write them):
 
 - question and answer: the root span's ``input.value`` / ``output.value`` (a JSON value is
-  searched for ``question``/``input``/``query`` and ``answer``/``output``/``result``...); when
+  searched for ``question``/``input``/``query`` and ``answer``/``output``/``result``...; one
+  whose ``input.mime_type`` / ``output.mime_type`` is ``text/plain`` is text as it is); when
   the root holds none, the first CHAIN or AGENT span that does; an LLM root's answer is its
   ``llm.output_messages.0.message.content``;
 - contexts: the documents the generation saw (``contexts_of``): those of the top-level
@@ -26,6 +27,7 @@ and scored "b" without a word. Needs ``pip install 'ragmeter[otel]'``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import warnings
@@ -72,6 +74,7 @@ def load_traces(source: Any) -> list[Sample]:
     for trace_id, members in group_traces(spans).items():
         if not any(names["kind"] in s.attributes for s in members):
             continue
+        _warn_rootless(trace_id, members)
         try:
             rec = trace_record(trace_id, members, names)
         except _RepeatedKey as exc:
@@ -102,7 +105,21 @@ def load_traces(source: Any) -> list[Sample]:
         raise DataError(
             [Problem(None, None, f"no OpenInference spans: no span has {names['kind']}")], label
         )
-    return validate_records(records, label)
+    try:
+        return validate_records(records, label)
+    except DataError as exc:  # its rows are samples: a trace file has none, so name the trace
+        ids = [str(r["question_id"]) for r in records]
+        raise DataError([_in_trace(p, ids) for p in exc.problems], label, total=exc.total) from None
+
+
+def _in_trace(problem: Problem, trace_ids: Sequence[str]) -> Problem:
+    """A sample's problem, its message starting with the trace id (as the problems found
+    here do): "row 2" alone cannot be found in a trace file."""
+    if problem.row is None or not 0 < problem.row <= len(trace_ids):
+        return problem
+    return dataclasses.replace(
+        problem, message=f"trace {trace_ids[problem.row - 1]}: {problem.message}"
+    )
 
 
 def group_traces(spans: Sequence[Span]) -> dict[str, list[Span]]:
@@ -113,10 +130,36 @@ def group_traces(spans: Sequence[Span]) -> dict[str, list[Span]]:
     return traces
 
 
-def root_span(members: Sequence[Span]) -> Span:
+def tops(members: Sequence[Span]) -> list[Span]:
+    """The spans of a trace whose parent is not in it (by start): the root, and any span
+    whose parent was not exported."""
     ids = {s.span_id for s in members}
-    roots = [s for s in members if not s.parent_id or s.parent_id not in ids]
-    return (roots or list(members))[0]
+    return [s for s in members if not s.parent_id or s.parent_id not in ids]
+
+
+def root_span(members: Sequence[Span]) -> Span:
+    return (tops(members) or list(members))[0]
+
+
+def _warn_rootless(trace_id: str, members: Sequence[Span]) -> None:
+    """Several spans without their parent: the trace's root is not in the file (a root still
+    running when a batch was exported, a span dropped), and which span held the turn is a
+    guess. Said, since the guess can be wrong: without the root of an LCEL chain, the first
+    CHAIN span with an output is the retrieval branch, and its text became the answer."""
+    orphans = tops(members)
+    if len(orphans) < 2 or any(not s.parent_id for s in orphans):  # one, or the root is there
+        return
+    missing = sorted({s.parent_id for s in orphans if s.parent_id})
+    warnings.warn(
+        f"trace {trace_id}: {len(orphans)} spans have no parent in it "
+        f"({', '.join(repr(s.name) for s in orphans[:3])}"
+        f"{', ...' if len(orphans) > 3 else ''}; missing parent span ids "
+        f"{', '.join(missing[:3]) or 'none'}): its root span was not exported, so the question "
+        f"and answer are read from {orphans[0].name!r} and the trace's CHAIN/AGENT spans, "
+        "which may not be the turn's; export the trace after its root span ends",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 def trace_record(trace_id: str, members: Sequence[Span], names: Mapping[str, str]) -> dict:
@@ -213,6 +256,8 @@ def documents(
         m = pattern.match(name)
         if m:
             found.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    if not found and key in span.attributes:
+        found = _listed(_json(span.attributes[key], span, key))
     docs = []
     for rank, fields in sorted(found.items()):
         if names["content"] not in fields:
@@ -231,6 +276,24 @@ def documents(
             }
         )
     return docs
+
+
+def _listed(value: Any) -> dict[int, dict[str, Any]]:
+    """Documents given whole under ``retrieval.documents`` (a JSON string, or an OTLP array
+    of kvlists) rather than flattened into ``retrieval.documents.N.*`` attributes, as some
+    exporters and span dumps write them: ``[{"document.content": ...}]`` or ``[{"document":
+    {"content": ...}}]``, by rank. Read too: skipping them gave a trace no contexts, silently."""
+    if not isinstance(value, list):
+        return {}
+    found: dict[int, dict[str, Any]] = {}
+    for rank, item in enumerate(value):
+        if isinstance(item, Mapping):
+            found[rank] = {
+                f"{k}.{inner}" if isinstance(v, Mapping) else str(k): w
+                for k, v in item.items()
+                for inner, w in (v.items() if isinstance(v, Mapping) else [(None, v)])
+            }
+    return found
 
 
 class _RepeatedKey(Exception):
@@ -271,7 +334,11 @@ def _json(value: Any, span: Span, attribute: str, within: Sequence[str] = ()) ->
 
 def _text(span: Span, attribute: str, keys: Sequence[str]) -> str | None:
     """A string from a span's input/output value: itself, or a JSON object's likely field."""
-    return _value_text(span.attributes.get(attribute), keys, span, attribute, ())
+    value = span.attributes.get(attribute)
+    mime = span.attributes.get(f"{attribute.rsplit('.', 1)[0]}.mime_type")  # input.mime_type
+    if isinstance(value, str) and mime == "text/plain":
+        return value  # said to be text: a question or answer that parses as JSON stays itself
+    return _value_text(value, keys, span, attribute, ())
 
 
 def _value_text(

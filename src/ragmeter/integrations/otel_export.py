@@ -11,6 +11,7 @@ again. Pure JSON: no OpenTelemetry package is needed to write it.
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -36,20 +37,42 @@ def score_attributes(result: EvaluationResult, question_id: str) -> dict[str, An
     return attrs
 
 
+def _previous(attributes: dict[str, Any], metrics: list[str]) -> list[str]:
+    """The attributes an earlier annotation left for ``metrics`` (value, status, reason).
+    Re-annotating a file (``--format otel`` loads annotated files) must replace them, not
+    leave an old failed status beside a new score, or an old score beside a new failure."""
+    names = {f"{PREFIX}{m}{end}" for m in metrics for end in ("", ".status", ".reason")}
+    return [k for k in attributes if k in names]
+
+
 def annotate(
     result: EvaluationResult, source: Any, out: str | Path | None = None
 ) -> dict[str, Any]:
     """OTLP JSON of the spans in ``source`` (what ``--format otel`` loaded: a file, an OTLP
     dict or SDK spans) with ``result``'s scores on each trace's root span; written to
-    ``out`` when given. Traces the result did not score are copied unchanged."""
+    ``out`` when given. Traces the result did not score are copied unchanged. A root span
+    annotated before keeps its earlier ``ragmeter.evaluation`` events (the history), but its
+    attributes for this result's metrics are replaced."""
     spans: list[Span] = read_spans(source)
     scored = {s.question_id for s in result.samples}
     now = time.time_ns()
-    for trace_id, members in group_traces(spans).items():
+    traces = group_traces(spans)
+    absent = [q for q in scored if q not in traces]
+    if absent:  # another file, or samples not loaded from traces: their scores go nowhere
+        warnings.warn(
+            f"{len(absent)} of the {len(scored)} samples the result scored are not traces in "
+            f"the source (first: {sorted(absent)[0]!r}), so their scores are not written "
+            "back: give the traces the result was evaluated on",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    for trace_id, members in traces.items():
         if trace_id not in scored:
             continue
         root = root_span(members)
         attrs = score_attributes(result, trace_id)
+        for stale in _previous(root.attributes, result.metrics):
+            del root.attributes[stale]
         root.attributes.update(attrs)
         root.events.append({"name": "ragmeter.evaluation", "time_ns": now, "attributes": attrs})
     otlp = to_otlp(spans)

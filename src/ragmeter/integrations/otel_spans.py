@@ -270,9 +270,18 @@ def _from_sdk_json(value: Mapping[str, Any]) -> Span:
             }
             for e in value.get("events") or []
         ],
-        status={"code": status.get("status_code", "UNSET")} if status else {},
+        status=_status(status.get("status_code", "UNSET"), status.get("description"))
+        if status
+        else {},
         resource=dict((value.get("resource") or {}).get("attributes") or {}),
     )
+
+
+def _status(code: Any, description: Any) -> dict[str, Any]:
+    """A status in the OTLP form (``code``, ``message``): the SDK's description of an error
+    is its message, written back by ``otel_export`` (it was dropped: an exported span
+    kept ERROR but lost why)."""
+    return {"code": code, **({"message": str(description)} if description else {})}
 
 
 def _from_sdk(span: Any) -> Span:
@@ -292,7 +301,9 @@ def _from_sdk(span: Any) -> Span:
             {"name": e.name, "time_ns": int(e.timestamp), "attributes": dict(e.attributes or {})}
             for e in span.events
         ],
-        status={"code": span.status.status_code.name} if span.status else {},
+        status=_status(span.status.status_code.name, span.status.description)
+        if span.status
+        else {},
         resource=dict(span.resource.attributes) if span.resource else {},
         scope={"name": scope.name, "version": scope.version or ""} if scope else {},
     )
