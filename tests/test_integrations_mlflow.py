@@ -202,3 +202,24 @@ def test_a_streamed_result_is_logged_from_its_own_directory(store, tmp_path):
         "ragmeter/summary.json",
         "ragmeter/run.json",
     }
+
+
+def test_cli_evaluate_shows_the_scores_when_mlflow_refuses_them(store, monkeypatch):
+    """Without -o a logging failure exited 2 before the table: the scores were lost."""
+    from ragmeter.cli import app
+    from ragmeter.cli import evaluate as cli_evaluate
+
+    def refused(result, out_dir=None):
+        raise OutputError("the tracking store cannot be written")
+
+    monkeypatch.setattr(cli_evaluate, "log_result", refused)
+    done = CliRunner().invoke(
+        app,
+        [
+            "evaluate", str(EXAMPLES / "rag_turns.jsonl"), "-m", "k_precision",
+            "--judge", "none", "--embedder", "none", "--mlflow", "-q",
+        ],
+    )  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert "k_precision" in done.stdout and "0.678" in done.stdout  # the scores, shown
+    assert "the tracking store cannot be written" in done.output

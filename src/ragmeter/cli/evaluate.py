@@ -23,7 +23,7 @@ from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import dry_run as run_dry
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, RagmeterError
 from ragmeter.executors.common import check_executor_options
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.integrations.mlflow import check as check_mlflow
@@ -217,10 +217,18 @@ def evaluate(
         run_evaluate, data, metrics, settings=settings, progress=not quiet, **run_kw, **extra
     )
     # Logged before printing: a stdout closed early (`| head`) ends the process as it prints.
-    run_id = run_guarded(log_result, result, out_dir=out) if mlflow else None
+    # A logging failure is said after the scores are shown: without -o they were lost.
+    run_id, unlogged = None, None
+    if mlflow:
+        try:
+            run_id = log_result(result, out_dir=out)
+        except RagmeterError as exc:
+            unlogged = exc
     print_result(result, title=str(data))
     if out is not None:
         console.print(literal(f"wrote {out}/scores.jsonl, summary.json and run.json"))
+    if unlogged is not None:
+        run_guarded(_reraise, unlogged)  # exit 2, said as every other error
     if run_id is not None:
         console.print(literal(f"logged to MLflow run {run_id}"))
     finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
@@ -381,3 +389,7 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
             console.print(literal(f"note: {note}", "dim"))
     if est.get("key_missing"):  # last, on stderr: the one line a reader must not miss
         err_console.print(literal(f"warning: {est['key_missing']}", "yellow"))
+
+
+def _reraise(exc: BaseException) -> None:
+    raise exc
