@@ -250,3 +250,13 @@ def test_the_dry_run_has_no_copy_of_the_address_rule(
         data, "token_f1", {"judge": "none"}, executor="ray", out=tmp_path / "o", ray_address="h:1"
     )
     assert asked == ["h:1"]
+
+
+def test_by_with_another_executor_points_to_slicing_the_run_afterwards(
+    data: Path, tmp_path: Path
+) -> None:
+    res = _cli(data, "-o", str(tmp_path / "o"), "--executor", "stream", "--by", "category")
+    assert res.exit_code == 2, res.output
+    said = _flat(res.output)
+    assert "--by needs the scores in memory" in said
+    assert "ragmeter report OUT --by category" in said

@@ -256,8 +256,9 @@ def _check_executor_options(executor: str, by: str | None, **options: Any) -> No
     ``evaluate()`` refuses them with (``check_executor_options``), in the CLI's spelling."""
     check_executor_options(executor, cli=True, **options)
     if executor != "local" and by:
-        raise ConfigError(
-            f"--by needs the scores in memory: use it with --executor local, not {executor}"
+        raise ConfigError(  # the run's directory slices as well, afterwards
+            f"--by needs the scores in memory: use it with --executor local, not {executor}; "
+            f"or slice this run once written: ragmeter report OUT --by {by} (or compare --by)"
         )
 
 
