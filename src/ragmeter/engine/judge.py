@@ -208,6 +208,9 @@ class CachedJudge(GroupedVerdicts):
             )
             comp: ChatCompletion = await self.inner.complete(request)  # type: ignore[union-attr]
             value, error = parse_structured(comp.text, schema)
+            if error is not None and comp.finish_reason == "length":
+                # else "Unterminated string" sent users hunting a broken model or server
+                error = f"the reply was cut off at max_tokens={max_tokens}: {error}"
             return _Attempt(value, error, comp.text, comp.usage)
         reply = await self.inner.structured(
             msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
