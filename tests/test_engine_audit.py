@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,7 +18,7 @@ from pydantic import BaseModel
 from fake_server import FakeOpenAIServer
 from ragmeter.backends.openai_compat import OpenAICompatBackend
 from ragmeter.engine import CachedJudge
-from ragmeter.engine.retry import RetryPolicy
+from ragmeter.engine.retry import RetryPolicy, parse_retry_after
 
 FAST = RetryPolicy(max_retries=1, base_delay=0.01, max_delay=0.02, max_retry_after=0.05)
 MSGS = [{"role": "user", "content": "Is the sky blue?"}]
@@ -121,3 +122,26 @@ def test_a_body_of_the_wrong_shape_is_named_malformed(choice: Any, said: str) ->
     assert not reply.ok
     assert "malformed response from the server: " + said in reply.error, reply.error
     assert "AttributeError" not in reply.error
+
+
+def test_calls_told_the_same_retry_after_do_not_come_back_together() -> None:
+    policy = RetryPolicy()
+    rng = random.Random(7)
+    waits = [policy.delay(1, 2.0, rng) for _ in range(50)]
+    assert min(waits) >= 2.0  # the server's wait is honoured in full
+    assert max(waits) - min(waits) > 0.2  # and spread, not one burst
+    assert max(waits) <= 2.5
+
+
+def test_a_garbled_retry_after_ms_does_not_hide_retry_after() -> None:
+    assert parse_retry_after({"retry-after-ms": "soon", "retry-after": "3"}) == 3.0
+    assert parse_retry_after({"retry-after": "nan"}) is None
+    assert parse_retry_after({"retry-after": "-5"}) == 0.0
+
+
+def test_a_retry_after_beyond_the_cap_is_said_when_the_call_fails() -> None:
+    with FakeOpenAIServer(fault_fn=lambda b, n: "429", retry_after="86400") as srv:
+        reply = asyncio.run(_structured(_judge(srv.url)))
+    assert not reply.ok
+    assert "asked to wait 86400s" in reply.error and "0s ragmeter waits" in reply.error, reply.error
+    assert srv.calls == 2  # the policy's one retry, after the capped wait, not a day
