@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sqlite3
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from pydantic import BaseModel
 from fake_server import FakeOpenAIServer
 from ragmeter.backends.openai_compat import OpenAICompatBackend
 from ragmeter.engine import CachedJudge
+from ragmeter.engine.cache import CallCache
 from ragmeter.engine.retry import RetryPolicy, parse_retry_after
 
 FAST = RetryPolicy(max_retries=1, base_delay=0.01, max_delay=0.02, max_retry_after=0.05)
@@ -145,3 +148,24 @@ def test_a_retry_after_beyond_the_cap_is_said_when_the_call_fails() -> None:
     assert not reply.ok
     assert "asked to wait 86400s" in reply.error and "0s ragmeter waits" in reply.error, reply.error
     assert srv.calls == 2  # the policy's one retry, after the capped wait, not a day
+
+
+@pytest.mark.parametrize(
+    "damaged", ['{"yes": NaN, "no": 0.5}', '{"yes": 7.0, "no": -3}', "{}", '{"maybe": 1.0}']
+)
+def test_a_damaged_verdict_row_is_asked_again_not_served(tmp_path: Path, damaged: str) -> None:
+    async def ask(url: str) -> Any:
+        backend = OpenAICompatBackend("m", base_url=url, api_key_env=None, timeout=2.0)
+        judge = CachedJudge(backend, cache=CallCache(tmp_path), timeout=2.0, policy=FAST)
+        try:
+            return await judge.option_probs(MSGS, ["yes", "no"], prompt_version="1")
+        finally:
+            await backend.aclose()
+
+    with FakeOpenAIServer() as srv:
+        first = asyncio.run(ask(srv.url))
+        with sqlite3.connect(tmp_path / "ragmeter-cache.sqlite") as db:
+            db.execute("UPDATE calls SET value = ?", (damaged,))
+        again = asyncio.run(ask(srv.url))
+        assert srv.calls == 2  # asked again
+    assert not again.cached and again.value == first.value
