@@ -417,6 +417,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = srv.chat_reply(body, fault)
         elif self.path.endswith("/embeddings"):
             reply = srv.embeddings_reply(body)
+            if fault == "badusage":  # as for chat: token counts of garbage
+                reply["usage"] = {"prompt_tokens": "n/a", "total_tokens": -40}
         else:
             self._error(404, f"no route {self.path}")
             return

@@ -18,8 +18,9 @@ import pytest
 from pydantic import BaseModel
 
 from fake_server import FakeOpenAIServer
+from ragmeter.backends.embedders import OpenAICompatEmbedder
 from ragmeter.backends.openai_compat import OpenAICompatBackend
-from ragmeter.engine import CachedJudge
+from ragmeter.engine import Accountant, CachedEmbedder, CachedJudge
 from ragmeter.engine.cache import CallCache
 from ragmeter.engine.retry import RetryPolicy, parse_retry_after
 
@@ -169,3 +170,13 @@ def test_a_damaged_verdict_row_is_asked_again_not_served(tmp_path: Path, damaged
         again = asyncio.run(ask(srv.url))
         assert srv.calls == 2  # asked again
     assert not again.cached and again.value == first.value
+
+
+def test_garbage_embedding_usage_keeps_the_vectors_and_counts_no_tokens() -> None:
+    acc = Accountant()
+    with FakeOpenAIServer(fault_fn=lambda b, n: "badusage") as srv:
+        inner = OpenAICompatEmbedder("emb", srv.url, api_key_env="RM_EMBED_UNSET")
+        embedder = CachedEmbedder(inner, cache=None, accountant=acc, policy=FAST)
+        reply = asyncio.run(embedder.embed(["one text", "another text"]))
+    assert reply.ok and reply.value.shape[0] == 2
+    assert acc.total.prompt_tokens == 0 and acc.total.failures == 0
