@@ -35,6 +35,9 @@ from typing import Any
 
 FAULTS = ("401", "429", "500", "slow", "malformed", "schema", "badbody", "drop")
 VERDICT_FAULTS = ("nan", "nologprobs", "badtokens")  # broken logprob replies
+# 200 OK replies that are wrong: a refusal (content null), a reply cut off at max_tokens
+# (finish_reason "length"), a usage of garbage token counts, top_logprobs with null logprobs.
+WRONG_200 = ("refusal", "length", "badusage", "nulllogprob")
 
 # fault_fn(body, n_seen) -> a fault name or None; n_seen counts identical bodies, from 1.
 FaultFn = Callable[[dict[str, Any], int], "str | None"]
@@ -221,7 +224,7 @@ class FakeOpenAIServer:
                 content = '{"verdict": "yes", "reason": '  # cut short
             elif fault == "schema":
                 content = json.dumps({"unexpected": [1, 2, 3]})
-        return {
+        reply = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -240,6 +243,7 @@ class FakeOpenAIServer:
                 "total_tokens": prompt_tokens + max(1, len(content.split())),
             },
         }
+        return _wrong_200(reply, fault) if fault in WRONG_200 else reply
 
     def _yes_no(self, fault: str | None) -> tuple[float, float]:
         """The verdict's two logprobs; NaN for "yes" under the "nan" fault (json.dumps writes
@@ -263,6 +267,22 @@ class FakeOpenAIServer:
             "model": body.get("model", "fake"),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+
+def _wrong_200(reply: dict[str, Any], fault: str) -> dict[str, Any]:
+    """``reply`` made wrong in the way ``fault`` (one of WRONG_200) names."""
+    choice = reply["choices"][0]
+    if fault == "refusal":
+        choice["message"] = {"role": "assistant", "content": None, "refusal": "I can't help."}
+    elif fault == "length":
+        choice["finish_reason"] = "length"
+        choice["message"]["content"] = choice["message"]["content"][:12]
+    elif fault == "badusage":
+        reply["usage"] = {"prompt_tokens": "n/a", "completion_tokens": -40, "total_tokens": -1}
+    elif fault == "nulllogprob" and choice["logprobs"]:
+        for alt in choice["logprobs"]["content"][0]["top_logprobs"]:
+            alt["logprob"] = None
+    return reply
 
 
 def _echoed_key(authorization: str, fault: str) -> str:
@@ -397,6 +417,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = srv.chat_reply(body, fault)
         elif self.path.endswith("/embeddings"):
             reply = srv.embeddings_reply(body)
+            if fault == "badusage":  # as for chat: token counts of garbage
+                reply["usage"] = {"prompt_tokens": "n/a", "total_tokens": -40}
         else:
             self._error(404, f"no route {self.path}")
             return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import math
 import os
 import threading
 import time
@@ -200,8 +201,15 @@ class OpenAICompatEmbedder:
             matrix = unit_rows(np.array([r.embedding for r in rows]), np.float32)
         except (TypeError, ValueError) as exc:
             return JudgeReply(value=None, error=f"malformed embeddings: {exc}")
-        usage = Usage(prompt_tokens=getattr(resp.usage, "prompt_tokens", 0) or 0)
-        return JudgeReply(value=matrix, usage=usage)
+        return JudgeReply(value=matrix, usage=Usage(prompt_tokens=_billed(resp.usage)))
+
+
+def _billed(usage: Any) -> int:
+    """The prompt tokens a server reports, 0 (unknown) unless a number >= 0. Why: "n/a"
+    raised a TypeError out of the accounting after the vectors had come back, and a negative
+    count lowered the run's tokens and cost."""
+    n = getattr(usage, "prompt_tokens", 0)
+    return int(n) if type(n) in (int, float) and math.isfinite(n) and n >= 0 else 0
 
 
 def make_embedder(

@@ -26,7 +26,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -191,11 +191,18 @@ def _check_layout(db: Any, path: Path | None) -> None:
 
 def _readable(kind: str, value: Any) -> bool:
     """Whether a stored value has the shape its kind of call returns (verdict
-    probabilities: option -> number; a structured value is checked by its schema)."""
+    probabilities: option -> a probability; a structured value is checked by its schema).
+
+    A probability must be a finite number in [0, 1], and there must be some: a damaged row
+    holding ``{"yes": NaN}``, ``{"yes": 7}`` or ``{}`` was served as the judge's answer and
+    came out as a NaN, impossible or crashing score instead of being asked again.
+    """
 
     def probs(v: Any) -> bool:
-        return isinstance(v, dict) and all(
-            isinstance(p, (int, float)) and not isinstance(p, bool) for p in v.values()
+        return (
+            isinstance(v, dict)
+            and bool(v)
+            and all(type(p) in (int, float) and 0.0 <= p <= 1.0 for p in v.values())
         )
 
     if kind == "option_probs":
@@ -222,6 +229,14 @@ def _aborts_when_damaged(method: _F) -> _F:
             ) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def fits_options(value: Any, options: Sequence[str]) -> bool:
+    """Whether stored verdict probabilities (one dict, or a list of them) name only
+    ``options``: the key holds the options, so another name is a damaged or edited row."""
+    wanted = set(options)
+    items = value if isinstance(value, list) else [value]
+    return all(isinstance(v, dict) and set(v) <= wanted for v in items)
 
 
 class CallCache:

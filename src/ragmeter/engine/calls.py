@@ -128,9 +128,27 @@ class CallCore:
                 if not retryable or attempt > self.policy.max_retries:
                     tries = f" after {attempt} attempts" if attempt > 1 else ""
                     raise CallFailed(
-                        f"{reason}{tries}", attempt, retryable, unreachable is not None
+                        f"{reason}{tries}{_long_wait(retry_after, self.policy)}",
+                        attempt,
+                        retryable,
+                        unreachable is not None,
                     ) from None
                 await asyncio.sleep(self.policy.delay(attempt, retry_after))
             else:
                 self.breaker.success()
                 return result, attempt
+
+
+def _long_wait(retry_after: float | None, policy: RetryPolicy) -> str:
+    """What a failure adds when the server asked for a longer wait than the engine takes.
+
+    Why: a server that answers 429 with ``Retry-After: 86400`` (a daily quota) got its wait
+    cut to ``max_retry_after`` in silence, and the call failed as a plain rate limit, so a
+    user waited minutes per call and learnt nothing of what the server had said.
+    """
+    if retry_after is None or retry_after <= policy.max_retry_after:
+        return ""
+    return (
+        f"; the server asked to wait {retry_after:.0f}s before retrying (Retry-After),"
+        f" more than the {policy.max_retry_after:.0f}s ragmeter waits"
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragmeter.engine.cache import call_key
+from ragmeter.engine.cache import call_key, fits_options
 from ragmeter.engine.parsing import verdicts_from_tokens
 from ragmeter.errors import CallFailed, NoModelOutput
 from ragmeter.protocols import ChatCompletion, ChatRequest, JudgeReply, Message, Usage
@@ -62,7 +62,8 @@ class GroupedVerdicts:
             prompt_version=prompt_version,
         )
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:  # a stored answer (the cache serves no failure)
+        fits = hit is not None and len(hit.value) == n and fits_options(hit.value, options)
+        if hit is not None and fits:  # a stored answer (the cache serves no failure)
             self.core.accountant.record(self.name, cached=True)
             return JudgeReply(hit.value, None, hit.raw, Usage(), True, hit.attempts)
 

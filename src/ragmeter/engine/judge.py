@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ragmeter.engine.accounting import Accountant
-from ragmeter.engine.cache import CallCache, call_key
+from ragmeter.engine.cache import CallCache, call_key, fits_options
 from ragmeter.engine.calls import CallCore
 from ragmeter.engine.grouped import GroupedVerdicts
 from ragmeter.engine.parsing import (
@@ -208,6 +208,9 @@ class CachedJudge(GroupedVerdicts):
             )
             comp: ChatCompletion = await self.inner.complete(request)  # type: ignore[union-attr]
             value, error = parse_structured(comp.text, schema)
+            if error is not None and comp.finish_reason == "length":
+                # else "Unterminated string" sent users hunting a broken model or server
+                error = f"the reply was cut off at max_tokens={max_tokens}: {error}"
             return _Attempt(value, error, comp.text, comp.usage)
         reply = await self.inner.structured(
             msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
@@ -253,7 +256,7 @@ class CachedJudge(GroupedVerdicts):
         msgs = [dict(m) for m in messages]
         key = self.option_probs_key(msgs, options, prompt_version=prompt_version)
         hit = self.core.cache.get(key) if self.core.cache else None
-        if hit is not None:  # a stored answer (the cache serves no failure)
+        if hit is not None and fits_options(hit.value, options):  # else damaged: ask again
             self.accountant.record(self.name, cached=True)
             return JudgeReply(hit.value, None, hit.raw, Usage(), cached=True, attempts=hit.attempts)
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import random
 import time
 from collections.abc import Mapping
@@ -33,12 +34,19 @@ class RetryPolicy:
     def delay(
         self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None
     ) -> float:
-        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        """Seconds to wait before retry number ``attempt`` (1-based).
+
+        A Retry-After (cut to ``max_retry_after``) is waited in full plus up to a quarter
+        more at random. Why: a rate limiter tells every call it refuses the same wait, and
+        calls refused together then all came back at the same instant, a burst that drew
+        the next round of 429s (the backoff's jitter was lost under the server's figure).
+        """
         rand = (rng or random).random()
         backoff = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
         wait = backoff * (0.5 + 0.5 * rand)  # "equal jitter": never zero, never in lock-step
         if retry_after is not None and retry_after > 0:
-            wait = max(wait, min(retry_after, self.max_retry_after))
+            asked = min(retry_after, self.max_retry_after)
+            wait = max(wait, asked * (1.0 + 0.25 * rand))
         return wait
 
 
@@ -48,17 +56,20 @@ def parse_retry_after(headers: Mapping[str, str] | Any | None) -> float | None:
         return None
     try:
         ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000.0)
         value = headers.get("retry-after")
     except Exception:
         return None
+    for number, scale in ((ms, 1000.0), (value, 1.0)):
+        if number is None:
+            continue
+        try:  # unreadable or NaN: the next header (a garbled ms once hid a good Retry-After)
+            seconds = float(number) / scale
+        except (TypeError, ValueError):
+            continue
+        if not math.isnan(seconds):
+            return max(0.0, seconds)
     if value is None:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
