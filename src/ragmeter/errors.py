@@ -28,6 +28,7 @@ The CLI's exit codes follow the hierarchy: 2 for a ``UsageError``, 3 for a ``Run
     │   └── IntegrationUnavailable  an integration's extra (langchain, llamaindex, otel, mlflow)
     ├── RunAborted                  the run stopped early; computed calls stay cached (exit 3)
     │   └── JudgeUnreachable        preflight or circuit breaker: refused, DNS, TLS, 401/403/404
+    │       └── JudgeFailing        20 calls in a row failed after all their retries (5xx, 429)
     └── JudgeError                  one model call went wrong
         ├── TransientError          raised by backends: worth retrying (429, 5xx, time-out)
         ├── PermanentError          raised by backends: retrying cannot help (400, 401, 404)
@@ -198,6 +199,13 @@ class JudgeUnreachable(RunAborted):
     def __init__(self, message: str, *, endpoint: str | None = None) -> None:
         super().__init__(message)
         self.endpoint = endpoint
+
+
+class JudgeFailing(JudgeUnreachable):
+    """The judge answers, but every call of ``CircuitBreaker.EXHAUSTED`` in a row failed
+    after all its retries (HTTP 5xx, 429, time-outs): a server down behind a proxy. Why a
+    run stops: it sent five requests per call for every row (470 of 480 wasted on 100 rows)
+    and ended, hours later on a large set, as a run of failed scores."""
 
 
 # ---- a model that cannot be had --------------------------------------------------------------

@@ -17,7 +17,7 @@ from ragmeter.engine.retry import (
     connection_dropped,
     connection_failure,
 )
-from ragmeter.errors import CallFailed, JudgeUnreachable
+from ragmeter.errors import CallFailed, JudgeFailing, JudgeUnreachable
 from ragmeter.redact import describe, public_url, redact, safe_name
 
 R = TypeVar("R")
@@ -48,14 +48,35 @@ class CircuitBreaker:
     server that is merely flaky (429, 5xx, time-outs) never trips it.
     """
 
+    # calls in a row that spent every retry on transient faults (5xx, 429, time-outs) with
+    # no answer in between: a server that is down, not flaky. At 30% faults a call is spent
+    # with odds 0.3^5 = 0.0024, so twenty in a row do not happen; at 100% they come at once.
+    EXHAUSTED = 20
+
     def __init__(self, name: str, endpoint: str | None, threshold: int = 5) -> None:
         self.name = name
         self.endpoint = endpoint
         self.threshold = max(1, threshold)
         self.consecutive = 0
+        self.exhausted = 0
 
     def success(self) -> None:
         self.consecutive = 0
+        self.exhausted = 0
+
+    def spent(self, reason: str) -> None:
+        """A call failed after all its retries on transient faults (JudgeFailing at
+        ``EXHAUSTED`` in a row)."""
+        self.exhausted += 1
+        if self.exhausted >= self.EXHAUSTED:
+            where = f"{self.name} at {self.endpoint}" if self.endpoint else self.name
+            raise JudgeFailing(
+                redact(
+                    f"{where} is failing: the last {self.exhausted} calls all failed after "
+                    f"their retries (last: {reason}); the run was stopped"
+                ),
+                endpoint=self.endpoint,
+            )
 
     def failure(self, reason: str) -> None:
         self.consecutive += 1
@@ -127,6 +148,8 @@ class CallCore:
                     reason = describe(exc)
                 if not retryable or attempt > self.policy.max_retries:
                     tries = f" after {attempt} attempts" if attempt > 1 else ""
+                    if retryable and unreachable is None:
+                        self.breaker.spent(f"{reason}{tries}")
                     raise CallFailed(
                         f"{reason}{tries}{_long_wait(retry_after, self.policy)}",
                         attempt,
