@@ -7,7 +7,6 @@ results and the JSON payload that ``ragmeter meta-eval --out`` writes.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
@@ -20,6 +19,7 @@ from ragmeter.config import Settings, as_settings
 from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable
 from ragmeter.executors.common import run_sync
 from ragmeter.executors.session import preflight
+from ragmeter.io import write_json
 from ragmeter.meta_eval._checks import (
     BASELINE_NEEDS,
     check_meta_modes,
@@ -109,12 +109,14 @@ class MetaEvalReport:
         )
 
     def write(self, path: str | Path) -> Path:
-        """The payload as JSON at ``path`` (checked with ``check_out``; OutputError if not)."""
+        """The payload as JSON at ``path`` (checked with ``check_out``; OutputError if not),
+        written atomically (``io.write_json``: a temporary file renamed over it). Why: it was
+        written in place, so a full disk or a crash while writing left half a JSON file (or
+        an earlier run's file cut short) under the name the user reads."""
         out = check_out(path)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(self.payload, indent=1, ensure_ascii=False)
-            out.write_text(text, encoding="utf-8")
+            write_json(self.payload, out)
         except OSError as exc:
             raise OutputError(f"--out {out} cannot be written ({exc.strerror or exc})") from None
         return out
