@@ -68,3 +68,88 @@ def data(tmp_path: Path) -> Path:
     path = tmp_path / "wikieval.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n", encoding="utf-8")
     return path
+
+
+ENV = {"OPENAI_API_KEY": "sk-test-not-a-real-key", "COLUMNS": "200"}
+
+
+def _settings(url: str, cache: str) -> dict[str, str]:
+    return {"judge": "openai:fake", "base_url": url, "embedder": "none", "cache": cache}
+
+
+def test_an_interrupted_run_says_how_far_it_got_and_that_the_cache_keeps_it(
+    data: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C said only "interrupted": not how far the run got, nor that the judge's answers
+    are in the cache, so the same command resumes. Now the line says both, and a re-run asks
+    the judge nothing it answered before the interruption."""
+    import fake_server
+    from ragmeter import meta_eval
+
+    def ctrl_c(msg: str) -> None:  # Ctrl-C as the first row is done
+        raise KeyboardInterrupt
+
+    cache = str(tmp_path / "cache")
+    with fake_server.FakeOpenAIServer() as server:
+        s = _settings(server.url, cache)
+        with pytest.raises(KeyboardInterrupt) as said:
+            meta_eval.run("wikieval", data, settings=s, baselines=["none"], progress=ctrl_c)
+        line = str(said.value)
+        assert line.startswith("interrupted: 1 of 2 rows scored by the judged metrics")
+        assert f"kept in the cache ({cache}): run the same command again to resume" in line
+        sent = server.calls
+        again = meta_eval.run("wikieval", data, settings=s, baselines=["none"], limit=1)
+        assert server.calls - sent == 1  # the preflight alone: the first row came from the cache
+    assert again.payload["ragas_judge_calls"] == 0
+    assert again.payload["ragas_judge_cached_calls"] > 0
+
+
+def test_an_interrupted_run_without_a_cache_says_nothing_was_kept(data: Path) -> None:
+    import fake_server
+    from ragmeter import meta_eval
+
+    calls = []
+
+    def ctrl_c(msg: str) -> None:  # Ctrl-C as the baselines' first row is done
+        calls.append(msg)
+        if msg.startswith("baseline"):
+            raise KeyboardInterrupt
+
+    with fake_server.FakeOpenAIServer() as server:
+        s = _settings(server.url, "off")
+        with pytest.raises(KeyboardInterrupt) as said:
+            meta_eval.run("wikieval", data, settings=s, baselines=["k_precision"], progress=ctrl_c)
+    assert calls == ["ragas: 1/2 rows", "ragas: 2/2 rows", "baseline: 1/2 rows"]
+    assert str(said.value) == (
+        "interrupted: 2 of 2 rows scored by the judged metrics, 1 of 2 by the baselines, "
+        "no result written. The cache is off, so nothing computed was kept"
+    )
+
+
+def test_an_aborted_run_says_the_cache_keeps_what_was_answered(data: Path, tmp_path: Path) -> None:
+    """Exit 3 (the judge refused the key mid-run) named the judge but not that its answers
+    so far are in the cache; evaluate says it. The key the server echoes stays masked."""
+    from typer.testing import CliRunner
+
+    import fake_server
+    from ragmeter.cli import app
+
+    def refuse_after_preflight(body: dict, n: int) -> str | None:
+        return None if "Reply with the JSON object" in json.dumps(body) else "401"
+
+    cache = tmp_path / "cache"
+    with fake_server.FakeOpenAIServer(fault_fn=refuse_after_preflight) as server:
+        res = CliRunner().invoke(
+            app,
+            [
+                *("meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake"),
+                *("--base-url", server.url, "--embedder", "none", "--cache", str(cache)),
+                *("--baselines", "none"),
+            ],
+            env=ENV,
+        )
+    assert res.exit_code == 3, res.output
+    flat = " ".join(res.stderr.split())
+    assert "aborted:" in flat and "HTTP 401" in flat
+    assert f"kept in the cache ({cache}): run the same command again to resume" in flat
+    assert "not-a-real-key" not in res.output

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable
+from ragmeter.errors import (
+    DataError,
+    OutputError,
+    Problem,
+    ResourceUnavailable,
+    RunAborted,
+)
 from ragmeter.executors.common import run_sync
 from ragmeter.executors.session import preflight
 from ragmeter.io import write_json
@@ -239,15 +245,28 @@ def run(
     load0 = os.getloadavg()
     started = time.perf_counter()
 
+    rows_done = [0]  # rows finished, judged metrics first and then baselines (run_meta_eval)
+
+    def row_done(msg: str) -> None:
+        rows_done[0] += 1
+        if progress is not None:
+            progress(msg)
+
     async def scored() -> tuple[dict[str, Any], list[ScorerResult]]:
         # the preflight in the pairs' event loop (the HTTP client is bound to it): an
         # unreachable server stops the run before its first pair, and an "auto" structured
         # mode is found out instead of assumed (full mode's calls need it)
         found = await preflight(s, built)
-        return found, await run_meta_eval(pairs, scorers, built.resources, progress=progress)
+        return found, await run_meta_eval(pairs, scorers, built.resources, progress=row_done)
 
     try:
         found, results = run_sync(scored())
+    except KeyboardInterrupt:
+        n_rows = len({p.group for p in pairs})
+        raise KeyboardInterrupt(_interrupted(s, rows_done[0], n_rows)) from None
+    except RunAborted as exc:
+        exc.args = (f"{exc}. {_kept(s)}",)
+        raise
     finally:
         run_sync(built.aclose())
     judge_name = getattr(built.resources.judge, "name", str(s.judge))
@@ -264,6 +283,27 @@ def run(
     payload["usage"] = built.accountant.summary()  # every call, in evaluate's usage shape
     payload["results"] = [r.as_dict() for r in results]
     return MetaEvalReport(results, judge_name, modes, payload)
+
+
+def _kept(s: Settings) -> str:
+    """Where the judge's answers of a run cut short are, so the same command resumes."""
+    if not s.cache:
+        return "The cache is off, so nothing computed was kept"
+    return (
+        f"Every judge answer received is kept in the cache ({s.cache}): run the same command "
+        "again to resume"
+    )
+
+
+def _interrupted(s: Settings, done: int, n_rows: int) -> str:
+    """The line a Ctrl-C ends with (the CLI prints it, exit 130). Why: it said only
+    "interrupted", neither how far it got nor that the cache keeps the judge's answers, so a
+    user re-ran with ``--cache off`` or gave up an hour of calls as lost."""
+    judged = min(done, n_rows)
+    where = f"{judged} of {n_rows} rows scored by the judged metrics"
+    if done > n_rows:
+        where += f", {done - n_rows} of {n_rows} by the baselines"
+    return f"interrupted: {where}, no result written. {_kept(s)}"
 
 
 def _payload(
