@@ -153,3 +153,38 @@ def test_an_aborted_run_says_the_cache_keeps_what_was_answered(data: Path, tmp_p
     assert "aborted:" in flat and "HTTP 401" in flat
     assert f"kept in the cache ({cache}): run the same command again to resume" in flat
     assert "not-a-real-key" not in res.output
+
+
+def test_results_that_cannot_be_written_are_still_shown(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--out passed its check before the run, then the disk filled: it exited 2 before the
+    table and the RESULT line, and the run's numbers were nowhere. Now they are shown, then
+    the error, exit 2."""
+    from typer.testing import CliRunner
+
+    import fake_server
+    from ragmeter.cli import app
+    from ragmeter.errors import OutputError
+    from ragmeter.meta_eval import MetaEvalReport
+
+    def disk_full(self: MetaEvalReport, path: str | Path) -> Path:
+        raise OutputError(f"--out {path} cannot be written (No space left on device)")
+
+    monkeypatch.setattr(MetaEvalReport, "write", disk_full)
+    out = tmp_path / "me.json"
+    with fake_server.FakeOpenAIServer() as server:
+        res = CliRunner().invoke(
+            app,
+            [
+                *("meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake"),
+                *("--base-url", server.url, "--embedder", "none", "--cache", "off"),
+                *("--baselines", "k_precision", "-o", str(out)),
+            ],
+            env=ENV,
+        )
+    assert res.exit_code == 2, res.output
+    assert "RESULT faithfulness=" in res.stdout and "RAGAs (ragmeter)" in res.stdout
+    assert "wrote" not in res.stdout
+    flat = " ".join(res.stderr.split())
+    assert f"error: --out {out} cannot be written (No space left on device)" in flat
