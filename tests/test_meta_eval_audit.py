@@ -188,3 +188,42 @@ def test_results_that_cannot_be_written_are_still_shown(
     assert "wrote" not in res.stdout
     flat = " ".join(res.stderr.split())
     assert f"error: --out {out} cannot be written (No space left on device)" in flat
+
+
+def test_the_dataset_file_is_refused_as_out_before_any_call(data: Path) -> None:
+    """``-o`` naming the --data file (here through another spelling of its path) wrote the
+    JSON over the human labels after the run. Now it is refused before any judge call."""
+    from typer.testing import CliRunner
+
+    import fake_server
+    from ragmeter.cli import app
+
+    before = data.read_bytes()
+    same = data.parent / "." / data.name
+    with fake_server.FakeOpenAIServer() as server:
+        res = CliRunner().invoke(
+            app,
+            [
+                *("meta-eval", "wikieval", "--data", str(data), "--judge", "openai:fake"),
+                *("--base-url", server.url, "--embedder", "none", "--cache", "off"),
+                *("--baselines", "none", "-o", str(same)),
+            ],
+            env=ENV,
+        )
+        calls = server.calls
+    assert res.exit_code == 2, res.output
+    flat = " ".join(res.stderr.split())
+    assert f"--out {same} is the dataset file read (--data {data})" in flat
+    assert calls == 0
+    assert data.read_bytes() == before
+
+
+def test_the_library_refuses_to_write_over_the_dataset(data: Path) -> None:
+    from ragmeter.errors import OutputError
+    from ragmeter.meta_eval import MetaEvalReport
+
+    before = data.read_bytes()
+    report = MetaEvalReport([], "j", {}, {"data": str(data)})
+    with pytest.raises(OutputError, match="is the dataset file read"):
+        report.write(data)
+    assert data.read_bytes() == before

@@ -236,7 +236,7 @@ def meta_eval_cmd(
         modes=mode,
     )
     if out is not None:
-        run_guarded(check_out, out)  # before any work: a run's results are not lost to it
+        run_guarded(check_out, out, data)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
     def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT

@@ -119,7 +119,7 @@ class MetaEvalReport:
         written atomically (``io.write_json``: a temporary file renamed over it). Why: it was
         written in place, so a full disk or a crash while writing left half a JSON file (or
         an earlier run's file cut short) under the name the user reads."""
-        out = check_out(path)
+        out = check_out(path, self.payload.get("data"))
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             write_json(self.payload, out)
@@ -128,7 +128,7 @@ class MetaEvalReport:
         return out
 
 
-def check_out(out: str | Path) -> Path:
+def check_out(out: str | Path, data: str | Path | None = None) -> Path:
     """The JSON file ``--out`` names, checked before any work (as ``report`` checks its
     HTML file): finding after an hour of judge calls that it cannot be written lost them.
 
@@ -136,9 +136,18 @@ def check_out(out: str | Path) -> Path:
     of our choosing: the command then writes exactly the file the user named. Writability
     is probed with a temporary file in the nearest existing directory (a permission check
     alone is wrong for root and for /proc-like file systems). OutputError says why.
+
+    ``data``, the dataset file read, is refused as ``--out``: the JSON was written over it
+    (``-o wikieval.jsonl``), and the human labels were gone, as evaluate refuses an --out
+    holding its input.
     """
     text = str(out)
     path = Path(out).expanduser()
+    if data is not None and path.exists() and Path(data).expanduser().exists():
+        if path.samefile(Path(data).expanduser()):
+            raise OutputError(
+                f"--out {text} is the dataset file read (--data {data}): give another file"
+            )
     if path.is_dir() or text.endswith(("/", os.sep)):
         raise OutputError(
             f"--out {text} is a directory: give the JSON file to write, "
