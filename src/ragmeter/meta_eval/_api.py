@@ -143,11 +143,11 @@ def check_out(out: str | Path, data: str | Path | None = None) -> Path:
     """
     text = str(out)
     path = Path(out).expanduser()
-    if data is not None and path.exists() and Path(data).expanduser().exists():
-        if path.samefile(Path(data).expanduser()):
-            raise OutputError(
-                f"--out {text} is the dataset file read (--data {data}): give another file"
-            )
+    source = Path(data).expanduser() if data is not None else None
+    if source is not None and path.exists() and source.exists() and path.samefile(source):
+        raise OutputError(
+            f"--out {text} is the dataset file read (--data {data}): give another file"
+        )
     if path.is_dir() or text.endswith(("/", os.sep)):
         raise OutputError(
             f"--out {text} is a directory: give the JSON file to write, "
