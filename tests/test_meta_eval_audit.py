@@ -11,6 +11,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+import fake_server
+from ragmeter import meta_eval
+from ragmeter.cli import app
+from ragmeter.errors import DataError, OutputError
+from ragmeter.meta_eval import MetaEvalReport
+from test_meta_eval import ROWS
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -49,7 +57,6 @@ def test_a_write_cut_short_leaves_the_earlier_file_whole(tmp_path: Path) -> None
 
 def test_the_json_written_is_strict_json(tmp_path: Path) -> None:
     """The payload is JSON any reader takes: a non-finite number is null, not a bare NaN."""
-    from ragmeter.meta_eval import MetaEvalReport
 
     report = MetaEvalReport([], "j", {}, {"agreement": {"faithfulness": float("nan")}})
     written = report.write(tmp_path / "me.json")
@@ -63,8 +70,6 @@ def test_the_json_written_is_strict_json(tmp_path: Path) -> None:
 
 @pytest.fixture()
 def data(tmp_path: Path) -> Path:
-    from test_meta_eval import ROWS
-
     path = tmp_path / "wikieval.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n", encoding="utf-8")
     return path
@@ -83,8 +88,6 @@ def test_an_interrupted_run_says_how_far_it_got_and_that_the_cache_keeps_it(
     """Ctrl-C said only "interrupted": not how far the run got, nor that the judge's answers
     are in the cache, so the same command resumes. Now the line says both, and a re-run asks
     the judge nothing it answered before the interruption."""
-    import fake_server
-    from ragmeter import meta_eval
 
     def ctrl_c(msg: str) -> None:  # Ctrl-C as the first row is done
         raise KeyboardInterrupt
@@ -105,8 +108,6 @@ def test_an_interrupted_run_says_how_far_it_got_and_that_the_cache_keeps_it(
 
 
 def test_an_interrupted_run_without_a_cache_says_nothing_was_kept(data: Path) -> None:
-    import fake_server
-    from ragmeter import meta_eval
 
     calls = []
 
@@ -129,10 +130,6 @@ def test_an_interrupted_run_without_a_cache_says_nothing_was_kept(data: Path) ->
 def test_an_aborted_run_says_the_cache_keeps_what_was_answered(data: Path, tmp_path: Path) -> None:
     """Exit 3 (the judge refused the key mid-run) named the judge but not that its answers
     so far are in the cache; evaluate says it. The key the server echoes stays masked."""
-    from typer.testing import CliRunner
-
-    import fake_server
-    from ragmeter.cli import app
 
     def refuse_after_preflight(body: dict, n: int) -> str | None:
         return None if "Reply with the JSON object" in json.dumps(body) else "401"
@@ -161,12 +158,6 @@ def test_results_that_cannot_be_written_are_still_shown(
     """--out passed its check before the run, then the disk filled: it exited 2 before the
     table and the RESULT line, and the run's numbers were nowhere. Now they are shown, then
     the error, exit 2."""
-    from typer.testing import CliRunner
-
-    import fake_server
-    from ragmeter.cli import app
-    from ragmeter.errors import OutputError
-    from ragmeter.meta_eval import MetaEvalReport
 
     def disk_full(self: MetaEvalReport, path: str | Path) -> Path:
         raise OutputError(f"--out {path} cannot be written (No space left on device)")
@@ -193,10 +184,6 @@ def test_results_that_cannot_be_written_are_still_shown(
 def test_the_dataset_file_is_refused_as_out_before_any_call(data: Path) -> None:
     """``-o`` naming the --data file (here through another spelling of its path) wrote the
     JSON over the human labels after the run. Now it is refused before any judge call."""
-    from typer.testing import CliRunner
-
-    import fake_server
-    from ragmeter.cli import app
 
     before = data.read_bytes()
     same = data.parent / "." / data.name
@@ -219,11 +206,32 @@ def test_the_dataset_file_is_refused_as_out_before_any_call(data: Path) -> None:
 
 
 def test_the_library_refuses_to_write_over_the_dataset(data: Path) -> None:
-    from ragmeter.errors import OutputError
-    from ragmeter.meta_eval import MetaEvalReport
 
     before = data.read_bytes()
     report = MetaEvalReport([], "j", {}, {"data": str(data)})
     with pytest.raises(OutputError, match="is the dataset file read"):
         report.write(data)
     assert data.read_bytes() == before
+
+
+def test_blank_fields_are_refused_naming_row_and_field_before_any_call(tmp_path: Path) -> None:
+    """A question that is its "Question: " prefix alone, an answer of white space, contexts
+    of blank strings passed the "missing or empty" check: the judge was asked about an empty
+    question, and a blank answer made its pair a tie counted in the agreement."""
+
+    rows = [
+        {**ROWS[0], "question": "Question: "},
+        {**ROWS[1], "poor_answer": "Answer:  ", "context_v2": ["", "  \n"]},
+        {**ROWS[0], "ungrounded_answer": " \t"},
+    ]
+    path = tmp_path / "wikieval.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as got:  # no settings: it is refused before any judge is built
+        meta_eval.run("wikieval", path, settings={"judge": "none"})
+    said = [(p.row, p.field, p.message) for p in got.value.problems]
+    assert said == [
+        (1, "question", "blank: nothing but white space or its 'Question:' prefix"),
+        (2, "poor_answer", "blank: nothing but white space or its 'Answer:' prefix"),
+        (2, "context_v2", "blank: every context in it is empty or white space"),
+        (3, "ungrounded_answer", "blank: nothing but white space or its 'Answer:' prefix"),
+    ]

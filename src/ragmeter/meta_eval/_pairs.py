@@ -84,6 +84,32 @@ def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict
     return out
 
 
+_PREFIXES = {
+    "question": "Question:",
+    "answer": "Answer:",
+    "ungrounded_answer": "Answer:",
+    "poor_answer": "Answer:",
+}
+
+
+def _blank(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fields of a row with nothing in them once read: a text of white space or of its
+    prefix alone (``"Question: "``), a context list of blank strings. Why: they passed the
+    "missing or empty" check, and the judge was asked about an empty question (a score
+    anyway), or a blank answer made its pair a tie: a data error counted as a finding."""
+    out = [
+        (k, f"blank: nothing but white space or its {prefix!r} prefix")
+        for k, prefix in _PREFIXES.items()
+        if not _strip(row[k], prefix)
+    ]
+    out += [
+        (k, "blank: every context in it is empty or white space")
+        for k in ("context_v1", "context_v2")
+        if not any(c.strip() for c in row[k])
+    ]
+    return out
+
+
 def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
     """WikiEval (RAGAS paper section 4): 50 rows, three pairs each."""
     path = Path(path)
@@ -103,6 +129,9 @@ def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
         ]
         if bad:
             problems.extend(Problem(n, k, why, line) for k, why in bad)
+            continue
+        if blank := _blank(row):
+            problems.extend(Problem(n, k, why, line) for k, why in blank)
             continue
         i = line - 1  # ids as before: the 0-based line of the source row
         q = _strip(row["question"], "Question:")
