@@ -14,13 +14,14 @@ import pytest
 from typer.testing import CliRunner
 
 import fake_server
+import ragmeter
 from ragmeter import meta_eval
 from ragmeter.cli import app
 from ragmeter.errors import DataError, OutputError
 from ragmeter.meta_eval import MetaEvalReport
 from test_meta_eval import ROWS
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(ragmeter.__file__).resolve().parents[1]  # the ragmeter these tests import
 
 
 def test_a_write_cut_short_leaves_the_earlier_file_whole(tmp_path: Path) -> None:
@@ -235,3 +236,38 @@ def test_blank_fields_are_refused_naming_row_and_field_before_any_call(tmp_path:
         (2, "context_v2", "blank: every context in it is empty or white space"),
         (3, "ungrounded_answer", "blank: nothing but white space or its 'Answer:' prefix"),
     ]
+
+
+async def test_a_scorer_that_raises_or_gives_nan_fails_its_pair_and_the_run_goes_on(
+    data: Path,
+) -> None:
+    """A scorer raising on one sample ended the whole run (an internal error, every pair
+    scored lost), where evaluate makes it that sample's failed score; a Score built "ok"
+    with a NaN value was counted a tie. Both are now that pair's failure, left out and said."""
+    from ragmeter.meta_eval import PairScorer, run_meta_eval, wikieval_pairs
+    from ragmeter.metrics.base import Score
+    from ragmeter.protocols import Resources
+
+    def grounded(sample) -> Score:
+        return Score.ok(0.9 if any(w in (sample.answer or "") for w in ("1937", "Ann")) else 0.3)
+
+    async def raising(sample, resources):
+        if "1950" in (sample.answer or ""):
+            raise RuntimeError("tokenizer blew up on sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX")
+        return grounded(sample)
+
+    async def nan_ok(sample, resources):
+        if "Bob Ray" in (sample.answer or ""):
+            return Score(float("nan"), "ok", None, {})
+        return grounded(sample)
+
+    scorers = [
+        PairScorer("raising", "faithfulness", "ragas", score=raising),
+        PairScorer("nan_ok", "faithfulness", "baseline", score=nan_ok),
+    ]
+    got = {r.name: r for r in await run_meta_eval(wikieval_pairs(data), scorers, Resources())}
+    assert got["raising"].outcomes == [None, 1.0]
+    assert got["raising"].first_failure.startswith("internal error: RuntimeError: tokenizer")
+    assert "ABCDEFGHIJ" not in got["raising"].first_failure
+    assert got["nan_ok"].outcomes == [1.0, None]
+    assert got["nan_ok"].n_failed == 1 and got["nan_ok"].agreement == 1.0
