@@ -271,3 +271,28 @@ async def test_a_scorer_that_raises_or_gives_nan_fails_its_pair_and_the_run_goes
     assert "ABCDEFGHIJ" not in got["raising"].first_failure
     assert got["nan_ok"].outcomes == [1.0, None]
     assert got["nan_ok"].n_failed == 1 and got["nan_ok"].agreement == 1.0
+
+
+def test_a_string_of_names_is_read_as_the_cli_reads_it(data: Path) -> None:
+    """``dimensions="faithfulness"`` (as the CLI's option is written) was read letter by
+    letter and refused as "unknown dimension(s) ['f', 'a', 'i', ...]"; so was a baselines
+    string. Now one string is a comma-separated list, as on the command line."""
+    with fake_server.FakeOpenAIServer() as server:
+        report = meta_eval.run(
+            "wikieval",
+            data,
+            settings=_settings(server.url, "off"),
+            baselines="k_precision, gpt_score",
+            dimensions="faithfulness",
+            limit=1,
+        )
+    assert [r.name for r in report.results] == [
+        "ragas:faithfulness",
+        "k_precision",
+        "gpt_score:faithfulness",
+    ]
+    assert report.payload["dimensions"] == ["faithfulness"]
+    assert [p.dimension for p in meta_eval.select_pairs("wikieval", data, "faithfulness")] == [
+        "faithfulness",
+        "faithfulness",
+    ]

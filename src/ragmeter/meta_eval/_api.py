@@ -173,13 +173,23 @@ def check_out(out: str | Path, data: str | Path | None = None) -> Path:
     return path
 
 
+def _names(value: str | Sequence[str] | None) -> list[str] | None:
+    """A list of names given as a sequence, or as one string read as the CLI reads it,
+    comma-separated. Why: ``dimensions="faithfulness"`` was read letter by letter, and was
+    refused as "unknown dimension(s) ['f', 'a', 'i', ...]"."""
+    if value is None:
+        return None
+    return value.split(",") if isinstance(value, str) else list(value)
+
+
 def select_pairs(
     dataset: str,
     data: str | Path,
-    dimensions: Sequence[str] | None = None,
+    dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
 ) -> list[PreferencePair]:
     """The dataset's pairs for ``dimensions`` (default: all), first ``limit`` source rows."""
+    dimensions = _names(dimensions)
     if dataset not in DATASETS:
         known = ", ".join(DATASETS)
         raise DataError([Problem(None, "dataset", f"unknown dataset {dataset!r}; known: {known}")])
@@ -210,8 +220,8 @@ def run(
     data: str | Path,
     *,
     settings: Settings | dict[str, Any] | str | Path | None = None,
-    baselines: Sequence[str] = DEFAULT_BASELINES,
-    dimensions: Sequence[str] | None = None,
+    baselines: str | Sequence[str] = DEFAULT_BASELINES,
+    dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> MetaEvalReport:
@@ -224,6 +234,7 @@ def run(
     """
     s = as_settings(settings)
     check_meta_modes(s)
+    baselines, dimensions = _names(baselines) or [], _names(dimensions)
     pairs = select_pairs(dataset, data, dimensions, limit)
     # as select_pairs reads them: " answer_relevance" (--dimensions "a, b") had its pairs
     # read but no scorer, and was left out without a word
