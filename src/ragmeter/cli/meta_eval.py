@@ -224,7 +224,8 @@ def meta_eval_cmd(
     A pair whose score failed is left out of the agreement (a tie or a metric that does not
     apply counts 1/2). Exit codes: 0 every score computed; 1 some scores failed (one stderr
     line per scorer says how many pairs and why; all are in --out with their reasons); 2
-    usage or configuration, before any work; 3 judge unreachable; 130 interrupted.
+    usage or configuration, before any work (or --out unwritable at the end, said after the
+    results); 3 judge unreachable; 130 interrupted (3 and 130 say what the cache kept).
     """
     settings = run_guarded(
         settings_from_options,
