@@ -296,3 +296,24 @@ def test_a_string_of_names_is_read_as_the_cli_reads_it(data: Path) -> None:
         "faithfulness",
         "faithfulness",
     ]
+
+
+def test_the_hugging_face_parquet_is_read_as_its_jsonl(data: Path, tmp_path: Path) -> None:
+    """WikiEval's Parquet file given as --data was read as text: "2338 problem(s)", one
+    "not UTF-8 text" per line. It is now read as evaluate reads Parquet, into the same pairs,
+    and its bad rows are named as a JSONL file's are."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ragmeter.meta_eval import wikieval_pairs
+
+    parquet = tmp_path / "wikieval.parquet"
+    pq.write_table(pa.Table.from_pylist(ROWS), parquet)
+    assert wikieval_pairs(parquet) == wikieval_pairs(data)
+    broken = tmp_path / "broken.parquet"
+    pq.write_table(pa.Table.from_pylist([ROWS[0], {**ROWS[1], "poor_answer": None}]), broken)
+    with pytest.raises(DataError) as got:
+        wikieval_pairs(broken)
+    assert [(p.row, p.field, p.message) for p in got.value.problems] == [
+        (2, "poor_answer", "missing or empty")
+    ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter._json_rows import DuplicateKey, dotted, parse_json
+from ragmeter._parquet import read_parquet
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import Sample
 
@@ -44,11 +45,20 @@ def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict
     """(row, line, record) of each non-blank line, numbered from 1 as ``evaluate`` numbers
     them (rows skip blank lines, lines do not); each unreadable line goes to ``problems``,
     and a file without any row raises "no rows". A line is parsed without its line ending:
-    with it, json placed the error of a line cut short at "column 1" of a next line."""
+    with it, json placed the error of a line cut short at "column 1" of a next line. A
+    Parquet file (WikiEval as Hugging Face ships it) is read as evaluate reads one, its rows
+    numbered from 1."""
     if not path.is_file():  # a directory is there, but is no data file
         what = "is a directory, not a data file" if path.is_dir() else "file not found"
         raise DataError([Problem(None, "data", f"{what}: {path}")])
     out: list[tuple[int, int, dict[str, Any]]] = []
+    with path.open("rb") as fh:
+        parquet = fh.read(4) == b"PAR1"
+    if parquet:  # Hugging Face's own file: it was read as text, "not UTF-8" on every line
+        out = [(n, n, record) for n, record in enumerate(read_parquet(path), start=1)]
+        if not out:
+            raise DataError([Problem(None, None, "no rows: the file is empty")], source=str(path))
+        return out
     row = 0
     with path.open("rb") as fh:
         for line, raw in enumerate(fh, start=1):
@@ -111,7 +121,7 @@ def _blank(row: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
-    """WikiEval (RAGAS paper section 4): 50 rows, three pairs each."""
+    """WikiEval (RAGAS paper section 4): 50 rows, three pairs each; JSONL or Parquet."""
     path = Path(path)
     pairs: list[PreferencePair] = []
     problems: list[Problem] = []
