@@ -317,3 +317,22 @@ def test_the_hugging_face_parquet_is_read_as_its_jsonl(data: Path, tmp_path: Pat
     assert [(p.row, p.field, p.message) for p in got.value.problems] == [
         (2, "poor_answer", "missing or empty")
     ]
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["one-line", "indented"])
+def test_a_json_array_is_read_as_its_jsonl(data: Path, tmp_path: Path, indent: int | None) -> None:
+    """A JSON array of the rows (``json.dump(rows, f, indent=2)``, pandas' ``to_json(orient=
+    "records")``) was read line by line: "row 1: expected a JSON object, got list", or one
+    "invalid JSON" per line of an indented file. It is now read into the same pairs."""
+    from ragmeter.meta_eval import wikieval_pairs
+
+    array = tmp_path / "wikieval.json"
+    array.write_text(json.dumps(ROWS, indent=indent), encoding="utf-8")
+    assert wikieval_pairs(array) == wikieval_pairs(data)
+    array.write_text(json.dumps([ROWS[0], 3], indent=indent), encoding="utf-8")
+    with pytest.raises(DataError) as got:
+        wikieval_pairs(array)
+    assert [str(p) for p in got.value.problems] == ["row 2: expected a JSON object, got int"]
+    array.write_text("[]", encoding="utf-8")
+    with pytest.raises(DataError, match="no rows: the JSON array is empty"):
+        wikieval_pairs(array)

@@ -41,24 +41,54 @@ def _strip(text: str, prefix: str) -> str:
     return text[len(prefix) :].strip() if text.startswith(prefix) else text
 
 
+def _array_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict[str, Any]]]:
+    """The objects of a file holding one JSON array (``json.dump(rows, f, indent=2)``, pandas'
+    ``to_json(orient="records")``), numbered from 1 as rows; each problem to ``problems``."""
+    try:
+        records = parse_json(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}"))
+        return []
+    except DuplicateKey as exc:
+        problems.append(Problem(None, dotted(exc.path) or None, exc.reason("the file")))
+        return []
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        problems.append(Problem(None, None, f"invalid JSON: {exc.msg} ({where})"))
+        return []
+    out = []
+    for n, record in enumerate(records, start=1):
+        if isinstance(record, dict):
+            out.append((n, n, record))
+        else:
+            kind = type(record).__name__
+            problems.append(Problem(n, None, f"expected a JSON object, got {kind}", n))
+    return out
+
+
 def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict[str, Any]]]:
     """(row, line, record) of each non-blank line, numbered from 1 as ``evaluate`` numbers
     them (rows skip blank lines, lines do not); each unreadable line goes to ``problems``,
     and a file without any row raises "no rows". A line is parsed without its line ending:
     with it, json placed the error of a line cut short at "column 1" of a next line. A
-    Parquet file (WikiEval as Hugging Face ships it) is read as evaluate reads one, its rows
+    Parquet file (WikiEval as Hugging Face ships it) or a JSON array is read whole, its rows
     numbered from 1."""
     if not path.is_file():  # a directory is there, but is no data file
         what = "is a directory, not a data file" if path.is_dir() else "file not found"
         raise DataError([Problem(None, "data", f"{what}: {path}")])
     out: list[tuple[int, int, dict[str, Any]]] = []
     with path.open("rb") as fh:
-        parquet = fh.read(4) == b"PAR1"
-    if parquet:  # Hugging Face's own file: it was read as text, "not UTF-8" on every line
-        out = [(n, n, record) for n, record in enumerate(read_parquet(path), start=1)]
-        if not out:
-            raise DataError([Problem(None, None, "no rows: the file is empty")], source=str(path))
-        return out
+        head = fh.read(4096)
+    whole, parquet = None, head.startswith(b"PAR1")
+    if parquet:  # Hugging Face's file: read as text, "not UTF-8" every line
+        whole = [(n, n, record) for n, record in enumerate(read_parquet(path), start=1)]
+    elif head.decode("utf-8", "ignore").lstrip("\ufeff \t\r\n").startswith("["):
+        whole = _array_rows(path, problems)  # a JSON array: an "invalid JSON" per line before
+    if whole is not None:
+        if not whole and not problems:
+            what = "no rows: " + ("the file has none" if parquet else "the JSON array is empty")
+            raise DataError([Problem(None, None, what)], source=str(path))
+        return whole
     row = 0
     with path.open("rb") as fh:
         for line, raw in enumerate(fh, start=1):
@@ -121,7 +151,8 @@ def _blank(row: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
-    """WikiEval (RAGAS paper section 4): 50 rows, three pairs each; JSONL or Parquet."""
+    """WikiEval (RAGAS paper section 4): 50 rows, three pairs each; JSONL, a JSON array or
+    Parquet."""
     path = Path(path)
     pairs: list[PreferencePair] = []
     problems: list[Problem] = []
