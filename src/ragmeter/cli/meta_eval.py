@@ -11,14 +11,17 @@ from rich.table import Table
 
 from ragmeter.cli._common import (
     EMBEDDER_HELP,
+    EXIT_BAD_INPUT,
     JUDGE_HELP,
     console,
     err_console,
     literal,
     run_guarded,
+    said,
     table_title,
 )
 from ragmeter.config import settings_from_options
+from ragmeter.errors import OutputError
 from ragmeter.meta_eval import (
     DIMENSIONS,
     LEXICAL_BASELINE,
@@ -221,7 +224,8 @@ def meta_eval_cmd(
     A pair whose score failed is left out of the agreement (a tie or a metric that does not
     apply counts 1/2). Exit codes: 0 every score computed; 1 some scores failed (one stderr
     line per scorer says how many pairs and why; all are in --out with their reasons); 2
-    usage or configuration, before any work; 3 judge unreachable; 130 interrupted.
+    usage or configuration, before any work (or --out unwritable at the end, said after the
+    results); 3 judge unreachable; 130 interrupted (3 and 130 say what the cache kept).
     """
     settings = run_guarded(
         settings_from_options,
@@ -233,7 +237,7 @@ def meta_eval_cmd(
         modes=mode,
     )
     if out is not None:
-        run_guarded(check_out, out)  # before any work: a run's results are not lost to it
+        run_guarded(check_out, out, data)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
     def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT
@@ -249,14 +253,24 @@ def meta_eval_cmd(
         limit=limit,
         progress=progress,
     )
-    # The file first: a stdout closed early (`| head`) ends the process as it prints.
-    written = run_guarded(report.write, out) if out is not None else None
+    # The file first: a stdout closed early (`| head`) ends the process as it prints. A file
+    # that cannot be written (the disk filled during the run) is said after the results are
+    # shown, exit 2: it exited before the table, and the run's numbers were lost.
+    written, unwritten = None, None
+    if out is not None:
+        try:
+            written = report.write(out)
+        except OutputError as exc:
+            unwritten = exc
     print_table(report.results, report.judge, report.modes)
     if written is not None:
         console.print(literal(f"wrote {written}"))
     for line in report.failure_lines():
         err_console.print(literal(f"warning: {line}", "yellow"), soft_wrap=True)
     console.print(literal(report.result_line()), soft_wrap=True)
+    if unwritten is not None:
+        err_console.print(said("error:", "bold red", unwritten), soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT)
     code = report.exit_code()
     if code:
         err_console.print(

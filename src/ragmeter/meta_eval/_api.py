@@ -7,7 +7,6 @@ results and the JSON payload that ``ragmeter meta-eval --out`` writes.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
@@ -17,9 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.config import Settings, as_settings
-from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable
+from ragmeter.errors import (
+    DataError,
+    OutputError,
+    Problem,
+    ResourceUnavailable,
+    RunAborted,
+)
 from ragmeter.executors.common import run_sync
 from ragmeter.executors.session import preflight
+from ragmeter.io import write_json
 from ragmeter.meta_eval._checks import (
     BASELINE_NEEDS,
     check_meta_modes,
@@ -109,18 +115,20 @@ class MetaEvalReport:
         )
 
     def write(self, path: str | Path) -> Path:
-        """The payload as JSON at ``path`` (checked with ``check_out``; OutputError if not)."""
-        out = check_out(path)
+        """The payload as JSON at ``path`` (checked with ``check_out``; OutputError if not),
+        written atomically (``io.write_json``: a temporary file renamed over it). Why: it was
+        written in place, so a full disk or a crash while writing left half a JSON file (or
+        an earlier run's file cut short) under the name the user reads."""
+        out = check_out(path, self.payload.get("data"))
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(self.payload, indent=1, ensure_ascii=False)
-            out.write_text(text, encoding="utf-8")
+            write_json(self.payload, out)
         except OSError as exc:
             raise OutputError(f"--out {out} cannot be written ({exc.strerror or exc})") from None
         return out
 
 
-def check_out(out: str | Path) -> Path:
+def check_out(out: str | Path, data: str | Path | None = None) -> Path:
     """The JSON file ``--out`` names, checked before any work (as ``report`` checks its
     HTML file): finding after an hour of judge calls that it cannot be written lost them.
 
@@ -128,9 +136,18 @@ def check_out(out: str | Path) -> Path:
     of our choosing: the command then writes exactly the file the user named. Writability
     is probed with a temporary file in the nearest existing directory (a permission check
     alone is wrong for root and for /proc-like file systems). OutputError says why.
+
+    ``data``, the dataset file read, is refused as ``--out``: the JSON was written over it
+    (``-o wikieval.jsonl``), and the human labels were gone, as evaluate refuses an --out
+    holding its input.
     """
     text = str(out)
     path = Path(out).expanduser()
+    source = Path(data).expanduser() if data is not None else None
+    if source is not None and path.exists() and source.exists() and path.samefile(source):
+        raise OutputError(
+            f"--out {text} is the dataset file read (--data {data}): give another file"
+        )
     if path.is_dir() or text.endswith(("/", os.sep)):
         raise OutputError(
             f"--out {text} is a directory: give the JSON file to write, "
@@ -156,13 +173,23 @@ def check_out(out: str | Path) -> Path:
     return path
 
 
+def _names(value: str | Sequence[str] | None) -> list[str] | None:
+    """A list of names given as a sequence, or as one string read as the CLI reads it,
+    comma-separated. Why: ``dimensions="faithfulness"`` was read letter by letter, and was
+    refused as "unknown dimension(s) ['f', 'a', 'i', ...]"."""
+    if value is None:
+        return None
+    return value.split(",") if isinstance(value, str) else list(value)
+
+
 def select_pairs(
     dataset: str,
     data: str | Path,
-    dimensions: Sequence[str] | None = None,
+    dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
 ) -> list[PreferencePair]:
     """The dataset's pairs for ``dimensions`` (default: all), first ``limit`` source rows."""
+    dimensions = _names(dimensions)
     if dataset not in DATASETS:
         known = ", ".join(DATASETS)
         raise DataError([Problem(None, "dataset", f"unknown dataset {dataset!r}; known: {known}")])
@@ -193,8 +220,8 @@ def run(
     data: str | Path,
     *,
     settings: Settings | dict[str, Any] | str | Path | None = None,
-    baselines: Sequence[str] = DEFAULT_BASELINES,
-    dimensions: Sequence[str] | None = None,
+    baselines: str | Sequence[str] = DEFAULT_BASELINES,
+    dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> MetaEvalReport:
@@ -207,6 +234,7 @@ def run(
     """
     s = as_settings(settings)
     check_meta_modes(s)
+    baselines, dimensions = _names(baselines) or [], _names(dimensions)
     pairs = select_pairs(dataset, data, dimensions, limit)
     # as select_pairs reads them: " answer_relevance" (--dimensions "a, b") had its pairs
     # read but no scorer, and was left out without a word
@@ -237,15 +265,28 @@ def run(
     load0 = os.getloadavg()
     started = time.perf_counter()
 
+    rows_done = [0]  # rows finished, judged metrics first and then baselines (run_meta_eval)
+
+    def row_done(msg: str) -> None:
+        rows_done[0] += 1
+        if progress is not None:
+            progress(msg)
+
     async def scored() -> tuple[dict[str, Any], list[ScorerResult]]:
         # the preflight in the pairs' event loop (the HTTP client is bound to it): an
         # unreachable server stops the run before its first pair, and an "auto" structured
         # mode is found out instead of assumed (full mode's calls need it)
         found = await preflight(s, built)
-        return found, await run_meta_eval(pairs, scorers, built.resources, progress=progress)
+        return found, await run_meta_eval(pairs, scorers, built.resources, progress=row_done)
 
     try:
         found, results = run_sync(scored())
+    except KeyboardInterrupt:
+        n_rows = len({p.group for p in pairs})
+        raise KeyboardInterrupt(_interrupted(s, rows_done[0], n_rows)) from None
+    except RunAborted as exc:
+        exc.args = (f"{exc}. {_kept(s)}",)
+        raise
     finally:
         run_sync(built.aclose())
     judge_name = getattr(built.resources.judge, "name", str(s.judge))
@@ -262,6 +303,27 @@ def run(
     payload["usage"] = built.accountant.summary()  # every call, in evaluate's usage shape
     payload["results"] = [r.as_dict() for r in results]
     return MetaEvalReport(results, judge_name, modes, payload)
+
+
+def _kept(s: Settings) -> str:
+    """Where the judge's answers of a run cut short are, so the same command resumes."""
+    if not s.cache:
+        return "The cache is off, so nothing computed was kept"
+    return (
+        f"Every judge answer received is kept in the cache ({s.cache}): run the same command "
+        "again to resume"
+    )
+
+
+def _interrupted(s: Settings, done: int, n_rows: int) -> str:
+    """The line a Ctrl-C ends with (the CLI prints it, exit 130). Why: it said only
+    "interrupted", neither how far it got nor that the cache keeps the judge's answers, so a
+    user re-ran with ``--cache off`` or gave up an hour of calls as lost."""
+    judged = min(done, n_rows)
+    where = f"{judged} of {n_rows} rows scored by the judged metrics"
+    if done > n_rows:
+        where += f", {done - n_rows} of {n_rows} by the baselines"
+    return f"interrupted: {where}, no result written. {_kept(s)}"
 
 
 def _payload(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter._json_rows import DuplicateKey, dotted, parse_json
+from ragmeter._parquet import read_parquet
 from ragmeter.errors import DataError, Problem
 from ragmeter.sample import Sample
 
@@ -40,15 +41,54 @@ def _strip(text: str, prefix: str) -> str:
     return text[len(prefix) :].strip() if text.startswith(prefix) else text
 
 
+def _array_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict[str, Any]]]:
+    """The objects of a file holding one JSON array (``json.dump(rows, f, indent=2)``, pandas'
+    ``to_json(orient="records")``), numbered from 1 as rows; each problem to ``problems``."""
+    try:
+        records = parse_json(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}"))
+        return []
+    except DuplicateKey as exc:
+        problems.append(Problem(None, dotted(exc.path) or None, exc.reason("the file")))
+        return []
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        problems.append(Problem(None, None, f"invalid JSON: {exc.msg} ({where})"))
+        return []
+    out = []
+    for n, record in enumerate(records, start=1):
+        if isinstance(record, dict):
+            out.append((n, n, record))
+        else:
+            kind = type(record).__name__
+            problems.append(Problem(n, None, f"expected a JSON object, got {kind}", n))
+    return out
+
+
 def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict[str, Any]]]:
     """(row, line, record) of each non-blank line, numbered from 1 as ``evaluate`` numbers
     them (rows skip blank lines, lines do not); each unreadable line goes to ``problems``,
     and a file without any row raises "no rows". A line is parsed without its line ending:
-    with it, json placed the error of a line cut short at "column 1" of a next line."""
+    with it, json placed the error of a line cut short at "column 1" of a next line. A
+    Parquet file (WikiEval as Hugging Face ships it) or a JSON array is read whole, its rows
+    numbered from 1."""
     if not path.is_file():  # a directory is there, but is no data file
         what = "is a directory, not a data file" if path.is_dir() else "file not found"
         raise DataError([Problem(None, "data", f"{what}: {path}")])
     out: list[tuple[int, int, dict[str, Any]]] = []
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    whole, parquet = None, head.startswith(b"PAR1")
+    if parquet:  # Hugging Face's file: read as text, "not UTF-8" every line
+        whole = [(n, n, record) for n, record in enumerate(read_parquet(path), start=1)]
+    elif head.decode("utf-8", "ignore").lstrip("\ufeff \t\r\n").startswith("["):
+        whole = _array_rows(path, problems)  # a JSON array: an "invalid JSON" per line before
+    if whole is not None:
+        if not whole and not problems:
+            what = "no rows: " + ("the file has none" if parquet else "the JSON array is empty")
+            raise DataError([Problem(None, None, what)], source=str(path))
+        return whole
     row = 0
     with path.open("rb") as fh:
         for line, raw in enumerate(fh, start=1):
@@ -84,8 +124,35 @@ def _read_rows(path: Path, problems: list[Problem]) -> list[tuple[int, int, dict
     return out
 
 
+_PREFIXES = {
+    "question": "Question:",
+    "answer": "Answer:",
+    "ungrounded_answer": "Answer:",
+    "poor_answer": "Answer:",
+}
+
+
+def _blank(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fields of a row with nothing in them once read: a text of white space or of its
+    prefix alone (``"Question: "``), a context list of blank strings. Why: they passed the
+    "missing or empty" check, and the judge was asked about an empty question (a score
+    anyway), or a blank answer made its pair a tie: a data error counted as a finding."""
+    out = [
+        (k, f"blank: nothing but white space or its {prefix!r} prefix")
+        for k, prefix in _PREFIXES.items()
+        if not _strip(row[k], prefix)
+    ]
+    out += [
+        (k, "blank: every context in it is empty or white space")
+        for k in ("context_v1", "context_v2")
+        if not any(c.strip() for c in row[k])
+    ]
+    return out
+
+
 def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
-    """WikiEval (RAGAS paper section 4): 50 rows, three pairs each."""
+    """WikiEval (RAGAS paper section 4): 50 rows, three pairs each; JSONL, a JSON array or
+    Parquet."""
     path = Path(path)
     pairs: list[PreferencePair] = []
     problems: list[Problem] = []
@@ -103,6 +170,9 @@ def wikieval_pairs(path: str | Path) -> list[PreferencePair]:
         ]
         if bad:
             problems.extend(Problem(n, k, why, line) for k, why in bad)
+            continue
+        if blank := _blank(row):
+            problems.extend(Problem(n, k, why, line) for k, why in blank)
             continue
         i = line - 1  # ids as before: the 0-based line of the source row
         q = _strip(row["question"], "Question:")

@@ -4,7 +4,10 @@ A pair counts 1 when the human-preferred side scores strictly higher, 0 when low
 for a tie or a side without a value by definition (undefined, skipped: the metric does not
 apply, which is a finding about the pair). A pair where a side's score FAILED is left out of
 the agreement and counted (``n_failed``): a broken judge is no evidence either way, and
-counting it as a tie pulled every agreement towards 0.5 without a word.
+counting it as a tie pulled every agreement towards 0.5 without a word. As evaluate's
+scheduler makes them, a scorer that raises gives a failed score ("internal error: ...") and
+an "ok" score without a finite value a failed one, every reason redacted: the first ended
+the whole run, every pair scored lost; the second was counted a tie.
 
 Calls run one after another: pairs are grouped by source row and, within a row, every
 scorer's calls on one context are sent back to back, so a local judge evaluates each context
@@ -21,6 +24,7 @@ failed, or was served from the cache, said 0 tokens with nothing to tell the cas
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,10 +33,12 @@ from typing import Any
 import numpy as np
 
 from ragmeter.engine.accounting import CALL_TAG, Tally
+from ragmeter.errors import RunAborted
 from ragmeter.meta_eval._pairs import PreferencePair
 from ragmeter.meta_eval._scorers import PairScorer
-from ragmeter.metrics.base import Score
+from ragmeter.metrics.base import Score, checked
 from ragmeter.protocols import Resources
+from ragmeter.redact import describe, redact
 from ragmeter.sample import Sample
 from ragmeter.stats import brier, ece, reliability_table
 
@@ -234,8 +240,15 @@ class _Session:
         token = CALL_TAG.set((sc.name, item))
         try:
             win, got = await job
+        except (asyncio.CancelledError, RunAborted):
+            raise
+        except Exception as exc:  # one item's error is its failed score, as evaluate's
+            win, got = 0.5, Score.failed(f"internal error: {describe(exc)}")
         finally:
             CALL_TAG.reset(token)
+        got = checked(got)  # a NaN "ok" (a Score built directly) was a tie; it failed
+        if got.reason:
+            got.reason = redact(got.reason)
         if self.meter is None or before is None:
             return win, got, _details_usage(got)
         return win, got, self.meter().since(before)
