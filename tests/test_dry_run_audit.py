@@ -1,0 +1,85 @@
+"""The dry run's estimate held to the run it estimates: the same data and settings, run for
+real against the fake OpenAI server, must make the calls the dry run counted.
+
+Tokens are not compared exactly: the fake server counts words, the dry run estimates four
+characters a token (nearer a real tokenizer); calls must match, and the dry run's list
+lengths are what a correct judge would answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import make_row
+
+import ragmeter
+from fake_server import FakeOpenAIServer
+from ragmeter.config import Settings
+
+KEY = "sk-test-not-a-real-key"
+LONG = " ".join(f"Sentence {k} of the long context says the sky is blue." for k in range(30))
+
+
+def _attributions(body: dict[str, Any]) -> str | None:
+    """A correct judge's context_recall attributions: one per numbered reference sentence."""
+    user = [str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
+    if not user or "Reference answer sentences:" not in user[-1]:
+        return None
+    listing = user[-1].split("Reference answer sentences:", 1)[1].split("\n\n", 1)[0]
+    n = sum(1 for line in listing.splitlines() if line.split(". ", 1)[0].isdigit())
+    return json.dumps({"sentences": [{"reason": "in it", "attributed": "yes"}] * n})
+
+
+def _settings(url: str, metric: str, mode: str) -> Settings:
+    return Settings(
+        judge="openai:fake",
+        base_url=url,
+        embedder="none",
+        cache="off",
+        preflight=False,
+        modes={metric: mode},
+        options={"max_context_tokens": 200},  # a few chunks per sample: several calls each
+    )
+
+
+@pytest.mark.parametrize("sentences", [1, 5], ids=["one-sentence", "five-sentences"])
+def test_context_recall_generate_counts_every_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sentences: int
+) -> None:
+    """Before, the placeholder held 3 attributions whatever the reference's length: the
+    metric took that for a bad reply and stopped at the first chunk, so a reference of 1 or
+    5 sentences over a long context was estimated at 1 call a sample, not one per chunk."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    reference = " ".join(f"Reference fact {k} is that the sky is blue." for k in range(sentences))
+    rows = [make_row(i, contexts=[LONG, LONG], reference_answers=[reference]) for i in (1, 2)]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with FakeOpenAIServer(script=_attributions) as srv:
+        s = _settings(srv.url, "context_recall", "generate")
+        est = ragmeter.dry_run(data, ["context_recall"], s)
+        real = ragmeter.evaluate(data, metrics=["context_recall"], settings=s)
+    assert [x.status for x in real.scores["context_recall"]] == ["ok", "ok"]
+    real_calls = real.usage["per_metric"]["context_recall"]["calls"]
+    assert real_calls > 2  # several chunks a sample: the case at stake
+    assert est["per_metric"]["context_recall"]["calls"] == real_calls
+
+
+def test_a_numbered_listing_sizes_the_verdicts_not_the_extracted_statements() -> None:
+    """One verdict per listed item (as the metric demands); a list of extracted strings keeps
+    the assumed ``list_items`` (its length is what no one knows before the run)."""
+    from ragmeter.engine.dryrun import listed_items, placeholder
+    from ragmeter.metrics.faithfulness import Statements
+    from ragmeter.metrics.reference import Attributions
+
+    msgs = [
+        {"role": "user", "content": "ctx\n1. x\n\nReference:\n1. a\n2. b\n3. c\n4. d\n5. e\nok"}
+    ]
+    assert listed_items(msgs) == 5
+    assert listed_items([{"role": "user", "content": "no listing here"}]) is None
+    made = placeholder(Attributions.model_json_schema(), list_items=3, listed=5)
+    assert len(made["sentences"]) == 5
+    assert (
+        len(placeholder(Statements.model_json_schema(), list_items=3, listed=5)["statements"]) == 3
+    )
