@@ -83,3 +83,40 @@ def test_a_numbered_listing_sizes_the_verdicts_not_the_extracted_statements() ->
     assert (
         len(placeholder(Statements.model_json_schema(), list_items=3, listed=5)["statements"]) == 3
     )
+
+
+def _cli_dry(data: Path, *args: str) -> str:
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    base = ["evaluate", str(data), "--dry-run", "--judge", "openai:gpt-4o-mini"]
+    base += ["--embedder", "none", "--cache", "off", *args]
+    got = CliRunner().invoke(app, base, env={"OPENAI_API_KEY": KEY, "COLUMNS": "300"})
+    assert got.exit_code == 0, got.output
+    return " ".join(got.output.split())
+
+
+def test_generate_mode_says_its_statement_count_is_assumed(tmp_path: Path) -> None:
+    """Before, the output ended "lists assumed to hold 3 items", whatever the modes: nothing
+    said which numbers rest on a guess (the statements a judge draws from an answer) nor how
+    tokens were counted."""
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(make_row(i)) + "\n" for i in (1, 2)))
+    gen = _cli_dry(data, "-m", "faithfulness,context_recall", "--mode", "faithfulness=generate")
+    assert "tokens at 4 characters a token" in gen
+    assert "note: faithfulness: how many statements (or questions) the judge draws" in gen
+    assert "assumed 3 each, so these counts are a rough estimate" in gen
+    assert "context_recall:" not in gen  # fast mode: its counts follow from the data
+    fast = _cli_dry(data, "-m", "faithfulness")
+    assert "not known before the run" not in fast
+
+
+def test_skipped_samples_are_said_not_counted(tmp_path: Path) -> None:
+    """Before, a sample without the metric's inputs was left out of the counts silently; the
+    run itself notes it (``2 sample(s) skipped``)."""
+    rows = [make_row(1), make_row(2, reference_answers=None), make_row(3, reference_answers=None)]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = _cli_dry(data, "-m", "context_recall")
+    assert "note: context_recall: 2 sample(s) skipped (inputs missing), not counted" in out

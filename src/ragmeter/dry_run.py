@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
-from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.engine.dryrun import CHARS_PER_TOKEN, DryRunEmbedder, DryRunJudge, DryRunScorer
 from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
@@ -43,6 +43,8 @@ async def estimate(
     Metrics run against stand-ins that answer from the cache when they can and otherwise
     count the call, estimate its tokens (4 characters a token) and answer with a placeholder
     (lists of ``list_items`` entries). No model is loaded and no request is sent.
+    ``list_items_assumed_by`` names the metrics whose estimate rests on that assumed length
+    (the statements a judge extracts in generate mode, unknown before the run).
 
     ``unavailable`` holds only what a metric here needs in its chosen mode (``_needed``), not
     all that the build recorded: building a remote judge marks the scorer unavailable too,
@@ -53,8 +55,9 @@ async def estimate(
     built = build_resources(s, needs_of(metrics, s.metric_options()), load_local=False)
     real = built.resources
     acc = Accountant(built.accountant.prices)
+    judge = DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None
     fake = Resources(
-        judge=DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None,
+        judge=judge,
         embedder=DryRunEmbedder(real.embedder, acc) if real.embedder is not None else None,
         scorer=DryRunScorer(real.scorer, acc) if real.scorer is not None else None,
         reward_model=real.reward_model,
@@ -68,10 +71,31 @@ async def estimate(
     out = acc.summary()
     out["estimated"] = True
     out["list_items_assumed"] = list_items
+    out["list_items_assumed_by"] = sorted(judge.assumed) if judge is not None else []
+    out["chars_per_token"] = CHARS_PER_TOKEN
     needed = _needed(metrics, s)
     out["unavailable"] = {k: v for k, v in built.unavailable.items() if k in needed}
     out["skipped"] = {m: sum(1 for x in col if x.status == "skipped") for m, col in scores.items()}
+    out["caveats"] = caveats(out)
     return out
+
+
+def caveats(est: dict[str, Any]) -> list[str]:
+    """What the estimate's numbers rest on and leave out, in words. Why: "lists assumed to
+    hold 3 items" was all the output said of generate mode, where the statements a judge
+    draws from an answer (and so the calls and tokens that follow) cannot be known before
+    the run; and samples the run skips for missing inputs left the counts without a word."""
+    lines: list[str] = []
+    if est.get("list_items_assumed_by"):
+        lines.append(
+            f"{', '.join(est['list_items_assumed_by'])}: how many statements (or questions) "
+            "the judge draws from each text is not known before the run; assumed "
+            f"{est['list_items_assumed']} each, so these counts are a rough estimate"
+        )
+    for metric, n in est.get("skipped", {}).items():
+        if n:
+            lines.append(f"{metric}: {n} sample(s) skipped (inputs missing), not counted")
+    return lines
 
 
 def _needed(metrics: Sequence[Metric], s: Settings) -> set[str]:
@@ -167,5 +191,7 @@ def _nothing_to_estimate() -> dict[str, Any]:
     """The estimate of a run with no model-based metric: every key an estimate has (a
     reader of ``judge_tokens`` or ``per_backend`` got a KeyError), all zero."""
     out = Accountant().summary()
-    out.update(estimated=True, list_items_assumed=0, unavailable={}, skipped={})
+    out.update(estimated=True, list_items_assumed=0, list_items_assumed_by=[])
+    out.update(chars_per_token=CHARS_PER_TOKEN)
+    out.update(unavailable={}, skipped={}, caveats=[])
     return out

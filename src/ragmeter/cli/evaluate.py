@@ -378,10 +378,12 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
     console.print(table)
     cost = est.get("cost_usd")
     cost_text = "unknown (no price configured)" if cost is None else f"${cost:.4f}"
+    per = est.get("chars_per_token", 4)
     console.print(
-        f"estimated cost: {cost_text}; lists assumed to hold {est['list_items_assumed']} items",
-        highlight=False,
+        f"estimated cost: {cost_text}; tokens at {per:g} characters a token", highlight=False
     )
+    for line in est.get("caveats", []):
+        console.print(literal(f"note: {line}", "dim"))
     for need, why in est.get("unavailable", {}).items():
         console.print(literal(f"note: no {need}: {why}", "dim"))
     for note in est.get("notes", []):

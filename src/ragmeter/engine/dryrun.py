@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from ragmeter.engine.accounting import Accountant
+from ragmeter.engine.accounting import CALL_TAG, UNTAGGED, Accountant
 from ragmeter.engine.cache import call_key, embedding_key
 from ragmeter.engine.embedder import CachedEmbedder, plan_batches
 from ragmeter.engine.grouped import GROUPED_TOP_LOGPROBS
@@ -120,6 +120,9 @@ class DryRunJudge:
         self.name = real.name
         self.accountant = accountant
         self.list_items = list_items
+        # metrics whose estimate rests on the assumed list length (statements a judge
+        # extracts in generate mode): the output must say so, it cannot be exact
+        self.assumed: set[str] = set()
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.real, attr)  # n_ctx and friends, as the real judge offers them
@@ -160,7 +163,10 @@ class DryRunJudge:
             return JudgeReply(value, None, hit.raw, cached=True)
         listed = listed_items(messages)
         shape = schema.model_json_schema()
-        text = json.dumps(placeholder(shape, list_items=self.list_items, listed=listed))
+        made = placeholder(shape, list_items=self.list_items, listed=listed)
+        if made != placeholder(shape, list_items=self.list_items + 1, listed=listed):
+            self.assumed.add((CALL_TAG.get() or UNTAGGED)[0])
+        text = json.dumps(made)
         value, error = parse_structured(text, schema)  # error: a schema we cannot satisfy
         usage = Usage(messages_tokens(messages), min(max_tokens, estimate_tokens(text)))
         self.accountant.record(
