@@ -120,3 +120,43 @@ def test_skipped_samples_are_said_not_counted(tmp_path: Path) -> None:
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = _cli_dry(data, "-m", "context_recall")
     assert "note: context_recall: 2 sample(s) skipped (inputs missing), not counted" in out
+
+
+def _committal(body: dict[str, Any]) -> str | None:
+    """A judge's usual reply to answer_relevance's question generation: committal."""
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    if "noncommittal" not in schema.get("properties", {}):
+        return None
+    return json.dumps({"questions": ["What is fact one?", "Which fact?"], "noncommittal": False})
+
+
+def test_answer_relevance_generate_counts_the_embedder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the placeholder's flags were all true: every answer was "noncommittal", the
+    metric stopped before embedding, and the embedder's calls (and its price) were left out
+    of the estimate, which then showed a known cost for an unpriced embedder."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(make_row(i)) + "\n" for i in (1, 2, 3)))
+    with FakeOpenAIServer(script=_committal) as srv:
+        s = Settings(
+            judge="openai:fake",
+            base_url=srv.url,
+            embedder="openai:emb",
+            cache="off",
+            preflight=False,
+            modes={"answer_relevance": "generate"},
+            prices={"fake": {"input": 1.0, "output": 1.0}},  # the embedder has none
+        )
+        est = ragmeter.dry_run(data, ["answer_relevance"], s)
+        real = ragmeter.evaluate(data, metrics=["answer_relevance"], settings=s)
+        embedder = f"openai:emb@{srv.url}"
+    assert [x.status for x in real.scores["answer_relevance"]] == ["ok"] * 3
+    assert real.usage["per_backend"][embedder]["calls"] == 3
+    assert est["per_backend"][embedder]["calls"] == 3
+    assert (
+        est["per_metric"]["answer_relevance"]["calls"]
+        == real.usage["per_metric"]["answer_relevance"]["calls"]
+    )
+    assert real.usage["cost_usd"] is None and est["cost_usd"] is None  # unknown, not a price

@@ -74,7 +74,8 @@ def placeholder(
     list_items: int = 3,
     listed: int | None = None,
 ) -> Any:
-    """A plausible instance of a JSON schema: first enum value, mid-range numbers, lists.
+    """A plausible instance of a JSON schema: first enum value, mid-range numbers, lists, flags
+    off (the usual reply: a noncommittal answer is the exception).
     A list of objects (verdicts) holds ``listed`` entries when the prompt numbered that many
     items; other lists (statements a judge extracts, of a number no one knows) ``list_items``."""
     defs = defs if defs is not None else schema.get("$defs", {})
@@ -109,8 +110,8 @@ def placeholder(
         lo = schema.get("minimum", 0)
         hi = schema.get("maximum", lo + 1)
         return int(hi) if kind == "integer" else (lo + hi) / 2
-    if kind == "boolean":
-        return True
+    if kind == "boolean":  # a flag raised for the exception: answer_relevance's noncommittal
+        return False  # True ended its generate mode before the embedder, left uncounted
     return None
 
 
