@@ -160,3 +160,18 @@ def test_answer_relevance_generate_counts_the_embedder(
         == real.usage["per_metric"]["answer_relevance"]["calls"]
     )
     assert real.usage["cost_usd"] is None and est["cost_usd"] is None  # unknown, not a price
+
+
+def test_an_unknown_cost_names_the_model_without_a_price(tmp_path: Path) -> None:
+    """Before, "unknown (no price configured)" named no model: a user who had priced the judge
+    could not tell which backend lacked a price, nor how to give one."""
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(make_row(1)) + "\n")
+    config = tmp_path / "p.toml"
+    config.write_text('[prices."gpt-4o-mini"]\ninput = 0.15\noutput = 0.6\n')
+    priced = _cli_dry(data, "-m", "faithfulness", "--config", str(config))
+    assert "estimated cost: $0.0" in priced and "no price for" not in priced
+    args = ["-m", "faithfulness", "--config", str(config)]
+    other = _cli_dry(data, *args[:2], "--judge", "openai:my-model", *args[2:])
+    assert "estimated cost: unknown (no price configured)" in other
+    assert 'no price for openai:my-model: set [prices."my-model"] input = ... output = ...' in other

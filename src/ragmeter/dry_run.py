@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -76,8 +77,35 @@ async def estimate(
     needed = _needed(metrics, s)
     out["unavailable"] = {k: v for k, v in built.unavailable.items() if k in needed}
     out["skipped"] = {m: sum(1 for x in col if x.status == "skipped") for m, col in scores.items()}
+    out["unpriced"] = unpriced(acc)
     out["caveats"] = caveats(out)
     return out
+
+
+def cost_text(est: dict[str, Any]) -> str:
+    """The estimated cost in words: dollars, or why it is unknown (the models without a
+    price, and the line that gives one), never $0 for a bill not known."""
+    if est.get("cost_usd") is not None:
+        return f"${est['cost_usd']:.4f}"
+    names = est.get("unpriced") or []
+    if not names:
+        return "unknown (no price configured)"
+    model = names[0].split(":", 1)[-1].split("@", 1)[0]
+    return (
+        f"unknown (no price configured for {', '.join(names)}: set "
+        f"[prices.{json.dumps(model)}] input = ... output = ..., USD per 1M tokens, in --config)"
+    )
+
+
+def unpriced(acc: Accountant) -> list[str]:
+    """The paid backends the estimate would call that have no price, which make the cost
+    unknown (``cost_usd`` None). Why: "unknown (no price configured)" named none, so a user
+    who had priced the judge could not tell that the embedder was the one lacking."""
+    return [
+        name
+        for name, t in acc.per_backend.items()
+        if t.calls and acc.prices.cost(name, t.prompt_tokens, t.completion_tokens) is None
+    ]
 
 
 def caveats(est: dict[str, Any]) -> list[str]:
@@ -193,5 +221,5 @@ def _nothing_to_estimate() -> dict[str, Any]:
     out = Accountant().summary()
     out.update(estimated=True, list_items_assumed=0, list_items_assumed_by=[])
     out.update(chars_per_token=CHARS_PER_TOKEN)
-    out.update(unavailable={}, skipped={}, caveats=[])
+    out.update(unavailable={}, skipped={}, unpriced=[], caveats=[])
     return out
