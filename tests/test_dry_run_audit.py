@@ -170,8 +170,41 @@ def test_an_unknown_cost_names_the_model_without_a_price(tmp_path: Path) -> None
     config = tmp_path / "p.toml"
     config.write_text('[prices."gpt-4o-mini"]\ninput = 0.15\noutput = 0.6\n')
     priced = _cli_dry(data, "-m", "faithfulness", "--config", str(config))
-    assert "estimated cost: $0.0" in priced and "no price for" not in priced
+    assert "estimated cost: $0.0" in priced and "no price configured" not in priced
     args = ["-m", "faithfulness", "--config", str(config)]
     other = _cli_dry(data, *args[:2], "--judge", "openai:my-model", *args[2:])
-    assert "estimated cost: unknown (no price configured)" in other
-    assert 'no price for openai:my-model: set [prices."my-model"] input = ... output = ...' in other
+    assert (
+        "estimated cost: unknown (no price configured for openai:my-model: set "
+        '[prices."my-model"] input = ... output = ..., USD per 1M tokens, in --config)'
+    ) in other
+
+
+@pytest.mark.parametrize("mode", ["fast", "generate"])
+def test_context_precision_counts_every_chunk_a_no_saying_judge_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """context_precision stops at a context's first useful chunk. Before, the stand-in said
+    P(yes) = 0.5 (fast) or "yes" (generate): one call a context, while a judge that finds a
+    long context useless is asked about each of its chunks (here 4 a context, the estimate
+    a quarter of the bill). Now the estimate is the most a run can make; a yes-saying judge
+    makes fewer."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(make_row(i, contexts=[LONG, LONG])) + "\n" for i in (1, 2)))
+    counts = []
+    for yes_logprob in (-3.0, -0.05):  # P(yes) 0.05: no; 0.95: yes
+        verdict = "no" if yes_logprob < -1 else "yes"
+        reply = json.dumps({"reason": "r", "verdict": verdict})
+
+        def script(body: dict[str, Any], reply: str = reply) -> str | None:
+            fmt = (body.get("response_format") or {}).get("json_schema") or {}
+            return reply if "verdict" in (fmt.get("schema") or {}).get("properties", {}) else None
+
+        with FakeOpenAIServer(yes_logprob=yes_logprob, script=script) as srv:
+            s = _settings(srv.url, "context_precision", mode)
+            est = ragmeter.dry_run(data, ["context_precision"], s)
+            real = ragmeter.evaluate(data, metrics=["context_precision"], settings=s)
+        assert [x.status for x in real.scores["context_precision"]] == ["ok", "ok"]
+        counts.append(real.usage["per_metric"]["context_precision"]["calls"])
+        assert est["per_metric"]["context_precision"]["calls"] == counts[0]
+    assert counts[0] > 4 * 2 and counts[1] == 4  # no: every chunk; yes: the first of each

@@ -81,8 +81,8 @@ def placeholder(
     defs = defs if defs is not None else schema.get("$defs", {})
     if "$ref" in schema:
         return placeholder(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, list_items, listed)
-    if "enum" in schema:
-        return schema["enum"][0]
+    if "enum" in schema:  # "no" where offered: see ``leaning_no``
+        return next((v for v in schema["enum"] if v == "no"), schema["enum"][0])
     if "const" in schema:
         return schema["const"]
     for key in ("anyOf", "oneOf", "allOf"):
@@ -185,7 +185,19 @@ class DryRunJudge:
             return JudgeReply(hit.value, None, hit.raw, cached=True)
         usage = Usage(messages_tokens(messages), 1)
         self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=1)
-        return JudgeReply({o: 1.0 / len(options) for o in options}, usage=usage)
+        return JudgeReply(leaning_no(options), usage=usage)
+
+
+def leaning_no(options: Sequence[str]) -> dict[str, float]:
+    """The stand-in verdict: "no" a little likelier than the rest (uniform without a "no").
+    Why: context_precision stops judging a context's chunks at the first "yes" (P >= 0.5);
+    the even 0.5 it was given counted one chunk a context, while a run whose judge says no
+    judges them all. A verdict short of yes counts every call a run can make: the estimate
+    is an upper bound, as the embedder's is, not below the bill."""
+    if "no" not in options:
+        return {o: 1.0 / len(options) for o in options}
+    rest = 0.4 / max(1, len(options) - 1)
+    return {o: 0.6 if o == "no" else rest for o in options}
 
 
 def grouped_key(
