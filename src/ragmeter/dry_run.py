@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from pydantic import SecretStr
 from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
-from ragmeter.engine.dryrun import DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.engine.dryrun import CHARS_PER_TOKEN, DryRunEmbedder, DryRunJudge, DryRunScorer
 from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
@@ -43,6 +44,8 @@ async def estimate(
     Metrics run against stand-ins that answer from the cache when they can and otherwise
     count the call, estimate its tokens (4 characters a token) and answer with a placeholder
     (lists of ``list_items`` entries). No model is loaded and no request is sent.
+    ``list_items_assumed_by`` names the metrics whose estimate rests on that assumed length
+    (the statements a judge extracts in generate mode, unknown before the run).
 
     ``unavailable`` holds only what a metric here needs in its chosen mode (``_needed``), not
     all that the build recorded: building a remote judge marks the scorer unavailable too,
@@ -53,8 +56,9 @@ async def estimate(
     built = build_resources(s, needs_of(metrics, s.metric_options()), load_local=False)
     real = built.resources
     acc = Accountant(built.accountant.prices)
+    judge = DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None
     fake = Resources(
-        judge=DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None,
+        judge=judge,
         embedder=DryRunEmbedder(real.embedder, acc) if real.embedder is not None else None,
         scorer=DryRunScorer(real.scorer, acc) if real.scorer is not None else None,
         reward_model=real.reward_model,
@@ -68,10 +72,58 @@ async def estimate(
     out = acc.summary()
     out["estimated"] = True
     out["list_items_assumed"] = list_items
+    out["list_items_assumed_by"] = sorted(judge.assumed) if judge is not None else []
+    out["chars_per_token"] = CHARS_PER_TOKEN
     needed = _needed(metrics, s)
     out["unavailable"] = {k: v for k, v in built.unavailable.items() if k in needed}
     out["skipped"] = {m: sum(1 for x in col if x.status == "skipped") for m, col in scores.items()}
+    out["unpriced"] = unpriced(acc)
+    out["caveats"] = caveats(out)
     return out
+
+
+def cost_text(est: dict[str, Any]) -> str:
+    """The estimated cost in words: dollars, or why it is unknown (the models without a
+    price, and the line that gives one), never $0 for a bill not known."""
+    if est.get("cost_usd") is not None:
+        return f"${est['cost_usd']:.4f}"
+    names = est.get("unpriced") or []
+    if not names:
+        return "unknown (no price configured)"
+    model = names[0].split(":", 1)[-1].split("@", 1)[0]
+    return (
+        f"unknown (no price configured for {', '.join(names)}: set "
+        f"[prices.{json.dumps(model)}] input = ... output = ..., USD per 1M tokens, in --config)"
+    )
+
+
+def unpriced(acc: Accountant) -> list[str]:
+    """The paid backends the estimate would call that have no price, which make the cost
+    unknown (``cost_usd`` None). Why: "unknown (no price configured)" named none, so a user
+    who had priced the judge could not tell that the embedder was the one lacking."""
+    return [
+        name
+        for name, t in acc.per_backend.items()
+        if t.calls and acc.prices.cost(name, t.prompt_tokens, t.completion_tokens) is None
+    ]
+
+
+def caveats(est: dict[str, Any]) -> list[str]:
+    """What the estimate's numbers rest on and leave out, in words. Why: "lists assumed to
+    hold 3 items" was all the output said of generate mode, where the statements a judge
+    draws from an answer (and so the calls and tokens that follow) cannot be known before
+    the run; and samples the run skips for missing inputs left the counts without a word."""
+    lines: list[str] = []
+    if est.get("list_items_assumed_by"):
+        lines.append(
+            f"{', '.join(est['list_items_assumed_by'])}: how many statements (or questions) "
+            "the judge draws from each text is not known before the run; assumed "
+            f"{est['list_items_assumed']} each, so these counts are a rough estimate"
+        )
+    for metric, n in est.get("skipped", {}).items():
+        if n:
+            lines.append(f"{metric}: {n} sample(s) skipped (inputs missing), not counted")
+    return lines
 
 
 def _needed(metrics: Sequence[Metric], s: Settings) -> set[str]:
@@ -167,5 +219,7 @@ def _nothing_to_estimate() -> dict[str, Any]:
     """The estimate of a run with no model-based metric: every key an estimate has (a
     reader of ``judge_tokens`` or ``per_backend`` got a KeyError), all zero."""
     out = Accountant().summary()
-    out.update(estimated=True, list_items_assumed=0, unavailable={}, skipped={})
+    out.update(estimated=True, list_items_assumed=0, list_items_assumed_by=[])
+    out.update(chars_per_token=CHARS_PER_TOKEN)
+    out.update(unavailable={}, skipped={}, unpriced=[], caveats=[])
     return out

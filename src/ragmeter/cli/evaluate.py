@@ -22,6 +22,7 @@ from ragmeter.cli._common import (
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
+from ragmeter.dry_run import cost_text
 from ragmeter.dry_run import dry_run as run_dry
 from ragmeter.errors import ConfigError, RagmeterError
 from ragmeter.executors.common import check_executor_options
@@ -377,12 +378,11 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
         style="bold",
     )
     console.print(table)
-    cost = est.get("cost_usd")
-    cost_text = "unknown (no price configured)" if cost is None else f"${cost:.4f}"
-    console.print(
-        f"estimated cost: {cost_text}; lists assumed to hold {est['list_items_assumed']} items",
-        highlight=False,
-    )
+    per = est.get("chars_per_token", 4)
+    line = f"estimated cost: {cost_text(est)}; tokens at {per:g} characters a token"
+    console.print(literal(line), highlight=False)
+    for line in est.get("caveats", []):
+        console.print(literal(f"note: {line}", "dim"))
     for need, why in est.get("unavailable", {}).items():
         console.print(literal(f"note: no {need}: {why}", "dim"))
     for note in est.get("notes", []):

@@ -4,19 +4,22 @@ A dry run executes the metrics' own code against these, so the estimate follows 
 metric's real call pattern. A call whose key is already in the cache returns the cached
 answer (and costs nothing); any other call is counted with estimated tokens and answered
 with a placeholder built from the schema, lists holding ``list_items`` entries (a typical
-number of statements per answer), so downstream calls are counted too.
+number of statements per answer), so downstream calls are counted too. A list of verdicts
+asked for a numbered listing in the prompt (``1. ...`` to ``n. ...``) holds ``n`` entries, as a
+judge's correct reply does: context_recall's attributions of a reference's sentences.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
-from ragmeter.engine.accounting import Accountant
+from ragmeter.engine.accounting import CALL_TAG, UNTAGGED, Accountant
 from ragmeter.engine.cache import call_key, embedding_key
 from ragmeter.engine.embedder import CachedEmbedder, plan_batches
 from ragmeter.engine.grouped import GROUPED_TOP_LOGPROBS
@@ -39,41 +42,76 @@ def messages_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in messages) + 3
 
 
+_LISTED = re.compile(r"(\d+)\. ")
+
+
+def listed_items(messages: Sequence[Message]) -> int | None:
+    """How many items the last user message's last numbered listing holds (lines ``1. ``,
+    ``2. ``, ... in order), None without one. Why: a metric that lists sentences for the judge
+    to give one verdict each (context_recall's generate mode) takes a reply of any other
+    length as a failure and stops; the placeholder's ``list_items`` verdicts for a reference
+    of another length ended the sample at its first context chunk, so the calls of the other
+    chunks (and the verdicts' tokens) went uncounted."""
+    user = [m for m in messages if m.get("role") == "user"]
+    if not user:
+        return None
+    found, run = None, 0
+    for line in str(user[-1].get("content", "")).splitlines():
+        number = _LISTED.match(line)
+        if number is not None and int(number.group(1)) == run + 1:
+            run += 1
+            found = run
+        elif number is not None and number.group(1) == "1":
+            run = found = 1
+        else:
+            run = 0
+    return found
+
+
 def placeholder(
-    schema: dict[str, Any], defs: dict[str, Any] | None = None, list_items: int = 3
+    schema: dict[str, Any],
+    defs: dict[str, Any] | None = None,
+    list_items: int = 3,
+    listed: int | None = None,
 ) -> Any:
-    """A plausible instance of a JSON schema: first enum value, mid-range numbers, lists."""
+    """A plausible instance of a JSON schema: first enum value, mid-range numbers, lists, flags
+    off (the usual reply: a noncommittal answer is the exception).
+    A list of objects (verdicts) holds ``listed`` entries when the prompt numbered that many
+    items; other lists (statements a judge extracts, of a number no one knows) ``list_items``."""
     defs = defs if defs is not None else schema.get("$defs", {})
     if "$ref" in schema:
-        return placeholder(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, list_items)
-    if "enum" in schema:
-        return schema["enum"][0]
+        return placeholder(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, list_items, listed)
+    if "enum" in schema:  # "no" where offered: see ``leaning_no``
+        return next((v for v in schema["enum"] if v == "no"), schema["enum"][0])
     if "const" in schema:
         return schema["const"]
     for key in ("anyOf", "oneOf", "allOf"):
         if key in schema:
             subs = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
-            return placeholder(subs[0], defs, list_items)
+            return placeholder(subs[0], defs, list_items, listed)
     kind = schema.get("type", "object")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     if kind == "object":
         return {
-            k: placeholder(v, defs, list_items) for k, v in schema.get("properties", {}).items()
+            k: placeholder(v, defs, list_items, listed)
+            for k, v in schema.get("properties", {}).items()
         }
     if kind == "array":
-        n = max(int(schema.get("minItems", 0)), min(list_items, schema.get("maxItems", 99)))
-        return [
-            placeholder(schema.get("items", {"type": "string"}), defs, list_items) for _ in range(n)
-        ]
+        items = schema.get("items", {"type": "string"})
+        wanted = list_items
+        if listed is not None and isinstance(placeholder(items, defs, 1), dict):
+            wanted = listed
+        n = max(int(schema.get("minItems", 0)), min(wanted, schema.get("maxItems", 10**6)))
+        return [placeholder(items, defs, list_items, listed) for _ in range(n)]
     if kind == "string":
         return PLACEHOLDER
     if kind in ("integer", "number"):
         lo = schema.get("minimum", 0)
         hi = schema.get("maximum", lo + 1)
         return int(hi) if kind == "integer" else (lo + hi) / 2
-    if kind == "boolean":
-        return True
+    if kind == "boolean":  # a flag raised for the exception: answer_relevance's noncommittal
+        return False  # True ended its generate mode before the embedder, left uncounted
     return None
 
 
@@ -83,6 +121,9 @@ class DryRunJudge:
         self.name = real.name
         self.accountant = accountant
         self.list_items = list_items
+        # metrics whose estimate rests on the assumed list length (statements a judge
+        # extracts in generate mode): the output must say so, it cannot be exact
+        self.assumed: set[str] = set()
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.real, attr)  # n_ctx and friends, as the real judge offers them
@@ -121,7 +162,12 @@ class DryRunJudge:
         if hit is not None and value is not None:  # as CachedJudge: else it is asked again
             self.accountant.record(self.name, cached=True)
             return JudgeReply(value, None, hit.raw, cached=True)
-        text = json.dumps(placeholder(schema.model_json_schema(), list_items=self.list_items))
+        listed = listed_items(messages)
+        shape = schema.model_json_schema()
+        made = placeholder(shape, list_items=self.list_items, listed=listed)
+        if made != placeholder(shape, list_items=self.list_items + 1, listed=listed):
+            self.assumed.add((CALL_TAG.get() or UNTAGGED)[0])
+        text = json.dumps(made)
         value, error = parse_structured(text, schema)  # error: a schema we cannot satisfy
         usage = Usage(messages_tokens(messages), min(max_tokens, estimate_tokens(text)))
         self.accountant.record(
@@ -139,7 +185,19 @@ class DryRunJudge:
             return JudgeReply(hit.value, None, hit.raw, cached=True)
         usage = Usage(messages_tokens(messages), 1)
         self.accountant.record(self.name, prompt_tokens=usage.prompt_tokens, completion_tokens=1)
-        return JudgeReply({o: 1.0 / len(options) for o in options}, usage=usage)
+        return JudgeReply(leaning_no(options), usage=usage)
+
+
+def leaning_no(options: Sequence[str]) -> dict[str, float]:
+    """The stand-in verdict: "no" a little likelier than the rest (uniform without a "no").
+    Why: context_precision stops judging a context's chunks at the first "yes" (P >= 0.5);
+    the even 0.5 it was given counted one chunk a context, while a run whose judge says no
+    judges them all. A verdict short of yes counts every call a run can make: the estimate
+    is an upper bound, as the embedder's is, not below the bill."""
+    if "no" not in options:
+        return {o: 1.0 / len(options) for o in options}
+    rest = 0.4 / max(1, len(options) - 1)
+    return {o: 0.6 if o == "no" else rest for o in options}
 
 
 def grouped_key(
