@@ -149,7 +149,10 @@ def _build_embedder(s: Settings) -> Any:
 
     spec = "local" if s.embedder in ("local", "default") else s.embedder
     return make_embedder(
-        spec, base_url=s.embedder_base_url or s.base_url, api_key_env=s.api_key_env
+        spec,
+        base_url=s.embedder_base_url or s.base_url,
+        api_key_env=s.api_key_env,
+        api_key=s.api_key.get_secret_value() if s.api_key is not None else None,
     )
 
 

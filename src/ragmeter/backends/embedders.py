@@ -168,6 +168,7 @@ class OpenAICompatEmbedder:
         base_url: str | None = None,
         *,
         api_key_env: str = "OPENAI_API_KEY",
+        api_key: str | None = None,  # Settings.api_key, as the judge takes it
         timeout: float = 60.0,
         dimensions: int | None = None,
     ) -> None:
@@ -177,7 +178,7 @@ class OpenAICompatEmbedder:
         self.base_url = base_url
         self.dimensions = dimensions
         self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
-        key = env_secret(api_key_env)
+        key = api_key or env_secret(api_key_env)
         if not key and base_url is None:
             raise EmbedderUnavailable(
                 f"the OpenAI embedder needs an API key in the environment variable {api_key_env}"
@@ -213,7 +214,11 @@ def _billed(usage: Any) -> int:
 
 
 def make_embedder(
-    spec: str | None = None, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY"
+    spec: str | None = None,
+    *,
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    api_key: str | None = None,
 ) -> SentenceTransformerEmbedder | OpenAICompatEmbedder:
     """``local`` (default MiniLM), ``st:PATH_OR_NAME`` or ``openai:MODEL`` (+ ``base_url``)."""
     spec = (spec or "local").strip()
@@ -223,7 +228,7 @@ def make_embedder(
     if kind == "st" and rest:
         return SentenceTransformerEmbedder(rest)
     if kind == "openai" and rest:
-        return OpenAICompatEmbedder(rest, base_url, api_key_env=api_key_env)
+        return OpenAICompatEmbedder(rest, base_url, api_key_env=api_key_env, api_key=api_key)
     if Path(spec).expanduser().is_dir():
         return SentenceTransformerEmbedder(spec)
     raise EmbedderUnavailable(
