@@ -14,7 +14,7 @@ from typing import Any
 
 import pydantic_core
 
-from ragmeter._csv import read_csv_records
+from ragmeter._csv import NotLiteral, python_literal, read_csv_records
 from ragmeter._json_rows import BLANK, DuplicateKey, dotted, parse_json, parse_line, wide_text
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
@@ -207,15 +207,14 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                     field = dotted([key, *exc.path, exc.key])
                     problems.append(Problem(i + 1, field, exc.reason("the cell"), lines[i]))
                 except json.JSONDecodeError as exc:
+                    try:  # a list as pandas' to_csv writes it: ['a', 'b']
+                        record[key] = python_literal(value)
+                        continue
+                    except NotLiteral as not_literal:
+                        said = not_literal.said
                     kind = "a JSON array" if key in _CSV_LIST_COLUMNS else "a JSON object"
-                    problems.append(
-                        Problem(
-                            i + 1,
-                            key,
-                            f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})",
-                            lines[i],
-                        )
-                    )
+                    said = said or f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})"
+                    problems.append(Problem(i + 1, key, said, lines[i]))
     if problems:
         raise DataError(problems, str(path))
     return validate_records(records, str(path), lines, check_text=False)

@@ -1,0 +1,102 @@
+"""Files as other tools export them: Excel's semicolon CSV, pandas' ``to_csv`` of list
+columns (ragas' ``EvaluationDataset.to_csv``), JSON Lines with a comma after each row or a
+JSON document saved as ``.jsonl``. Each was refused with a message that did not say what
+was wrong; now it is read, or refused naming the cause, and a streamed run says the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ragmeter
+from ragmeter.errors import DataError
+
+
+def _load(path: Path) -> list[dict]:
+    return [s.model_dump(exclude_none=True) for s in ragmeter.load(path)]
+
+
+def _problems(call) -> list[str]:
+    with pytest.raises(DataError) as info:
+        call()
+    return [str(p) for p in info.value.problems]
+
+
+def test_excel_semicolon_csv_is_read(tmp_path: Path) -> None:
+    """Excel in a comma-decimal locale saves ';'-separated CSV, with a BOM and CRLF; the
+    header was taken for one column 'question;answer;contexts' and every row refused as
+    "required field is missing"."""
+    path = tmp_path / "excel.csv"
+    text = (
+        "question;answer;contexts;reference\r\n"
+        'Where is Rome?;"Rome is in Italy; the capital";"[""Rome, Italy""]";Italy\r\n'
+    )
+    path.write_bytes(text.encode("utf-8-sig"))
+    assert _load(path) == [
+        {
+            "question": "Where is Rome?",
+            "question_id": _load(path)[0]["question_id"],
+            "metadata": {},
+            "answer": "Rome is in Italy; the capital",
+            "contexts": ["Rome, Italy"],
+            "reference_answers": ["Italy"],
+        }
+    ]
+
+
+def test_semicolon_csv_with_a_bad_row_names_the_semicolon(tmp_path: Path) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_text("question;answer\nq1;a;b\n", encoding="utf-8")
+    assert _problems(lambda: ragmeter.load(path)) == [
+        "row 1, line 2: has 3 fields where the header has 2 (question, answer): "
+        "quote a cell holding a semicolon or a quote"
+    ]
+
+
+def test_a_comma_csv_whose_cells_hold_semicolons_stays_comma(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("question,answer\nq;1,a;b\n", encoding="utf-8")
+    assert [(s["question"], s["answer"]) for s in _load(path)] == [("q;1", "a;b")]
+
+
+def test_pandas_to_csv_list_columns_are_read(tmp_path: Path) -> None:
+    """``df.to_csv`` writes a list cell as Python's repr (['a', "it's"]): ragas'
+    EvaluationDataset.to_csv does so, and every row was refused as "must be a JSON array"."""
+    df = pd.DataFrame(
+        {
+            "user_input": ["Where is Rome?"],
+            "retrieved_contexts": [["Rome is in Italy.", 'It\'s "eternal".']],
+            "retrieved_context_ids": [["d1", "d2"]],
+            "response": ["In Italy."],
+            "reference": ["Italy"],
+            "reference_context_ids": [["d1"]],
+            "metadata": [{"split": "dev", "n": 1}],
+        }
+    )
+    path = tmp_path / "ragas.csv"
+    df.to_csv(path, index=False)
+    (row,) = _load(path)
+    assert row["contexts"] == ["Rome is in Italy.", 'It\'s "eternal".']
+    assert row["context_ids"] == ["d1", "d2"]
+    assert row["reference_context_ids"] == ["d1"]
+    assert row["metadata"] == {"split": "dev", "n": 1}
+
+
+def test_a_numpy_array_as_pandas_prints_it_is_refused_not_merged(tmp_path: Path) -> None:
+    """A list column read from Parquet is a numpy array; pandas prints it ['a' 'b'], which
+    Python would read as ['ab'] (adjacent strings concatenate): two contexts made one."""
+    path = tmp_path / "np.csv"
+    path.write_text("question,contexts\nq,\"['a' 'b']\"\n", encoding="utf-8")
+    (problem,) = _problems(lambda: ragmeter.load(path))
+    assert problem.startswith(
+        "row 1, line 2, field 'contexts': holds strings side by side with no comma between them"
+    )
+
+
+def test_a_python_expression_in_a_cell_is_not_run(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("question,contexts\nq,\"[__import__('os').getcwd()]\"\n", encoding="utf-8")
+    (problem,) = _problems(lambda: ragmeter.load(path))
+    assert "must be a JSON array in CSV" in problem
