@@ -5,6 +5,7 @@ was wrong; now it is read, or refused naming the cause, and a streamed run says 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,7 @@ import pytest
 
 import ragmeter
 from ragmeter.errors import DataError
+from ragmeter.executors.source import check_file
 
 
 def _load(path: Path) -> list[dict]:
@@ -100,3 +102,27 @@ def test_a_python_expression_in_a_cell_is_not_run(tmp_path: Path) -> None:
     path.write_text("question,contexts\nq,\"[__import__('os').getcwd()]\"\n", encoding="utf-8")
     (problem,) = _problems(lambda: ragmeter.load(path))
     assert "must be a JSON array in CSV" in problem
+
+
+@pytest.mark.parametrize("batch", [1, 1000])
+def test_jsonl_with_a_comma_after_each_row_says_so(tmp_path: Path, batch: int) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"question": "q1"},\n{"question": "q2"}\n', encoding="utf-8")
+    local = _problems(lambda: ragmeter.load(path))
+    assert local == [
+        "row 1: invalid JSON: Extra data (column 19): a comma after the object; "
+        "JSON Lines holds one object a line, with no comma"
+    ]
+    assert _problems(lambda: check_file(path, batch_size=batch)) == local
+
+
+def test_a_json_document_saved_as_jsonl_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "doc.jsonl"
+    path.write_text(json.dumps([{"question": "q"}], indent=2), encoding="utf-8")
+    local = _problems(lambda: ragmeter.load(path))
+    assert local[0] == (
+        "row 1: invalid JSON: Expecting value (column 2): the line holds only '[', as "
+        "a JSON document written over several lines starts; JSON Lines holds one whole "
+        "object a line (a .json file reads such a document)"
+    )
+    assert _problems(lambda: check_file(path, batch_size=2)) == local
