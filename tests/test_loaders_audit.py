@@ -126,3 +126,30 @@ def test_a_json_document_saved_as_jsonl_says_so(tmp_path: Path) -> None:
         "object a line (a .json file reads such a document)"
     )
     assert _problems(lambda: check_file(path, batch_size=2)) == local
+
+
+@pytest.mark.parametrize(
+    ("row", "said"),
+    [
+        ({"input": "q", "actual_output": "a"}, "column 'input' is not read as the question"),
+        ({"Question": "q"}, "column 'Question' is not read as the question"),
+        ({"qestion": "q"}, "column 'qestion' is not read as the question"),
+        (
+            {"inputs": {"question": "q"}, "outputs": {"answer": "a"}},
+            "column 'inputs' holds 'question', and nested fields are not read",
+        ),
+    ],
+)
+def test_a_missing_question_names_the_column_that_looks_like_one(row: dict, said: str) -> None:
+    """DeepEval's 'input', LangSmith's nested 'inputs', a capitalised or misspelt header:
+    every row was refused as "required field is missing", with no word of that column."""
+    (problem,) = _problems(lambda: ragmeter.load([row]))
+    assert problem.startswith("row 1, field 'question': required field is missing")
+    assert said in problem
+
+
+def test_a_missing_question_with_nothing_like_one_says_only_that() -> None:
+    assert _problems(lambda: ragmeter.load([{"answer": "a"}])) == [
+        "row 1, field 'question': required field is missing "
+        "(also accepted as 'user_input' or 'query')"
+    ]

@@ -12,13 +12,21 @@ others by encoding them.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import pydantic_core
 
-__all__ = ["as_flag", "line_surrogate", "surrogate", "surrogate_in", "unwritable_in"]
+__all__ = [
+    "as_flag",
+    "line_surrogate",
+    "missing_question",
+    "surrogate",
+    "surrogate_in",
+    "unwritable_in",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -120,3 +128,31 @@ def as_flag(value: Any) -> bool | None:
         if low in _TRUE or low in _FALSE:
             return low in _TRUE
     return None
+
+
+_QUESTION_NAMES = ("question", "user_input", "query")
+# Other tools' names for the question, not read as it (see missing_question).
+_FOREIGN_QUESTION = ("input", "inputs", "prompt", "questions", "user_query")
+
+
+def missing_question(record: Mapping[str, Any]) -> str:
+    """What to say of a row without a question: which of its columns looks like one.
+
+    Why: a row exported by DeepEval (``input``), LangSmith (``inputs: {"question": ...}``)
+    or with a misspelt header (``Question``, ``questions``) was refused as "required field
+    is missing" in every row, with no word of the column the user thought was read."""
+    said = "required field is missing (also accepted as 'user_input' or 'query')"
+    for key, value in record.items():
+        if isinstance(value, Mapping):
+            inner = next((k for k in _QUESTION_NAMES if k in value), None)
+            if inner is not None:
+                return (
+                    f"{said}; column '{key}' holds '{inner}', and nested fields are not "
+                    "read: flatten them (pandas.json_normalize) or rename"
+                )
+    names = [key for key in record if isinstance(key, str)]
+    near = [n for n in names if n.strip().lower() in _QUESTION_NAMES + _FOREIGN_QUESTION]
+    near = near or difflib.get_close_matches("question", names, n=1, cutoff=0.75)
+    if near:
+        return f"{said}; column '{near[0]}' is not read as the question: rename it 'question'"
+    return said

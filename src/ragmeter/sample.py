@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter._perf import gc_paused
-from ragmeter._sample_checks import as_flag, surrogate_in, unwritable_in
+from ragmeter._sample_checks import as_flag, missing_question, surrogate_in, unwritable_in
 from ragmeter.errors import DataError, Problem
 
 LIST_FIELDS = (
@@ -262,11 +262,7 @@ def validate_record(
     clean: dict[str, Any] = {}
 
     if "question" not in data:
-        problems.append(
-            Problem(
-                row, "question", "required field is missing (also accepted as 'user_input')", line
-            )
-        )
+        problems.append(Problem(row, "question", missing_question(record), line))
     else:
         clean["question"] = _check_str(data["question"], row, "question", problems, line, False)
 
