@@ -153,3 +153,27 @@ def test_a_missing_question_with_nothing_like_one_says_only_that() -> None:
         "row 1, field 'question': required field is missing "
         "(also accepted as 'user_input' or 'query')"
     ]
+
+
+def test_json_lines_saved_as_json_is_read(tmp_path: Path) -> None:
+    """Hugging Face ``Dataset.to_json("data.json")`` writes JSON Lines by default; the file
+    was refused as "invalid JSON: Extra data (line 2, column 1)"."""
+    path = tmp_path / "data.json"
+    pd.DataFrame(
+        {"user_input": ["q1", "q2"], "retrieved_contexts": [["c1"], ["c2", "c3"]]}
+    ).to_json(path, orient="records", lines=True)
+    assert [(s["question"], s["contexts"]) for s in _load(path)] == [
+        ("q1", ["c1"]),
+        ("q2", ["c2", "c3"]),
+    ]
+    path.write_text('{"question": "q1"}\n{"question": 2}\n', encoding="utf-8")
+    assert _problems(lambda: ragmeter.load(path)) == [
+        "row 2, field 'question': expected a string, got int (2)"
+    ]
+
+
+def test_a_broken_json_document_is_still_said_as_one(tmp_path: Path) -> None:
+    path = tmp_path / "data.json"
+    path.write_text('[\n{"question": "q1"},\n]\n', encoding="utf-8")
+    (problem,) = _problems(lambda: ragmeter.load(path))
+    assert problem.startswith("input: invalid JSON: ")
