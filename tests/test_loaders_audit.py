@@ -177,3 +177,24 @@ def test_a_broken_json_document_is_still_said_as_one(tmp_path: Path) -> None:
     path.write_text('[\n{"question": "q1"},\n]\n', encoding="utf-8")
     (problem,) = _problems(lambda: ragmeter.load(path))
     assert problem.startswith("input: invalid JSON: ")
+
+
+def test_a_whole_float_id_says_where_it_came_from_and_the_fix_works(tmp_path: Path) -> None:
+    """An integer id column with a gap is float in pandas (1.0), in memory, in its JSON and
+    in its Parquet; the problem said only "got float (1.0)"."""
+    df = pd.DataFrame({"question": ["a", "b"], "question_id": [1, None]})
+    path = tmp_path / "d.parquet"
+    df.to_parquet(path)
+    for data in (df, path):
+        (problem,) = _problems(lambda data=data: ragmeter.load(data))
+        assert problem.startswith(
+            "row 1, field 'question_id': expected a string, got float (1.0): pandas stores "
+            "an integer column with a gap as floats"
+        )
+    df["question_id"] = df["question_id"].astype("Int64")
+    df.to_parquet(path)
+    for data in (df, path):
+        assert ragmeter.load(data)[0].question_id == "1"
+    rows = [{"question": "a", "context_ids": [2.0]}]
+    (problem,) = _problems(lambda: ragmeter.load(rows))
+    assert "field 'context_ids[0]': expected a string, got float (2.0): pandas stores" in problem

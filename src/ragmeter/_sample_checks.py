@@ -21,6 +21,7 @@ import pydantic_core
 
 __all__ = [
     "as_flag",
+    "float_id",
     "line_surrogate",
     "missing_question",
     "surrogate",
@@ -156,3 +157,16 @@ def missing_question(record: Mapping[str, Any]) -> str:
     if near:
         return f"{said}; column '{near[0]}' is not read as the question: rename it 'question'"
     return said
+
+
+def float_id(value: Any) -> str:
+    """What to add when an id is a whole float (``1.0``), else "". Why: pandas stores an
+    integer column with a gap as floats, and writes them so to JSON and Parquet; "expected a
+    string, got float (1.0)" did not say where the float came from or how to keep ids whole.
+    Not read as "1": 1.0 may as well have been rounded from 1.4, and ids are not numbers."""
+    if isinstance(value, float) and value.is_integer():
+        return (
+            ": pandas stores an integer column with a gap as floats; keep ids as strings, or "
+            'as pandas\' nullable integers (df["question_id"].astype("Int64"))'
+        )
+    return ""
