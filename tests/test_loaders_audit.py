@@ -198,3 +198,18 @@ def test_a_whole_float_id_says_where_it_came_from_and_the_fix_works(tmp_path: Pa
     rows = [{"question": "a", "context_ids": [2.0]}]
     (problem,) = _problems(lambda: ragmeter.load(rows))
     assert "field 'context_ids[0]': expected a string, got float (2.0): pandas stores" in problem
+
+
+def test_a_python_dict_cell_is_held_to_what_json_holds(tmp_path: Path) -> None:
+    """A Python dict read back keeps one value of a repeated key, as a JSON reader does
+    (refused there), and may have keys JSON cannot (a tuple)."""
+    path = tmp_path / "m.csv"
+    path.write_text(
+        "question,metadata\nq1,\"{'a': 1, 'a': 2}\"\nq2,\"{(1, 2): 'x'}\"\n", encoding="utf-8"
+    )
+    problems = _problems(lambda: ragmeter.load(path))
+    assert problems[0] == (
+        "row 1, line 2, field 'metadata': the key 'a' is given twice in one dict: Python keeps "
+        "only one of the two values and loses the other without a word; remove or rename one"
+    )
+    assert problems[1].startswith("row 2, line 3, field 'metadata': must be a JSON object in CSV")

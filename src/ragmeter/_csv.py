@@ -92,7 +92,8 @@ def python_literal(cell: str) -> Any:
     if not text.startswith(("[", "{", "(")):
         raise NotLiteral
     try:
-        value = ast.literal_eval(text)
+        tree = ast.parse(text, mode="eval")
+        value = ast.literal_eval(tree)
         strings = [
             tok.type
             for tok in tokenize.generate_tokens(io.StringIO(text).readline)
@@ -106,9 +107,30 @@ def python_literal(cell: str) -> Any:
             "numpy array (['a' 'b']), which cannot be read back: write the lists as JSON, "
             "e.g. df[col] = df[col].map(lambda v: json.dumps(list(v))) before to_csv"
         )
-    if not isinstance(value, (list, tuple, dict)):
+    if not isinstance(value, (list, tuple, dict)) or not _json_shaped(value):
         raise NotLiteral
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = [ast.literal_eval(key) for key in node.keys if key is not None]
+            if len(set(keys)) < len(keys):
+                twice = next(k for k in keys if keys.count(k) > 1)
+                raise NotLiteral(
+                    f"the key {twice!r} is given twice in one dict: Python keeps only one of "
+                    "the two values and loses the other without a word; remove or rename one"
+                )
     return list(value) if isinstance(value, tuple) else value
+
+
+def _json_shaped(value: Any) -> bool:
+    """True for what JSON could have written: lists, dicts of string keys, text, numbers,
+    booleans and None (a tuple read as a list)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_json_shaped(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_shaped(v) for k, v in value.items())
+    return False
 
 
 def _fields(n: int) -> str:
