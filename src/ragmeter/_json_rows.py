@@ -183,10 +183,27 @@ def parse_line(raw: bytes, lineno: int) -> tuple[Any, tuple[str | None, str] | N
     except DuplicateKey as exc:
         return None, (dotted([*exc.path, exc.key]), exc.reason("the line"))
     except json.JSONDecodeError as exc:
-        return None, (None, f"invalid JSON: {exc.msg} (column {exc.colno})")
+        said = f"invalid JSON: {exc.msg} (column {exc.colno}){_hint(text, exc, lineno)}"
+        return None, (None, said)
     if found := line_surrogate(text, record):
         return None, found
     return record, None
+
+
+def _hint(text: str, exc: json.JSONDecodeError, lineno: int) -> str:
+    """What the two commonest misreadings of JSON Lines mean, said with their error. Why: a
+    comma after each object (rows cut out of a JSON array) and a JSON array or object
+    written over several lines (a .json file named .jsonl) were refused as "Extra data" and
+    "Expecting value" at some column of every line, with no word of what was wrong."""
+    if exc.msg == "Extra data" and text[exc.pos :].strip() == ",":
+        return ": a comma after the object; JSON Lines holds one object a line, with no comma"
+    if lineno == 1 and text.strip() in ("[", "{"):
+        return (
+            f": the line holds only '{text.strip()}', as a JSON document written over several "
+            "lines starts; JSON Lines holds one whole object a line (a .json file reads such "
+            "a document)"
+        )
+    return ""
 
 
 class _Repeated(Exception):

@@ -12,13 +12,22 @@ others by encoding them.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import pydantic_core
 
-__all__ = ["as_flag", "line_surrogate", "surrogate", "surrogate_in", "unwritable_in"]
+__all__ = [
+    "as_flag",
+    "float_id",
+    "line_surrogate",
+    "missing_question",
+    "surrogate",
+    "surrogate_in",
+    "unwritable_in",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -120,3 +129,44 @@ def as_flag(value: Any) -> bool | None:
         if low in _TRUE or low in _FALSE:
             return low in _TRUE
     return None
+
+
+_QUESTION_NAMES = ("question", "user_input", "query")
+# Other tools' names for the question, not read as it (see missing_question).
+_FOREIGN_QUESTION = ("input", "inputs", "prompt", "questions", "user_query")
+
+
+def missing_question(record: Mapping[str, Any]) -> str:
+    """What to say of a row without a question: which of its columns looks like one.
+
+    Why: a row exported by DeepEval (``input``), LangSmith (``inputs: {"question": ...}``)
+    or with a misspelt header (``Question``, ``questions``) was refused as "required field
+    is missing" in every row, with no word of the column the user thought was read."""
+    said = "required field is missing (also accepted as 'user_input' or 'query')"
+    for key, value in record.items():
+        if isinstance(value, Mapping):
+            inner = next((k for k in _QUESTION_NAMES if k in value), None)
+            if inner is not None:
+                return (
+                    f"{said}; column '{key}' holds '{inner}', and nested fields are not "
+                    "read: flatten them (pandas.json_normalize) or rename"
+                )
+    names = [key for key in record if isinstance(key, str)]
+    near = [n for n in names if n.strip().lower() in _QUESTION_NAMES + _FOREIGN_QUESTION]
+    near = near or difflib.get_close_matches("question", names, n=1, cutoff=0.75)
+    if near:
+        return f"{said}; column '{near[0]}' is not read as the question: rename it 'question'"
+    return said
+
+
+def float_id(value: Any) -> str:
+    """What to add when an id is a whole float (``1.0``), else "". Why: pandas stores an
+    integer column with a gap as floats, and writes them so to JSON and Parquet; "expected a
+    string, got float (1.0)" did not say where the float came from or how to keep ids whole.
+    Not read as "1": 1.0 may as well have been rounded from 1.4, and ids are not numbers."""
+    if isinstance(value, float) and value.is_integer():
+        return (
+            ": pandas stores an integer column with a gap as floats; keep ids as strings, or "
+            'as pandas\' nullable integers (df["question_id"].astype("Int64"))'
+        )
+    return ""

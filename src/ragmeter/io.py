@@ -14,7 +14,7 @@ from typing import Any
 
 import pydantic_core
 
-from ragmeter._csv import read_csv_records
+from ragmeter._csv import NotLiteral, python_literal, read_csv_records
 from ragmeter._json_rows import BLANK, DuplicateKey, dotted, parse_json, parse_line, wide_text
 from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
@@ -81,7 +81,12 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> lis
         if suffix in (".jsonl", ".ndjson"):
             return _load_jsonl(path)
         if suffix == ".json":
-            return validate_records(read_json_records(path), src)
+            try:
+                return validate_records(read_json_records(path), src)
+            except DataError:
+                if not _json_lines(path):
+                    raise
+            return _load_jsonl(path)
         if format == "otel":
             from ragmeter.integrations.otel import load_traces
 
@@ -128,6 +133,28 @@ def _wide_text(path: Path) -> str | None:
             return wide_text(fh.read(4))
     except OSError:
         return None  # said by the reader, as for any file it cannot read
+
+
+def _json_lines(path: Path) -> bool:
+    """True when a .json file that could not be read as one document is JSON Lines: its first
+    line holds a whole object and another line follows, which no single JSON document does.
+
+    Why: Hugging Face ``Dataset.to_json("data.json")`` writes JSON Lines (its default), as
+    does pandas' ``to_json(orient="records", lines=True)``; such a file was refused as
+    "invalid JSON: Extra data (line 2, column 1)". Asked only once reading has failed, so a
+    valid document never pays for it."""
+    with path.open("rb") as fh:
+        first = b""
+        for raw in fh:
+            if not raw.strip():
+                continue
+            if first:
+                return True
+            record, fault = parse_line(raw, 1)
+            if fault is not None or not isinstance(record, dict):
+                return False
+            first = raw
+    return False
 
 
 def _first_bad_utf8(path: Path) -> Problem | None:
@@ -207,15 +234,14 @@ def _load_csv(path: Path, sep: str) -> list[Sample]:
                     field = dotted([key, *exc.path, exc.key])
                     problems.append(Problem(i + 1, field, exc.reason("the cell"), lines[i]))
                 except json.JSONDecodeError as exc:
+                    try:  # a list as pandas' to_csv writes it: ['a', 'b']
+                        record[key] = python_literal(value)
+                        continue
+                    except NotLiteral as not_literal:
+                        said = not_literal.said
                     kind = "a JSON array" if key in _CSV_LIST_COLUMNS else "a JSON object"
-                    problems.append(
-                        Problem(
-                            i + 1,
-                            key,
-                            f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})",
-                            lines[i],
-                        )
-                    )
+                    said = said or f"must be {kind} in CSV: {exc.msg} (got {value[:40]!r})"
+                    problems.append(Problem(i + 1, key, said, lines[i]))
     if problems:
         raise DataError(problems, str(path))
     return validate_records(records, str(path), lines, check_text=False)

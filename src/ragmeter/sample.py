@@ -15,7 +15,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter._perf import gc_paused
-from ragmeter._sample_checks import as_flag, surrogate_in, unwritable_in
+from ragmeter._sample_checks import (
+    as_flag,
+    float_id,
+    missing_question,
+    surrogate_in,
+    unwritable_in,
+)
 from ragmeter.errors import DataError, Problem
 
 LIST_FIELDS = (
@@ -168,7 +174,8 @@ def _check_list(
                 Problem(
                     row,
                     f"{field}[{i}]",
-                    f"expected a string, got {type(item).__name__} ({_short(item)})",
+                    f"expected a string, got {type(item).__name__} ({_short(item)})"
+                    + (float_id(item) if ids else ""),
                     line,
                 )
             )
@@ -262,11 +269,7 @@ def validate_record(
     clean: dict[str, Any] = {}
 
     if "question" not in data:
-        problems.append(
-            Problem(
-                row, "question", "required field is missing (also accepted as 'user_input')", line
-            )
-        )
+        problems.append(Problem(row, "question", missing_question(record), line))
     else:
         clean["question"] = _check_str(data["question"], row, "question", problems, line, False)
 
@@ -274,7 +277,11 @@ def validate_record(
         qid = data["question_id"]
         if isinstance(qid, int) and not isinstance(qid, bool):
             qid = str(qid)
-        clean["question_id"] = _check_str(qid, row, "question_id", problems, line, False)
+        if float_id(qid):
+            said = f"expected a string, got float ({qid!r}){float_id(qid)}"
+            problems.append(Problem(row, "question_id", said, line))
+        else:
+            clean["question_id"] = _check_str(qid, row, "question_id", problems, line, False)
 
     if "answer" in data:
         clean["answer"] = _check_str(data["answer"], row, "answer", problems, line, True)
