@@ -5,6 +5,8 @@ Pure: reads the metric registry and the samples, builds nothing, calls nothing.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +54,21 @@ def fields_feed(metric: Metric, present: frozenset[str]) -> bool:
     test of ``Metric.missing`` on field names (tests/test_stream_planning.py checks they agree
     for every metric and every combination of fields)."""
     return any(all(f in present for f in group) for group in metric.requires)
+
+
+def _near_columns(rows: Sequence[Sample] | FieldPresence, needed: str) -> str:
+    """Pass-through columns whose names are close to a needed field ('context' for
+    'contexts'), said with "no row has these fields". Why: such a column is kept as
+    metadata without a word, and the metric it was meant for was refused naming only the
+    field. (Not an alias: DeepEval's ``context`` is the reference contexts, not ours.)"""
+    if isinstance(rows, FieldPresence):  # a streamed file counts fields, not column names
+        return ""
+    names = sorted({key for s in rows[:1000] for key in s.metadata})
+    found = []
+    for wanted in sorted(set(re.split(r"[+| ]+", needed)) - {""}):
+        if close := difflib.get_close_matches(wanted, names, n=1, cutoff=0.8):
+            found.append(f"column '{close[0]}' is kept as metadata: rename it '{wanted}'")
+    return f" ({'; '.join(found)})" if found else ""
 
 
 def _feeder(rows: Sequence[Sample] | FieldPresence) -> Callable[[Metric], bool]:
@@ -239,10 +256,13 @@ def plan_metrics(
     if metrics is None:
         chosen = []
         unbuilt = []  # fed by some row, but a model it needs is not available
+        misnamed: dict[str, list[str]] = {}  # left out, a column's name close to a field's
         left_out: dict[str, str] = {}  # why each default metric is not run, for gate_problems
         for m in default_metrics():
             if not fed(m):
                 left_out[m.name] = f"it needs {m.required_text()}, and no row has these fields"
+                if near := _near_columns(samples, m.required_text()):
+                    misnamed.setdefault(near, []).append(m.name)
                 continue
             needs = m.needs_in(mode_of_metric(m, options))
             lacking = needs - available_needs if available_needs is not None else set()
@@ -260,6 +280,10 @@ def plan_metrics(
         if problems := gate_problems(gated, [m.name for m in chosen], left_out):
             raise DataError(problems)
         notes.extend(f"not run: {why}" for why in unbuilt)
+        notes.extend(
+            f"not run: {', '.join(names)}: no row has the fields they need{near}"
+            for near, names in misnamed.items()
+        )
         if not chosen:
             why = (
                 "every metric the rows' fields feed needs a model that is not available: "
@@ -285,7 +309,8 @@ def plan_metrics(
                 Problem(
                     None,
                     m.required_text(),
-                    f"metric '{m.name}' needs {m.required_text()}, but no row has these fields",
+                    f"metric '{m.name}' needs {m.required_text()}, but no row has these "
+                    f"fields{_near_columns(samples, m.required_text())}",
                 )
             )
     problems += needs_problems(chosen, unavailable, options)
