@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ragmeter.errors import DataError
-from ragmeter.testing import Evaluator, assert_scores
+from ragmeter.testing import Evaluator, ScriptedJudge, assert_scores
 
 pytest_plugins = ("pytester",)
 
@@ -124,3 +124,12 @@ def test_an_async_test_awaits_the_fixture_and_a_bad_embedder_stops_the_session(_
     assert "ragmeter plugin options ($RAGMETER_JUDGE='scripted', --ragmeter-embedder='bogus')" in (
         res.stderr.str()
     )
+
+
+def test_a_scripted_judge_with_a_verdict_of_its_own_is_not_named_overlap():
+    """Was: results of ``ScriptedJudge(lambda p: 1.0)`` recorded the judge "scripted:overlap"."""
+    always = Evaluator(judge=ScriptedJudge(lambda _prompt: 1.0)).evaluate([ROW], ["faithfulness"])
+    assert always.config["settings"]["judge"] == always.usage["judge"] == "scripted:custom"
+    overlap = Evaluator(judge="scripted").evaluate([ROW], ["faithfulness"])
+    assert overlap.config["settings"]["judge"] == "scripted:overlap"
+    assert ScriptedJudge(lambda _prompt: 1.0, name="mine").name == "mine"
