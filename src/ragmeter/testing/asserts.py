@@ -22,16 +22,29 @@ def _split(
 ) -> tuple[list[str], list[str]]:
     """Lines for the samples below ``threshold`` (lowest first) and for those without a value
     (failed, and undefined unless ``allow_undefined``; skipped ones lack the metric's inputs
-    and are not listed)."""
+    and are not listed), each with its question: an id alone sent the reader to the data."""
     low, missing = [], []
     for sample, sc in zip(result.samples, result.scores.get(metric, []), strict=False):
         if sc.status == "ok" and sc.value is not None:
             if sc.value < threshold:
                 low.append((sc.value, sample))
         elif sc.status == "failed" or (sc.status == "undefined" and not allow_undefined):
-            missing.append(f"{sample.question_id}  {sc.status}: {_short(sc.reason)}")
+            said = f"{sample.question_id}  {sc.status}: {_short(sc.reason)}"
+            missing.append(f"{said}  {_short(sample.question, 50)!r}")
     low.sort(key=lambda t: (t[0], t[1].question_id))
-    return [f"{s.question_id}  {v:.3f}  {_short(s.question)!r}" for v, s in low], missing
+    lines = [f"{s.question_id}  {_below(v, threshold)}  {_short(s.question)!r}" for v, s in low]
+    return lines, missing
+
+
+def _below(value: float, threshold: float) -> str:
+    """``value`` with 3 decimals, or as many more as it takes to read below ``threshold``.
+    Why: a faithfulness of 0.9999999 under a bar of 1.0 was listed as "1.000", a sample
+    "below 1.0" whose shown value is not."""
+    for decimals in range(3, 17):
+        text = f"{value:.{decimals}f}"
+        if float(text) < threshold:
+            return text
+    return repr(value)
 
 
 def offending_samples(

@@ -77,6 +77,8 @@ class Evaluator:
         self.options = hide_secrets(self.options)
         if not self.scripted:
             self.settings()
+        else:  # a stand-in judge runs, but a typo in the settings must not pass in silence
+            self._check_scripted_settings()
 
     @property
     def scripted(self) -> bool:
@@ -90,15 +92,35 @@ class Evaluator:
             data["embedder"] = self.embedder
         return Settings.parse_dict(data, source="Evaluator options")
 
+    def _check_scripted_settings(self) -> None:
+        """The options and a spec embedder of a scripted (or judge object) Evaluator, checked
+        as a spec judge's are. Why: ``RAGMETER_JUDGE=scripted`` (the CI switch to fast tests)
+        skipped the check, so ``options={"bogus": 1}`` or ``embedder="bogus"`` (the plugin's
+        ``--ragmeter-embedder``) passed in silence there and failed only with the real judge.
+        The embedder spec is still not used: a scripted run embeds with ``HashEmbedder``."""
+        data = dict(self.options)
+        if isinstance(self.embedder, str):
+            data["embedder"] = self.embedder
+        Settings.parse_dict(data, source="Evaluator options")
+
     def evaluate(
         self, data: Any, metrics: Sequence[str] | str | None = None, **kw: Any
     ) -> EvaluationResult:
         """Score ``data`` (anything ``ragmeter.load`` takes) with this evaluator's models."""
+        return run_sync(self.aevaluate(data, metrics, **kw))
+
+    async def aevaluate(
+        self, data: Any, metrics: Sequence[str] | str | None = None, **kw: Any
+    ) -> EvaluationResult:
+        """``evaluate`` for async code (an async test awaiting it through the fixture), on the
+        caller's event loop: the same keywords and the same scores. Why: ``evaluate`` inside a
+        running loop works only by blocking it while a worker thread runs its own loop, and
+        the Evaluator had no awaitable form (an AttributeError for ``await ....aevaluate``)."""
         chosen = metrics if metrics is not None else self.metrics
         if not self.scripted:
             s, pool = self.settings(), self.judge_pool
-            return run_sync(aevaluate(data, chosen, settings=s, judge_pool=pool, **kw))
-        return run_sync(self._evaluate_direct(data, chosen, **kw))
+            return await aevaluate(data, chosen, settings=s, judge_pool=pool, **kw)
+        return await self._evaluate_direct(data, chosen, **kw)
 
     def close(self) -> None:
         """Release the in-process judge kept since the first ``evaluate`` (its model's memory);

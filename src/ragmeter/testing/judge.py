@@ -123,6 +123,9 @@ class ScriptedJudge:
     """A Judge whose answers are functions of the prompt; every call is logged in ``log``.
 
     ``fail_on``: prompts containing this substring get an error reply (to test failure paths).
+    ``name`` (what results record as the judge): by default "scripted:overlap", or
+    "scripted:custom" with a ``verdict`` of your own; a result scored by ``lambda p: 1.0``
+    recorded "scripted:overlap", a word-overlap judge it never had.
     """
 
     def __init__(
@@ -131,12 +134,12 @@ class ScriptedJudge:
         script: Script | None = None,
         *,
         fail_on: str | None = None,
-        name: str = "scripted:overlap",
+        name: str | None = None,
     ) -> None:
         self.verdict = verdict or overlap_verdict
         self.script = script or _no_script
         self.fail_on = fail_on
-        self.name = name
+        self.name = name or ("scripted:overlap" if verdict is None else "scripted:custom")
         self.log: list[tuple[str, str]] = []
 
     def close(self) -> None:
