@@ -62,3 +62,11 @@ def test_fail_on_regression_refuses_arguments_it_would_misread(result, kwargs, s
         fail_on_regression(cmp, **kwargs)
     assert said in str(err.value)
     assert fail_on_regression(cmp, alpha=0.05, allow_lost_scores=True) == []
+
+
+def test_a_mean_just_under_its_threshold_reads_below_it():
+    """'mean 1.000 < 1.0' for a mean of 0.9999999: the line contradicted itself."""
+    from ragmeter.gates import _below, _short
+
+    assert _below(0.9999999, 1.0) == "0.9999999" and _below(0.5, 0.8) == "0.500"
+    assert len(_short("<html>" + "x" * 12_000)) == 120  # a judge's HTML error on one line

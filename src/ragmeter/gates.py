@@ -177,7 +177,8 @@ def fail_under(
                 )
             )
         elif value < threshold:
-            failures.append(GateFailure(name, f"{label} {value:.3f} < {threshold} (n={agg.n_ok})"))
+            shown = _below(value, threshold)
+            failures.append(GateFailure(name, f"{label} {shown} < {threshold} (n={agg.n_ok})"))
     return failures
 
 
@@ -188,6 +189,21 @@ def _not_run_reason(result: Any, name: str) -> str:
         if isinstance(note, str) and note.startswith(prefix) and note.endswith(")"):
             return f": {note[len(prefix) : -1]}"
     return ""
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """A reason on one gate line: a judge's error may hold a whole HTML page (12,000 chars)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _below(value: float, threshold: float) -> str:
+    """``value`` with 3 decimals, or as many more as it takes to read below ``threshold``
+    (a mean of 0.9999999 under 1.0 read "mean 1.000 < 1.0")."""
+    for decimals in range(3, 17):
+        if float(text := f"{value:.{decimals}f}") < threshold:
+            return text
+    return repr(value)
 
 
 def unscored_reason(result: Any, name: str, agg: Any) -> str:
@@ -209,7 +225,7 @@ def unscored_reason(result: Any, name: str, agg: Any) -> str:
     listed = getattr(result, "failures", None)
     rows = listed() if callable(listed) else []
     reasons = Counter(r["reason"] for r in rows if r.get("metric") == name and r.get("reason"))
-    common = f" ({reasons.most_common(1)[0][0]})" if reasons else ""
+    common = f" ({_short(reasons.most_common(1)[0][0])})" if reasons else ""
     return f"; {', '.join(counts)}{common}"
 
 
