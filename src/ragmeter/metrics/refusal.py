@@ -47,7 +47,9 @@ _REFUSAL = re.compile(
     r"(is|are)\s+not\s+(mentioned|stated|specified|given|provided|available)|"
     r"(unable|not\s+able)\s+to\s+(answer|find|determine)|"
     r"(no|not\s+an?)\s+(answer|mention)\s+(in|to)|"
-    r"(unknown|unanswerable)\b|"
+    # "unknown" only as the answer's verdict (at its end, or about the documents): "The
+    # Unknown Soldier is buried at Arlington." claims something (2026-11-27)
+    r"(unknown|unanswerable)\b" + _FROM_DOCS + r"|"
     # 2026-11-26: more of the ways LLMs decline; the impersonal ones only about the documents
     # or at the answer's end ("The fee is not covered by insurance." claims something)
     r"i\s+(am\s+not|'m\s+not)\s+certain|"
@@ -130,7 +132,8 @@ RATE_METRIC = Metric(
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
-    version="6",
+    # 7: "unknown" declines only at the answer's end or about the documents
+    version="7",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -144,7 +147,8 @@ ACCURACY_METRIC = Metric(
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
-    version="6",
+    # 7: "unknown" declines only at the answer's end or about the documents
+    version="7",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)
