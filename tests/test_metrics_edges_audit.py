@@ -7,10 +7,21 @@ or without a reason; a custom definition that could never run was accepted.
 
 from __future__ import annotations
 
+import fractions
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 import ragmeter
+from ragmeter import Metric, MetricError, Score
+from ragmeter.metrics import registry
 from ragmeter.metrics.refusal import declines
+
+_ROWS = [{"question": "q", "answer": "a b c"}, {"question": "q2", "answer": "d"}]
+
 
 # --- refusals ------------------------------------------------------------------------------
 
@@ -47,3 +58,119 @@ def test_refusal_rate_of_a_claim_with_unknown_is_zero() -> None:
     rows = [{"question": "Who is buried at Arlington?", "answer": "The Unknown Soldier."}]
     result = ragmeter.evaluate(rows, ["refusal_rate"])
     assert result.to_pandas()["refusal_rate"].tolist() == [0.0]
+
+
+# --- a custom metric's results -------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _unregister() -> Iterator[None]:
+    """The metrics a test registers (names starting audit_) are removed after it."""
+    yield
+    for name in [n for n in registry._FIXED if n.startswith("audit_")]:
+        registry._FIXED.pop(name, None)
+        registry._GIVEN.pop(name, None)
+
+
+def _run(
+    name: str, compute: Callable[[object], object], tmp_path: Path
+) -> tuple[ragmeter.EvaluationResult, dict[str, object]]:
+    ragmeter.register_metric(
+        Metric(name=name, description="d", requires=(("answer",),), compute=compute)  # type: ignore[arg-type]
+    )
+    result = ragmeter.evaluate(_ROWS, [name])
+    result.write(tmp_path)
+    first = json.loads((tmp_path / "scores.jsonl").read_text().splitlines()[0])
+    return result, first
+
+
+@pytest.mark.parametrize(
+    "value",
+    [fractions.Fraction(1, 3), np.float32(0.25), np.int64(1), True],
+    ids=["fraction", "float32", "int64", "bool"],
+)
+def test_a_custom_ok_value_of_another_number_type_is_written_as_a_number(
+    value: object, tmp_path: Path
+) -> None:
+    """Before, scores.jsonl held "1/3", "0.25", "1" (strings) or true for these values."""
+    name = f"audit_num_{type(value).__name__}"
+    _result, first = _run(name, lambda s: Score(value), tmp_path)  # type: ignore[arg-type]
+    assert type(first[name]) is float
+    assert first[name] == pytest.approx(float(value))  # type: ignore[arg-type]
+
+
+def test_a_custom_undefined_score_with_a_value_writes_no_value(tmp_path: Path) -> None:
+    """Before, the 0.5 of an undefined Score was written as the row's value (and shown by
+    to_pandas) although no mean counted it."""
+    result, first = _run("audit_undef_value", lambda s: Score(0.5, "undefined", "n/a"), tmp_path)
+    assert first["audit_undef_value"] is None
+    assert result.to_pandas()["audit_undef_value"].isna().all()
+    assert first["reasons"]["audit_undef_value"] == "n/a"
+
+
+@pytest.mark.parametrize("reason", [None, "", 123])
+def test_a_custom_failed_score_always_has_a_reason_in_words(reason: object, tmp_path: Path) -> None:
+    """Before, scores.jsonl said reason "" (None, "") or 123 (a number) for these."""
+    name = f"audit_noreason_{type(reason).__name__}_{bool(reason)}"
+    result, first = _run(name, lambda s: Score(None, "failed", reason), tmp_path)  # type: ignore[arg-type]
+    written = first["reasons"][name]
+    assert isinstance(written, str) and written
+    if reason is None or reason == "":
+        assert written == f"{name} returned status 'failed' without a reason"
+    assert all(isinstance(f["reason"], str) and f["reason"] for f in result.failures())
+
+
+def test_a_custom_value_beyond_any_float_is_said_not_finite() -> None:
+    """Before: "internal error: OverflowError: int too large to convert to float"."""
+    ragmeter.register_metric(
+        Metric(
+            name="audit_huge",
+            description="d",
+            requires=(("answer",),),
+            compute=lambda s: Score(10**400),
+        )
+    )
+    result = ragmeter.evaluate(_ROWS, ["audit_huge"])
+    reasons = {f["reason"] for f in result.failures()}
+    assert reasons == {"the metric computed a non-finite value (inf), which is no score"}
+
+
+# --- a custom metric's definition ----------------------------------------------------------
+
+
+def test_a_value_range_given_as_text_is_refused_when_made() -> None:
+    """Before, (0, "1") was accepted and every sample then failed: "internal error:
+    TypeError: '<=' not supported between instances of 'float' and 'str'"."""
+    with pytest.raises(MetricError, match=r"value_range \(0, '1'\): give \(low, high\) as numbers"):
+        Metric(
+            name="audit_range",
+            description="d",
+            requires=(("answer",),),
+            compute=lambda s: Score.ok(1.0),
+            value_range=(0, "1"),  # type: ignore[arg-type]
+        )
+
+
+@pytest.mark.parametrize(
+    ("attr", "fn", "wanted"),
+    [
+        ("compute", lambda: Score.ok(1.0), r"compute must take \(sample\)"),
+        ("compute", lambda s, extra: Score.ok(1.0), r"compute must take \(sample\)"),
+        ("acompute", lambda s: Score.ok(1.0), r"acompute must take \(sample, resources\)"),
+    ],
+)
+def test_a_function_that_cannot_take_its_arguments_is_refused_when_made(
+    attr: str, fn: object, wanted: str
+) -> None:
+    """Before, such a metric registered, then failed every sample with "internal error:
+    TypeError: <lambda>() takes 0 positional arguments but 1 was given"."""
+    with pytest.raises(MetricError, match=wanted):
+        Metric(name="audit_arity", description="d", requires=(("answer",),), **{attr: fn})  # type: ignore[arg-type]
+
+
+def test_functions_with_defaults_or_varargs_are_accepted() -> None:
+    def compute(sample: object, scale: float = 1.0) -> Score:
+        return Score.ok(scale)
+
+    Metric(name="audit_ok1", description="d", requires=(("answer",),), compute=compute)
+    Metric(name="audit_ok2", description="d", requires=(("answer",),), compute=lambda *a: None)

@@ -121,7 +121,7 @@ def checked_result(metric: Metric, result: Any) -> Score:
             **result.details,
         )
     if result.status != "ok":
-        return result
+        return _without_value(metric, result)
     value = result.value
     if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
         return Score.failed(
@@ -129,8 +129,15 @@ def checked_result(metric: Metric, result: Any) -> Score:
             "not a number",
             **result.details,
         )
+    try:
+        # a plain float: numpy scalars, Fractions and bools were written to scores.jsonl as
+        # strings ("1/3", "0.25") or true, which no reader of a run takes for a score
+        value = float(value)
+    except OverflowError:
+        value = math.inf  # an int beyond any float (10**400): not finite, said below
     if not math.isfinite(value):
-        return checked(result)  # a failed Score saying the value is not finite
+        return checked(Score(value, "ok", None, result.details))  # failed: not finite
+    result = Score(value, "ok", result.reason, result.details)
     bounds = metric.value_range
     if bounds is not None and not bounds[0] <= float(value) <= bounds[1]:
         return Score.failed(
@@ -140,6 +147,20 @@ def checked_result(metric: Metric, result: Any) -> Score:
             **result.details,
         )
     return result
+
+
+def _without_value(metric: Metric, result: Score) -> Score:
+    """A Score that is not ok, as a run can show it: no value (an ``undefined`` Score holding
+    0.5 was written as 0.5 beside its status, though no mean counted it) and a reason in words
+    (a missing one was written as "", a number as a number)."""
+    reason = result.reason
+    if reason is None or (isinstance(reason, str) and not reason.strip()):
+        reason = f"{metric.name} returned status {result.status!r} without a reason"
+    elif not isinstance(reason, str):
+        reason = str(reason)
+    if result.value is None and reason is result.reason:
+        return result
+    return Score(None, result.status, reason, result.details)
 
 
 def register_template(
