@@ -14,9 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 import ragmeter
 from ragmeter import Metric, MetricError, Score
+from ragmeter.cli import app
 from ragmeter.metrics import registry
 from ragmeter.metrics.refusal import declines
 
@@ -174,3 +176,25 @@ def test_functions_with_defaults_or_varargs_are_accepted() -> None:
 
     Metric(name="audit_ok1", description="d", requires=(("answer",),), compute=compute)
     Metric(name="audit_ok2", description="d", requires=(("answer",),), compute=lambda *a: None)
+
+
+# --- retrieval metric names ----------------------------------------------------------------
+
+
+def test_a_k_with_leading_zeros_is_refused_naming_the_spelling_that_works(
+    tmp_path: Path,
+) -> None:
+    """Before, -m ndcg@010 ran as ndcg@10, so --fail-under ndcg@010=0.9 beside it was refused
+    as "'ndcg@010' is gated but not among the metrics run"."""
+    data = tmp_path / "r.jsonl"
+    data.write_text(
+        '{"question": "q", "context_ids": ["a", "b"], "reference_context_ids": ["b"]}\n'
+    )
+    with pytest.raises(MetricError, match=r"'ndcg@010': write k without leading zeros, as ndcg@10"):
+        registry.get_metric("ndcg@010")
+    out = CliRunner().invoke(
+        app, ["evaluate", str(data), "-m", "ndcg@010", "--fail-under", "ndcg@010=0.5"]
+    )
+    assert out.exit_code == 2
+    assert "write k without leading zeros, as ndcg@10" in out.output
+    assert "not among the metrics run" not in out.output

@@ -209,6 +209,11 @@ def get_metric(name: str) -> Metric:
             raise MetricError(
                 f"metric {name!r}: k must be a positive integer, at most {_MAX_K}, e.g. {prefix}@10"
             )
+        if k_text != str(int(k_text)):
+            # ndcg@010 ran as ndcg@10, so --fail-under ndcg@010=... found no such metric run
+            raise MetricError(
+                f"metric {name!r}: write k without leading zeros, as {prefix}@{int(k_text)}"
+            )
         return _TEMPLATES[prefix][0](int(k_text))
     if name in (f"{p}@k" for p in _TEMPLATES):
         raise MetricError(f"metric {name!r}: give k as a number, e.g. {name[:-1]}10")
