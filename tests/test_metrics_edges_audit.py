@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fractions
 import json
+import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -198,3 +199,19 @@ def test_a_k_with_leading_zeros_is_refused_naming_the_spelling_that_works(
     assert out.exit_code == 2
     assert "write k without leading zeros, as ndcg@10" in out.output
     assert "not among the metrics run" not in out.output
+
+
+@pytest.mark.parametrize("n_rows", [1, 300], ids=["one-row", "many-rows"])
+def test_a_decomposed_context_matches_the_same_reference_text_composed(n_rows: int) -> None:
+    """Before, "café" saved decomposed (NFD, as macOS and some PDF extractions give it) was
+    another string than the reference's composed "café": mrr, map and recall@5 were 0 for a
+    pipeline that retrieved the reference context second."""
+    composed = unicodedata.normalize("NFC", "Le café de Flore ouvre à Paris.")
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+    row = {"contexts": ["Other text.", decomposed], "reference_contexts": [composed]}
+    rows = [{"question": f"q{i}", **row} for i in range(n_rows)]
+    frame = ragmeter.evaluate(rows, ["mrr", "map", "recall@5"]).to_pandas()
+    assert set(frame["mrr"]) == {0.5}
+    assert set(frame["map"]) == {0.5}
+    assert set(frame["recall@5"]) == {1.0}

@@ -16,6 +16,7 @@ undefined) when nothing is relevant, as Unitxt.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from math import nan
 from typing import Any, NamedTuple
@@ -75,10 +76,17 @@ def ranking_of(sample: Sample) -> tuple[list[str], set[str], str]:
     """
     if sample.context_ids is not None and sample.reference_context_ids is not None:
         return list(sample.context_ids), set(sample.reference_context_ids), "ids"
-    retrieved = [normalize_text_key(c) for c in sample.contexts or []]
-    relevant = {normalize_text_key(c) for c in sample.reference_contexts or []}
+    retrieved = [_text_key(c) for c in sample.contexts or []]
+    relevant = {_text_key(c) for c in sample.reference_contexts or []}
     relevant.discard("")
     return retrieved, relevant, "text"
+
+
+def _text_key(text: str) -> str:
+    """The key a context is matched by: its normalised text, composed first (NFC), so a
+    context saved decomposed (NFD: macOS file names, some PDF extractions) matches the same
+    text written composed; "café" was two different strings and the hit was missed."""
+    return normalize_text_key(unicodedata.normalize("NFC", text))
 
 
 class _Judged(NamedTuple):
@@ -118,7 +126,7 @@ def _judged(sample: Sample) -> _Judged:
         "n_relevant": n_relevant,
     }
     if matched_by == "text":
-        blank = sum(1 for c in sample.reference_contexts or () if not normalize_text_key(c))
+        blank = sum(1 for c in sample.reference_contexts or () if not _text_key(c))
         if blank:
             details["blank_reference_contexts"] = blank  # not relevant items (ranking_of)
     if n_retrieved < len(retrieved):
