@@ -22,6 +22,7 @@ from ragmeter import Metric, MetricError, Score
 from ragmeter.cli import app
 from ragmeter.metrics import registry
 from ragmeter.metrics.refusal import declines
+from ragmeter.runs import RECORD_KEYS
 
 _ROWS = [{"question": "q", "answer": "a b c"}, {"question": "q2", "answer": "d"}]
 
@@ -215,3 +216,21 @@ def test_a_decomposed_context_matches_the_same_reference_text_composed(n_rows: i
     assert set(frame["mrr"]) == {0.5}
     assert set(frame["map"]) == {0.5}
     assert set(frame["recall@5"]) == {1.0}
+
+
+# --- a custom metric's name ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(RECORD_KEYS))
+def test_a_custom_metric_named_like_a_record_field_is_refused(name: str) -> None:
+    """Before, a metric named "answer" (or "question_id", "status", ...) registered and its
+    value replaced the sample's in every scores.jsonl record: the answer was lost and a
+    question_id of 0.25 broke resume and compare."""
+    metric = Metric(name=name, description="d", requires=(("answer",),), compute=lambda s: None)
+    with pytest.raises(MetricError, match=rf"metric '{name}': the name is a field of every"):
+        ragmeter.register_metric(metric)
+    assert name not in registry._FIXED
+
+
+def test_the_reserved_names_are_the_keys_a_run_reads_as_no_metric() -> None:
+    assert registry.RECORD_KEYS == RECORD_KEYS

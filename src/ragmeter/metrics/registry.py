@@ -36,6 +36,13 @@ _GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
 _MAX_K = 2**63 - 1  # the retrieval kernels' int64
+# The keys of a scores.jsonl record besides the metrics' values (runs.RECORD_KEYS, a layer
+# above: tests/test_metrics_edges_audit.py keeps the two equal). A metric named "answer" or
+# "question_id" wrote its value over the sample's, losing it and breaking resume and compare.
+RECORD_KEYS = frozenset(
+    {"question_id", "question", "answer", "contexts", "context_ids", "metadata"}
+    | {"status", "reasons", "details"}
+)
 
 
 def register(metric: Metric) -> Metric:
@@ -53,6 +60,12 @@ def register(metric: Metric) -> Metric:
         raise MetricError(
             f"metric {name!r}: '@' is reserved for a built-in's parameter, as in ndcg@10; "
             "choose a name without it"
+        )
+    if name in RECORD_KEYS:
+        raise MetricError(
+            f"metric {name!r}: the name is a field of every scores.jsonl record "
+            f"({', '.join(sorted(RECORD_KEYS))}), whose value the score would overwrite; "
+            "choose another name"
         )
     if name in _FIXED:
         whose = "a built-in metric" if name in _BUILT_IN else "already registered"
