@@ -234,3 +234,23 @@ def test_a_custom_metric_named_like_a_record_field_is_refused(name: str) -> None
 
 def test_the_reserved_names_are_the_keys_a_run_reads_as_no_metric() -> None:
     assert registry.RECORD_KEYS == RECORD_KEYS
+
+
+def test_a_blank_reference_id_is_no_relevant_item() -> None:
+    """Before, an empty reference id (a blank CSV cell) matched the pipeline's chunk without an
+    id: [""] against ["a", "b", ""] gave mrr 1/3 for a row with no relevant id, and ["a", ""]
+    counted two relevant items (map 0.83 for a perfect ranking). As by text, blanks are no
+    relevant item; Unitxt's metrics keep Unitxt's arithmetic."""
+    rows = [
+        {"question": "q1", "context_ids": ["a", "b", ""], "reference_context_ids": ["a", ""]},
+        {"question": "q2", "context_ids": ["a", "b", ""], "reference_context_ids": ["", " "]},
+    ]
+    result = ragmeter.evaluate(rows, ["mrr", "map", "unitxt_map"])
+    frame = result.to_pandas()
+    assert frame["map"].tolist()[0] == 1.0
+    assert frame["mrr"].isna().tolist() == [False, True]
+    assert result.scores["map"][0].details["blank_reference_ids"] == 1
+    second = result.scores["mrr"][1]
+    assert second.status == "undefined"
+    assert second.reason == "every reference id is blank (empty or spaces): relevance is undefined"
+    assert frame["unitxt_map"].tolist() == [pytest.approx(5 / 6), pytest.approx(1 / 3)]

@@ -72,10 +72,12 @@ def ranking_of(sample: Sample) -> tuple[list[str], set[str], str]:
     By text, a reference context with no words (empty, blank, punctuation only) is no
     relevant item: it would match every blank retrieved context, crediting a pipeline that
     retrieved nothing useful with a hit. A row whose reference contexts all lack words has no
-    relevant item (undefined).
+    relevant item (undefined). So, by ids, is a blank reference id ("", spaces): an empty CSV
+    cell matched every chunk the pipeline returned without an id.
     """
     if sample.context_ids is not None and sample.reference_context_ids is not None:
-        return list(sample.context_ids), set(sample.reference_context_ids), "ids"
+        relevant_ids = {i for i in sample.reference_context_ids if i.strip()}
+        return list(sample.context_ids), relevant_ids, "ids"
     retrieved = [_text_key(c) for c in sample.contexts or []]
     relevant = {_text_key(c) for c in sample.reference_contexts or []}
     relevant.discard("")
@@ -129,6 +131,8 @@ def _judged(sample: Sample) -> _Judged:
         blank = sum(1 for c in sample.reference_contexts or () if not _text_key(c))
         if blank:
             details["blank_reference_contexts"] = blank  # not relevant items (ranking_of)
+    elif blank := sum(1 for i in sample.reference_context_ids or () if not i.strip()):
+        details["blank_reference_ids"] = blank  # not relevant items (ranking_of)
     if n_retrieved < len(retrieved):
         details["duplicate_ids"] = len(retrieved) - n_retrieved  # each counted at its first rank
     return _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
@@ -140,8 +144,13 @@ _NO_RELEVANT_TEXT = (
 )
 
 
+_NO_RELEVANT_IDS = "every reference id is blank (empty or spaces): relevance is undefined"
+
+
 def _score_of(j: _Judged, fn: Callable[[Sequence[int], int], float]) -> Score:
     if not j.n_relevant:
+        if j.details.get("blank_reference_ids"):
+            return Score.undefined(_NO_RELEVANT_IDS)
         blank = j.matched_by == "text" and j.details.get("blank_reference_contexts")
         return Score.undefined(_NO_RELEVANT_TEXT if blank else _NO_RELEVANT)
     return Score(float(fn(j.ranks, j.n_relevant)), "ok", None, j.details)
