@@ -58,6 +58,44 @@ def test_unknown_as_the_answers_verdict_still_declines(answer: str) -> None:
     assert declines(answer) is not None
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The policy does not cover flood damage.",
+        "The museum does not provide free entry on Sundays.",
+        "The warranty doesn't include batteries.",
+        "The law does not mention penalties; fines are set by regulation.",
+        "The vaccine is not available to children under 5.",
+        "Tickets are not provided to members; they must buy them at the door.",
+        "Photos aren't given to visitors.",
+    ],
+)
+def test_a_negative_answer_about_the_world_does_not_decline(answer: str) -> None:
+    """Before, each of these answers to a yes/no question was a refusal: faithfulness not
+    applicable (its claim never checked) and answer_relevance 0 (noncommittal)."""
+    assert declines(answer) is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The context does not say.",
+        "The provided passages don't mention the date.",
+        "The text provided does not specify the year.",
+        "The retrieved context doesn't include that information.",
+        "It doesn't say.",
+        "They do not mention it.",
+        "Does not say.",
+        "The date is not mentioned.",
+        "The information is not available.",
+        "This is not given in the context.",
+        "The date isn't provided in the documents.",
+    ],
+)
+def test_the_same_phrases_about_the_documents_still_decline(answer: str) -> None:
+    assert declines(answer) is not None
+
+
 def test_refusal_rate_of_a_claim_with_unknown_is_zero() -> None:
     rows = [{"question": "Who is buried at Arlington?", "answer": "The Unknown Soldier."}]
     result = ragmeter.evaluate(rows, ["refusal_rate"])
