@@ -68,6 +68,8 @@ def test_unknown_as_the_answers_verdict_still_declines(answer: str) -> None:
         "The vaccine is not available to children under 5.",
         "Tickets are not provided to members; they must buy them at the door.",
         "Photos aren't given to visitors.",
+        "The patient had no information about her diagnosis until 2019.",
+        "The report contains no data on Asia.",
     ],
 )
 def test_a_negative_answer_about_the_world_does_not_decline(answer: str) -> None:
@@ -90,6 +92,11 @@ def test_a_negative_answer_about_the_world_does_not_decline(answer: str) -> None
         "The information is not available.",
         "This is not given in the context.",
         "The date isn't provided in the documents.",
+        "There is no information about the date.",
+        "There\u2019s no data on this.",
+        "No information.",
+        "I have no information on that.",
+        "The context contains no information about his death.",
     ],
 )
 def test_the_same_phrases_about_the_documents_still_decline(answer: str) -> None:

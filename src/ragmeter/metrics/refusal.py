@@ -49,7 +49,13 @@ _REFUSAL = re.compile(
     r"(" + _THE_DOCS + r"(\s+(provided|given|above|here))?\s+|^\W*)" + _DOES_NOT + r"\s+"
     r"(say|mention|contain|specify|state|include|provide|cover)|"
     r"\b(it|this|that|they)\s+" + _DOES_NOT + r"\s+(say|mention|specify|state)|"
-    r"(not\s+(enough|sufficient)|insufficient|no)\s+(information|context|data|details)|"
+    r"(not\s+(enough|sufficient)|insufficient)\s+(information|context|data|details)|"
+    # "no information" of the documents, or said as such: "The patient had no information
+    # about her diagnosis." and "The report contains no data on Asia." answer (2026-11-27)
+    r"(^\W*|there(\s+(is|are|was|were)|'s)\s+|(i|we)\s+(have|had|found|see)\s+|"
+    + _THE_DOCS
+    + r"(\s+(provided|given|above|here))?\s+(contains?|provides?|gives?|has|have|includes?)\s+)"
+    r"no\s+(information|context|data|details)|"
     r"(is|are)\s+not\s+(mentioned|stated|specified)|"
     r"(is|are)\s+not\s+(given|provided|available)" + _FROM_DOCS + r"|"
     r"(unable|not\s+able)\s+to\s+(answer|find|determine)|"
