@@ -20,9 +20,10 @@ from typer.testing import CliRunner
 import ragmeter
 from ragmeter import Metric, MetricError, Score
 from ragmeter.cli import app
-from ragmeter.metrics import registry
+from ragmeter.metrics import overlap_kernel, registry
 from ragmeter.metrics.refusal import declines
 from ragmeter.runs import RECORD_KEYS
+from ragmeter.sample import Sample
 
 _ROWS = [{"question": "q", "answer": "a b c"}, {"question": "q2", "answer": "d"}]
 
@@ -299,3 +300,25 @@ def test_a_blank_reference_id_is_no_relevant_item() -> None:
     assert second.status == "undefined"
     assert second.reason == "every reference id is blank (empty or spaces): relevance is undefined"
     assert frame["unitxt_map"].tolist() == [pytest.approx(5 / 6), pytest.approx(1 / 3)]
+
+
+def test_a_large_batch_counts_blank_ids_for_unitxt_only() -> None:
+    """The compiled path (a batch of MIN_SAMPLES rows, numba installed) gives every row what
+    the per-sample path gives: Unitxt's metrics count the blank id, TREC's do not."""
+    rows = [
+        Sample(
+            question_id=f"q{i}",
+            question="q",
+            context_ids=["a", ""],
+            reference_context_ids=["", "a"] if i % 2 else [""],
+        )
+        for i in range(overlap_kernel.MIN_SAMPLES)
+    ]
+    for name in ("unitxt_mrr", "unitxt_map", "mrr", "map"):
+        metric = registry.get_metric(name)
+        column = metric.compute_batch(rows, {})  # type: ignore[misc]
+        for i in (0, 1):
+            one, batch = metric.compute(rows[i]), column[i]  # type: ignore[misc]
+            assert (one.status, one.value, one.reason) == (batch.status, batch.value, batch.reason)
+    assert registry.get_metric("unitxt_mrr").compute(rows[0]).value == 0.5  # type: ignore[misc]
+    assert registry.get_metric("mrr").compute(rows[0]).status == "undefined"  # type: ignore[misc]

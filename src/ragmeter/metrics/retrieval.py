@@ -160,14 +160,23 @@ def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Sco
     return lambda sample: _score_of(_judge(sample), fn)
 
 
-def _ranked(rows: Sequence[Sample], shared: dict[Any, Any]) -> rank_kernel.Ranked | None:
-    """The compiled ranks of a large batch (None: a small one, or no numba)."""
+def _ranked(
+    rows: Sequence[Sample], shared: dict[Any, Any], unitxt: bool = False
+) -> rank_kernel.Ranked | None:
+    """The compiled ranks of a large batch (None: a small one, or no numba). Unitxt's metrics
+    take a blank reference id as relevant, the TREC ones do not (``ranking_of``): a batch
+    holding one is ranked apart for them."""
     if len(rows) < overlap_kernel.MIN_SAMPLES or not overlap_kernel.available():
         return None
-    key = ("ranked", id(rows))
+    apart = unitxt and any(not i.strip() for s in rows for i in s.reference_context_ids or ())
+    key = ("unitxt_ranked" if apart else "ranked", id(rows))
     if key not in shared:
-        found = rank_kernel.ranked([ranking_of(s)[:2] for s in rows])
-        shared[key] = (rows, found)  # rows kept, so their id stays theirs
+        pairs = (
+            [(s.context_ids or [], set(s.reference_context_ids or ())) for s in rows]
+            if apart
+            else [ranking_of(s)[:2] for s in rows]
+        )
+        shared[key] = (rows, rank_kernel.ranked(pairs))  # rows kept, so their id stays theirs
     return shared[key][1]
 
 
@@ -230,7 +239,7 @@ def _unitxt_scorer(fn: Callable[[Sequence[int]], float]) -> Callable[[Sample], S
 
 def _unitxt_batch(fn: Callable[[Sequence[int]], float], kind: str) -> BatchFn:
     def batch(rows: Sequence[Sample], shared: dict[Any, Any]) -> ScoreColumn:
-        found = _ranked(rows, shared)
+        found = _ranked(rows, shared, unitxt=True)
         if found is not None:
             values = rank_kernel.values(found, kind)
             return ScoreColumn(
