@@ -22,6 +22,15 @@ from ragmeter import Metric, MetricError, Score
 from ragmeter.cli import app
 from ragmeter.metrics import overlap_kernel, registry
 from ragmeter.metrics.refusal import declines
+from ragmeter.metrics.retrieval import (
+    average_precision,
+    hit_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+    unitxt_reciprocal_rank,
+)
 from ragmeter.runs import RECORD_KEYS
 from ragmeter.sample import Sample
 
@@ -322,3 +331,24 @@ def test_a_large_batch_counts_blank_ids_for_unitxt_only() -> None:
             assert (one.status, one.value, one.reason) == (batch.status, batch.value, batch.reason)
     assert registry.get_metric("unitxt_mrr").compute(rows[0]).value == 0.5  # type: ignore[misc]
     assert registry.get_metric("mrr").compute(rows[0]).status == "undefined"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("k", [0, -1, 2.5, True, "3"])
+@pytest.mark.parametrize("fn", [precision_at_k, recall_at_k, ndcg_at_k, hit_at_k])
+def test_the_python_functions_refuse_a_k_that_is_no_cut_off(
+    fn: Callable[..., float], k: object
+) -> None:
+    """Before: P@0 and nDCG@0 raised ZeroDivisionError, P@-1 gave -0.0, k=2.5 and k=True
+    were taken as given, k="3" was a TypeError about '<='."""
+    with pytest.raises(ValueError, match=rf"k must be a positive integer, not {k!r}"):
+        fn(["a", "b"], {"b"}, k)
+
+
+@pytest.mark.parametrize("fn", [reciprocal_rank, average_precision, unitxt_reciprocal_rank])
+def test_the_python_functions_refuse_a_single_string_of_ids(fn: Callable[..., float]) -> None:
+    """Before, reciprocal_rank(["a", "doc"], "doc") was 1.0: "doc" was read as d, o, c."""
+    with pytest.raises(TypeError, match="relevant must be a collection of ids, not a single"):
+        fn(["a", "doc"], "doc")
+    with pytest.raises(TypeError, match="retrieved must be a collection of ids, not a single"):
+        fn("ab", ["b"])
+    assert fn(["a", "doc"], ["doc"]) == 0.5
