@@ -21,6 +21,14 @@ import ragmeter
 from ragmeter import Metric, MetricError, Score
 from ragmeter.cli import app
 from ragmeter.metrics import overlap_kernel, registry
+from ragmeter.metrics.lexical import (
+    exact_match,
+    k_precision,
+    k_precision_union,
+    token_f1,
+    token_precision,
+    token_recall,
+)
 from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.retrieval import (
     average_precision,
@@ -352,3 +360,27 @@ def test_the_python_functions_refuse_a_single_string_of_ids(fn: Callable[..., fl
     with pytest.raises(TypeError, match="retrieved must be a collection of ids, not a single"):
         fn("ab", ["b"])
     assert fn(["a", "doc"], ["doc"]) == 0.5
+
+
+# --- the lexical functions -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fn", "what"),
+    [
+        (k_precision, "contexts"),
+        (k_precision_union, "contexts"),
+        (token_recall, "references"),
+        (token_precision, "references"),
+        (token_f1, "references"),
+        (exact_match, "references"),
+    ],
+)
+def test_the_lexical_functions_refuse_a_single_string_of_texts(
+    fn: Callable[[str, list[str]], Score], what: str
+) -> None:
+    """Before, k_precision("Paris is big", "Paris is big") was 0.0 (ok): the string was read
+    as one text per character."""
+    with pytest.raises(TypeError, match=rf"{what} must be a list of texts, not a single string"):
+        fn("Paris is big", "Paris is big")  # type: ignore[arg-type]
+    assert fn("Paris is big", ["Paris is big"]).value == 1.0
