@@ -121,6 +121,15 @@ def test_the_same_phrases_about_the_documents_still_decline(answer: str) -> None
     assert declines(answer) is not None
 
 
+@pytest.mark.parametrize(
+    "answer", ["I'm not sure.", "I\u2019m not sure.", "I'm not certain.", "I'm unable to say."]
+)
+def test_the_contracted_first_person_refusals_decline(answer: str) -> None:
+    """Before, "I am not sure." declined and "I'm not sure." did not: the pattern's "'m"
+    alternative wanted a space after "I", which no text has once rejoined."""
+    assert declines(answer) is not None
+
+
 def test_refusal_rate_of_a_claim_with_unknown_is_zero() -> None:
     rows = [{"question": "Who is buried at Arlington?", "answer": "The Unknown Soldier."}]
     result = ragmeter.evaluate(rows, ["refusal_rate"])

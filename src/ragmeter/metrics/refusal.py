@@ -39,8 +39,8 @@ _FROM_DOCS = (
 _DOES_NOT = r"(does\s+not|do\s+not|did\s+not|doesn't|don't|didn't)"
 _THE_DOCS = r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
 _REFUSAL = re.compile(
-    r"\b(i\s+(do\s+not|don't|dont)\s+know|i\s+(am\s+not|'m\s+not)\s+sure|no\s+idea|"
-    r"i\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to)\s+"
+    r"\b(i\s+(do\s+not|don't|dont)\s+know|i(\s+am|'m)\s+not\s+sure|no\s+idea|"
+    r"i(\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to)|'m\s+unable\s+to)\s+"
     r"(answer|find|tell|say|determine|provide|help)|"
     # "does not say / cover ...", "is not given / available" only of the documents (2026-11-27):
     # "The policy does not cover flood damage.", "The vaccine is not available to children."
@@ -65,7 +65,7 @@ _REFUSAL = re.compile(
     r"(unknown|unanswerable)\b" + _FROM_DOCS + r"|"
     # 2026-11-26: more of the ways LLMs decline; the impersonal ones only about the documents
     # or at the answer's end ("The fee is not covered by insurance." claims something)
-    r"i\s+(am\s+not|'m\s+not)\s+certain|"
+    r"i(\s+am|'m)\s+not\s+certain|"
     r"(not\s+possible\s+to\s+(say|tell|determine|answer|know)|can(not|'t|\s+not)\s+be\s+"
     r"(determined|answered|known|inferred))" + _FROM_DOCS + r"|"
     r"(i|we)\s+(do\s+not|don't)\s+have\s+(enough|sufficient|any|the)\s+(relevant\s+)?"
@@ -147,7 +147,7 @@ RATE_METRIC = Metric(
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
     # 7: "unknown", "does not cover", "is not available" decline only about the documents
-    # (or, for "unknown" and "not available", at the answer's end)
+    # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
     version="7",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
@@ -163,7 +163,7 @@ ACCURACY_METRIC = Metric(
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
     # 7: "unknown", "does not cover", "is not available" decline only about the documents
-    # (or, for "unknown" and "not available", at the answer's end)
+    # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
     version="7",
     formula="1 if declined == (not is_answerable) else 0",
 )
