@@ -207,6 +207,7 @@ def _definition_problems(m: Metric) -> list[str]:
         fn = getattr(m, attr)
         if fn is not None and not callable(fn):
             out.append(f"{attr} is {type(fn).__name__}, not a function")
+    out += _arity_problems(m)
     if m.compute is not None and inspect.iscoroutinefunction(m.compute):
         out.append("compute is an async function: give it as acompute=(sample, resources)")
     out += _requires_problems(m.requires)
@@ -225,6 +226,40 @@ def _definition_problems(m: Metric) -> list[str]:
         out.append(f"direction {m.direction!r}: use one of {', '.join(DIRECTIONS)}")
     out += _range_problems(m.value_range)
     return out
+
+
+_ARGS = {
+    "compute": "(sample)",
+    "acompute": "(sample, resources)",
+    "compute_batch": "(rows, shared)",
+}
+
+
+def _arity_problems(m: Metric) -> list[str]:
+    """A function that cannot be called with the arguments a run gives it: it failed on every
+    sample with "internal error: TypeError: <lambda>() takes 0 positional arguments", after
+    the other metrics' work, where the definition can say so when made."""
+    out: list[str] = []
+    for attr, args in _ARGS.items():
+        fn = getattr(m, attr)
+        if fn is None or not callable(fn):
+            continue
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError):  # a builtin or extension without one: not checkable
+            continue
+        try:
+            signature.bind(*(None for _ in args.split(",")))
+        except TypeError as exc:
+            out.append(f"{attr} must take {args}: {exc}")
+    return out
+
+
+def _items(bounds: Any) -> tuple[Any, ...]:
+    try:
+        return tuple(bounds)
+    except TypeError:
+        return ()
 
 
 def _requires_problems(requires: Any) -> list[str]:
@@ -251,6 +286,11 @@ def _requires_problems(requires: Any) -> list[str]:
 def _range_problems(bounds: Any) -> list[str]:
     if bounds is None:
         return []
+    if isinstance(bounds, (str, bytes)) or any(
+        isinstance(b, (str, bytes, bool)) for b in _items(bounds)
+    ):
+        # float("1") passed, then every sample failed comparing a score with "1"
+        return [f"value_range {bounds!r}: give (low, high) as numbers or None when unbounded"]
     try:
         low, high = (float(b) for b in bounds)
     except (TypeError, ValueError):

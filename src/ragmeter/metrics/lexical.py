@@ -34,6 +34,14 @@ _NO_TOKENS = "answer has no tokens after normalisation"
 _NO_REFERENCES = "no reference answers: a best over reference answers has no value for none"
 
 
+def _texts(texts: Sequence[str], what: str) -> Sequence[str]:
+    """``texts`` when it is a list of texts: a single string was read as one text per
+    character, and k_precision("Paris is big", "Paris is big") was 0.0."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"{what} must be a list of texts, not a single string: [{texts!r}]")
+    return texts
+
+
 def _k_precision_from(sup: Support, n_contexts: int) -> Score:
     if not n_contexts:
         return Score.undefined(
@@ -72,6 +80,7 @@ def k_precision(answer: str, contexts: Sequence[str]) -> Score:
     2 of 4 tokens, so 0.5 (the union of the two would give 1.0: ``k_precision_union``).
     An answer with no tokens scores 0, as in Unitxt; no contexts at all is undefined.
     """
+    contexts = _texts(contexts, "contexts")
     return _k_precision_from(support(answer, contexts), len(contexts))
 
 
@@ -81,6 +90,7 @@ def k_precision_union(answer: str, contexts: Sequence[str]) -> Score:
     Same example as ``k_precision``: the union holds cat, sat, on, mat, so 4/4 = 1.0. Higher
     than or equal to Unitxt's on every row; undefined for an answer with no tokens.
     """
+    contexts = _texts(contexts, "contexts")
     return _k_precision_union_from(support(answer, contexts), len(contexts))
 
 
@@ -104,7 +114,7 @@ Overlaps = tuple[int, tuple[tuple[int, int], ...]]
 
 
 def _best_over_references(answer: str, references: Sequence[str], kind: str) -> Score:
-    return _best_from(_reference_overlaps(answer, tuple(references)), kind)
+    return _best_from(_reference_overlaps(answer, tuple(_texts(references, "references"))), kind)
 
 
 def _best_from(counts: Overlaps, kind: str) -> Score:
@@ -151,7 +161,7 @@ def token_recall(answer: str, references: Sequence[str]) -> Score:
     Paris, France"]: 3/3 = 1.0 and 4/5 = 0.8, so 1.0. A reference with no tokens scores 0
     (Unitxt's ``num_same == 0`` branch); an empty list of references is undefined.
     """
-    return _recall_from(_reference_overlaps(answer, tuple(references)))
+    return _recall_from(_reference_overlaps(answer, tuple(_texts(references, "references"))))
 
 
 def _recall_from(counts: Overlaps) -> Score:
@@ -192,7 +202,7 @@ def exact_match(answer: str, references: Sequence[str]) -> Score:
     normalised strings. No reference answers at all: undefined (a max over none), as for
     the other reference-answer metrics, not a 0 that would lower the mean.
     """
-    if not references:
+    if not _texts(references, "references"):
         return Score.undefined(_NO_REFERENCES)
     i = _matched(answer, references)
     return Score.ok(0.0) if i is None else Score.ok(1.0, matched_reference=i)

@@ -96,12 +96,28 @@ def _need_relevant(relevant: frozenset[str], what: str) -> None:
 
 def _relevant(relevant: Collection[str]) -> frozenset[str]:
     """The relevant ids as a set: a list naming an id twice holds one relevant item (TREC
-    qrels and Unitxt both de-duplicate), so |R| counts it once."""
+    qrels and Unitxt both de-duplicate), so |R| counts it once. A single string is refused:
+    it was read as a set of characters ("doc1" relevant meant d, o, c and 1)."""
+    _not_text(relevant, "relevant")
     return relevant if isinstance(relevant, frozenset) else frozenset(relevant)
+
+
+def _not_text(ids: object, what: str) -> None:
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"{what} must be a collection of ids, not a single string {ids!r}")
+
+
+def _k(k: object) -> int:
+    """``k`` as the cut-off it must be: P@0 divided by zero, nDCG@-1 too, and k=2.5 or True
+    were taken as given."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    return k
 
 
 def reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """RR = 1 / rank of the first relevant item; 0 when none is retrieved."""
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     return _rr(_ranks(retrieved, relevant), len(relevant))
 
@@ -111,6 +127,7 @@ def average_precision(retrieved: Sequence[str], relevant: Collection[str]) -> fl
 
     Normalised by all relevant items |R|, so a relevant item never retrieved costs score.
     """
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     _need_relevant(relevant, "average precision")
     return _ap(_ranks(retrieved, relevant), len(relevant))
@@ -122,12 +139,14 @@ def unitxt_average_precision(retrieved: Sequence[str], relevant: Collection[str]
     Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
     positions, so a duplicated relevant id counts at each of its positions.
     """
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     return _unitxt_positional_ap(unitxt_hits(retrieved, relevant))
 
 
 def unitxt_reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """Unitxt's MRR: 1 / position of the first relevant id (0 if none); duplicates take ranks."""
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     return _unitxt_rr(unitxt_hits(retrieved, relevant))
 
@@ -137,6 +156,8 @@ def ndcg_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> fl
 
     The ideal ranking puts min(k, |R|) relevant items first (trec_eval's ndcg_cut).
     """
+    k = _k(k)
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     _need_relevant(relevant, "nDCG")
     return _ndcg(_ranks(retrieved, relevant), len(relevant), k)
@@ -144,12 +165,16 @@ def ndcg_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> fl
 
 def precision_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved)."""
+    k = _k(k)
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     return _precision(_ranks(retrieved, relevant), len(relevant), k)
 
 
 def recall_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """R@k = |relevant in top k| / |R|."""
+    k = _k(k)
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     _need_relevant(relevant, "recall")
     return _recall(_ranks(retrieved, relevant), len(relevant), k)
@@ -157,5 +182,7 @@ def recall_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> 
 
 def hit_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
     """1 when any relevant item is in the top k, else 0."""
+    k = _k(k)
+    _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     return _hit(_ranks(retrieved, relevant), len(relevant), k)

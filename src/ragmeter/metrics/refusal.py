@@ -36,21 +36,36 @@ _FROM_DOCS = (
     r"(?=(\s+(this|that|it))?(\s*[.!]?\s*$|\s+(from|based\s+on|with|given|using|in)\s+"
     r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+)?" + _DOCS_WORD + r"))"
 )
+_DOES_NOT = r"(does\s+not|do\s+not|did\s+not|doesn't|don't|didn't)"
 _THE_DOCS = r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
 _REFUSAL = re.compile(
-    r"\b(i\s+(do\s+not|don't|dont)\s+know|i\s+(am\s+not|'m\s+not)\s+sure|no\s+idea|"
-    r"i\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to)\s+"
+    r"\b(i\s+(do\s+not|don't|dont)\s+know|i(\s+am|'m)\s+not\s+sure|no\s+idea|"
+    r"i(\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to)|'m\s+unable\s+to)\s+"
     r"(answer|find|tell|say|determine|provide|help)|"
-    r"(does|do|did)\s+not\s+(say|mention|contain|specify|state|include|provide|cover)|"
-    r"(doesn't|don't|didn't)\s+(say|mention|contain|specify|state|include|provide|cover)|"
-    r"(not\s+(enough|sufficient)|insufficient|no)\s+(information|context|data|details)|"
-    r"(is|are)\s+not\s+(mentioned|stated|specified|given|provided|available)|"
+    # "does not say / cover ...", "is not given / available" only of the documents (2026-11-27):
+    # "The policy does not cover flood damage.", "The vaccine is not available to children."
+    # answer; "The context does not say.", "It doesn't mention it.", "The date is not given."
+    # decline
+    r"(" + _THE_DOCS + r"(\s+(provided|given|above|here))?\s+|^\W*)" + _DOES_NOT + r"\s+"
+    r"(say|mention|contain|specify|state|include|provide|cover)|"
+    r"\b(it|this|that|they)\s+" + _DOES_NOT + r"\s+(say|mention|specify|state)|"
+    r"(not\s+(enough|sufficient)|insufficient)\s+(information|context|data|details)|"
+    # "no information" of the documents, or said as such: "The patient had no information
+    # about her diagnosis." and "The report contains no data on Asia." answer (2026-11-27)
+    r"(^\W*|there(\s+(is|are|was|were)|'s)\s+|(i|we)\s+(have|had|found|see)\s+|"
+    + _THE_DOCS
+    + r"(\s+(provided|given|above|here))?\s+(contains?|provides?|gives?|has|have|includes?)\s+)"
+    r"no\s+(information|context|data|details)|"
+    r"(is|are)\s+not\s+(mentioned|stated|specified)|"
+    r"(is|are)\s+not\s+(given|provided|available)" + _FROM_DOCS + r"|"
     r"(unable|not\s+able)\s+to\s+(answer|find|determine)|"
     r"(no|not\s+an?)\s+(answer|mention)\s+(in|to)|"
-    r"(unknown|unanswerable)\b|"
+    # "unknown" only as the answer's verdict (at its end, or about the documents): "The
+    # Unknown Soldier is buried at Arlington." claims something (2026-11-27)
+    r"(unknown|unanswerable)\b" + _FROM_DOCS + r"|"
     # 2026-11-26: more of the ways LLMs decline; the impersonal ones only about the documents
     # or at the answer's end ("The fee is not covered by insurance." claims something)
-    r"i\s+(am\s+not|'m\s+not)\s+certain|"
+    r"i(\s+am|'m)\s+not\s+certain|"
     r"(not\s+possible\s+to\s+(say|tell|determine|answer|know)|can(not|'t|\s+not)\s+be\s+"
     r"(determined|answered|known|inferred))" + _FROM_DOCS + r"|"
     r"(i|we)\s+(do\s+not|don't)\s+have\s+(enough|sufficient|any|the)\s+(relevant\s+)?"
@@ -66,7 +81,8 @@ _REFUSAL = re.compile(
     r"(found\s+|given\s+|determined\s+)?(in|from)\s+" + _THE_DOCS + r"|"
     r"(cannot|can't|could\s+not|couldn't)\s+be\s+found\s+(in|from)\s+" + _THE_DOCS + r"|"
     r"(is|are|was|were)\s+(unclear|not\s+clear)\s+(from|in|based\s+on)\s+" + _THE_DOCS + r"|"
-    r"(isn't|aren't|wasn't|weren't)\s+(mentioned|stated|specified|given|provided|available)\b|"
+    r"(isn't|aren't|wasn't|weren't)\s+(mentioned|stated|specified)\b|"
+    r"(isn't|aren't|wasn't|weren't)\s+(given|provided|available)\b" + _FROM_DOCS + r"|"
     r"^\W*not\s+(mentioned|stated|specified|given|provided|found|covered|discussed)\s+(in|by)\s+"
     + _THE_DOCS
     + r"\W*$)",
@@ -130,7 +146,9 @@ RATE_METRIC = Metric(
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
-    version="6",
+    # 7: "unknown", "does not cover", "is not available" decline only about the documents
+    # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
+    version="7",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -144,7 +162,9 @@ ACCURACY_METRIC = Metric(
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
     # 4: a JSON answer's text is read; 5: more phrasings ("not possible to say", "N/A")
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
-    version="6",
+    # 7: "unknown", "does not cover", "is not available" decline only about the documents
+    # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
+    version="7",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

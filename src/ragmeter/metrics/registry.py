@@ -36,6 +36,13 @@ _GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
 _MAX_K = 2**63 - 1  # the retrieval kernels' int64
+# The keys of a scores.jsonl record besides the metrics' values (runs.RECORD_KEYS, a layer
+# above: tests/test_metrics_edges_audit.py keeps the two equal). A metric named "answer" or
+# "question_id" wrote its value over the sample's, losing it and breaking resume and compare.
+RECORD_KEYS = frozenset(
+    {"question_id", "question", "answer", "contexts", "context_ids", "metadata"}
+    | {"status", "reasons", "details"}
+)
 
 
 def register(metric: Metric) -> Metric:
@@ -53,6 +60,12 @@ def register(metric: Metric) -> Metric:
         raise MetricError(
             f"metric {name!r}: '@' is reserved for a built-in's parameter, as in ndcg@10; "
             "choose a name without it"
+        )
+    if name in RECORD_KEYS:
+        raise MetricError(
+            f"metric {name!r}: the name is a field of every scores.jsonl record "
+            f"({', '.join(sorted(RECORD_KEYS))}), whose value the score would overwrite; "
+            "choose another name"
         )
     if name in _FIXED:
         whose = "a built-in metric" if name in _BUILT_IN else "already registered"
@@ -121,7 +134,7 @@ def checked_result(metric: Metric, result: Any) -> Score:
             **result.details,
         )
     if result.status != "ok":
-        return result
+        return _without_value(metric, result)
     value = result.value
     if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
         return Score.failed(
@@ -129,8 +142,15 @@ def checked_result(metric: Metric, result: Any) -> Score:
             "not a number",
             **result.details,
         )
+    try:
+        # a plain float: numpy scalars, Fractions and bools were written to scores.jsonl as
+        # strings ("1/3", "0.25") or true, which no reader of a run takes for a score
+        value = float(value)
+    except OverflowError:
+        value = math.inf  # an int beyond any float (10**400): not finite, said below
     if not math.isfinite(value):
-        return checked(result)  # a failed Score saying the value is not finite
+        return checked(Score(value, "ok", None, result.details))  # failed: not finite
+    result = Score(value, "ok", result.reason, result.details)
     bounds = metric.value_range
     if bounds is not None and not bounds[0] <= float(value) <= bounds[1]:
         return Score.failed(
@@ -140,6 +160,20 @@ def checked_result(metric: Metric, result: Any) -> Score:
             **result.details,
         )
     return result
+
+
+def _without_value(metric: Metric, result: Score) -> Score:
+    """A Score that is not ok, as a run can show it: no value (an ``undefined`` Score holding
+    0.5 was written as 0.5 beside its status, though no mean counted it) and a reason in words
+    (a missing one was written as "", a number as a number)."""
+    reason = result.reason
+    if reason is None or (isinstance(reason, str) and not reason.strip()):
+        reason = f"{metric.name} returned status {result.status!r} without a reason"
+    elif not isinstance(reason, str):
+        reason = str(reason)
+    if result.value is None and reason is result.reason:
+        return result
+    return Score(None, result.status, reason, result.details)
 
 
 def register_template(
@@ -187,6 +221,11 @@ def get_metric(name: str) -> Metric:
         if not (k_text.isascii() and k_text.isdigit()) or not 1 <= int(k_text) <= _MAX_K:
             raise MetricError(
                 f"metric {name!r}: k must be a positive integer, at most {_MAX_K}, e.g. {prefix}@10"
+            )
+        if k_text != str(int(k_text)):
+            # ndcg@010 ran as ndcg@10, so --fail-under ndcg@010=... found no such metric run
+            raise MetricError(
+                f"metric {name!r}: write k without leading zeros, as {prefix}@{int(k_text)}"
             )
         return _TEMPLATES[prefix][0](int(k_text))
     if name in (f"{p}@k" for p in _TEMPLATES):

@@ -16,6 +16,7 @@ undefined) when nothing is relevant, as Unitxt.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from math import nan
 from typing import Any, NamedTuple
@@ -71,14 +72,23 @@ def ranking_of(sample: Sample) -> tuple[list[str], set[str], str]:
     By text, a reference context with no words (empty, blank, punctuation only) is no
     relevant item: it would match every blank retrieved context, crediting a pipeline that
     retrieved nothing useful with a hit. A row whose reference contexts all lack words has no
-    relevant item (undefined).
+    relevant item (undefined). So, by ids, is a blank reference id ("", spaces): an empty CSV
+    cell matched every chunk the pipeline returned without an id.
     """
     if sample.context_ids is not None and sample.reference_context_ids is not None:
-        return list(sample.context_ids), set(sample.reference_context_ids), "ids"
-    retrieved = [normalize_text_key(c) for c in sample.contexts or []]
-    relevant = {normalize_text_key(c) for c in sample.reference_contexts or []}
+        relevant_ids = {i for i in sample.reference_context_ids if i.strip()}
+        return list(sample.context_ids), relevant_ids, "ids"
+    retrieved = [_text_key(c) for c in sample.contexts or []]
+    relevant = {_text_key(c) for c in sample.reference_contexts or []}
     relevant.discard("")
     return retrieved, relevant, "text"
+
+
+def _text_key(text: str) -> str:
+    """The key a context is matched by: its normalised text, composed first (NFC), so a
+    context saved decomposed (NFD: macOS file names, some PDF extractions) matches the same
+    text written composed; "café" was two different strings and the hit was missed."""
+    return normalize_text_key(unicodedata.normalize("NFC", text))
 
 
 class _Judged(NamedTuple):
@@ -118,9 +128,11 @@ def _judged(sample: Sample) -> _Judged:
         "n_relevant": n_relevant,
     }
     if matched_by == "text":
-        blank = sum(1 for c in sample.reference_contexts or () if not normalize_text_key(c))
+        blank = sum(1 for c in sample.reference_contexts or () if not _text_key(c))
         if blank:
             details["blank_reference_contexts"] = blank  # not relevant items (ranking_of)
+    elif blank := sum(1 for i in sample.reference_context_ids or () if not i.strip()):
+        details["blank_reference_ids"] = blank  # not relevant items (ranking_of)
     if n_retrieved < len(retrieved):
         details["duplicate_ids"] = len(retrieved) - n_retrieved  # each counted at its first rank
     return _Judged(ranks, n_retrieved, n_relevant, matched_by, details)
@@ -132,8 +144,13 @@ _NO_RELEVANT_TEXT = (
 )
 
 
+_NO_RELEVANT_IDS = "every reference id is blank (empty or spaces): relevance is undefined"
+
+
 def _score_of(j: _Judged, fn: Callable[[Sequence[int], int], float]) -> Score:
     if not j.n_relevant:
+        if j.details.get("blank_reference_ids"):
+            return Score.undefined(_NO_RELEVANT_IDS)
         blank = j.matched_by == "text" and j.details.get("blank_reference_contexts")
         return Score.undefined(_NO_RELEVANT_TEXT if blank else _NO_RELEVANT)
     return Score(float(fn(j.ranks, j.n_relevant)), "ok", None, j.details)
@@ -143,14 +160,23 @@ def _scorer(fn: Callable[[Sequence[int], int], float]) -> Callable[[Sample], Sco
     return lambda sample: _score_of(_judge(sample), fn)
 
 
-def _ranked(rows: Sequence[Sample], shared: dict[Any, Any]) -> rank_kernel.Ranked | None:
-    """The compiled ranks of a large batch (None: a small one, or no numba)."""
+def _ranked(
+    rows: Sequence[Sample], shared: dict[Any, Any], unitxt: bool = False
+) -> rank_kernel.Ranked | None:
+    """The compiled ranks of a large batch (None: a small one, or no numba). Unitxt's metrics
+    take a blank reference id as relevant, the TREC ones do not (``ranking_of``): a batch
+    holding one is ranked apart for them."""
     if len(rows) < overlap_kernel.MIN_SAMPLES or not overlap_kernel.available():
         return None
-    key = ("ranked", id(rows))
+    apart = unitxt and any(not i.strip() for s in rows for i in s.reference_context_ids or ())
+    key = ("unitxt_ranked" if apart else "ranked", id(rows))
     if key not in shared:
-        found = rank_kernel.ranked([ranking_of(s)[:2] for s in rows])
-        shared[key] = (rows, found)  # rows kept, so their id stays theirs
+        pairs = (
+            [(s.context_ids or [], set(s.reference_context_ids or ())) for s in rows]
+            if apart
+            else [ranking_of(s)[:2] for s in rows]
+        )
+        shared[key] = (rows, rank_kernel.ranked(pairs))  # rows kept, so their id stays theirs
     return shared[key][1]
 
 
@@ -213,7 +239,7 @@ def _unitxt_scorer(fn: Callable[[Sequence[int]], float]) -> Callable[[Sample], S
 
 def _unitxt_batch(fn: Callable[[Sequence[int]], float], kind: str) -> BatchFn:
     def batch(rows: Sequence[Sample], shared: dict[Any, Any]) -> ScoreColumn:
-        found = _ranked(rows, shared)
+        found = _ranked(rows, shared, unitxt=True)
         if found is not None:
             values = rank_kernel.values(found, kind)
             return ScoreColumn(
