@@ -325,7 +325,8 @@ AR_METRIC = Metric(
     # 22: replies to a yes/no question ('Absolutely!', 'Yes, it is.') are its yes or no
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
-    version="24",
+    # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
+    version="25",
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
