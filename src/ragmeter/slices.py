@@ -48,30 +48,57 @@ def slice_value(sample: Sample, column: str) -> str:
 
 
 def _number(value: Any) -> float | None:
+    """A finite number as a float; None for anything else, an int too large for a float
+    too (10**400 in a JSON file raised OverflowError after the run was scored)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _edge_names(edges: np.ndarray, numbers: np.ndarray) -> list[str]:
+    """The edges written with the fewest significant digits (6 at least) that tell them
+    apart and put each number in the bin its label says, lo <= x < hi as written. Why: at a
+    fixed 6, the bins of Unix timestamps all read "[1.7e+09, 1.7e+09)" and, a slice being
+    its label, four of the five bins were one slice; an edge 17.4 written "17" showed 17
+    in the bin below the one labelled "[17, ...)"."""
+    where = np.searchsorted(edges, numbers, side="right")
+    for digits in range(6, 18):
+        names = [f"{e:.{digits}g}" for e in edges]
+        shown = np.searchsorted([float(name) for name in names], numbers, side="right")
+        if len(set(names)) == len(names) and np.array_equal(shown, where):
+            return names
+    return [repr(float(e)) for e in edges]
 
 
 def column_labels(values: Sequence[Any]) -> list[str]:
     """Each value's slice label: as written, but when every value present is a number and
-    there are more than ``BIN_ABOVE`` distinct ones, its quantile bin, "[lo, hi)" (the last
-    "[lo, hi]"). Why: sliced by latency or context length, every sample was a slice of its
-    own, flagged small, with no CI: a table of noise. Numbers as text (a CSV's cells) stay
-    as written: "02139" may be a code, not a quantity."""
-    numbers = [_number(v) for v in values if v is not None]
-    present = [x for x in numbers if x is not None]
-    if len(present) < len(numbers) or len(set(present)) <= BIN_ABOVE:
+    there are more than ``BIN_ABOVE`` distinct finite ones, its quantile bin, "[lo, hi)"
+    (the last "[lo, hi]"), each bin its own label; a number no bin holds (NaN, inf, an int
+    too large for a float) keeps its own label, as written. Why: sliced by latency or
+    context length, every sample was a slice of its own, flagged small, with no CI: a table
+    of noise (one NaN among them brought it back). Numbers as text (a CSV's cells) stay as
+    written: "02139" may be a code, not a quantity."""
+    present = [v for v in values if v is not None]
+    numbers = [_number(v) for v in present]
+    finite = [x for x in numbers if x is not None]
+    is_number = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present)
+    if not is_number or len(set(finite)) <= BIN_ABOVE:
         return [label_of(v) for v in values]
-    edges = np.unique(np.quantile(present, np.linspace(0, 1, N_BINS + 1)))
+    edges = np.unique(np.quantile(finite, np.linspace(0, 1, N_BINS + 1)))
     last = len(edges) - 2
-    names = [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == last else ')'}" for i in range(last + 1)]
+    ends = _edge_names(edges, np.asarray(finite))
+    names = [f"[{ends[i]}, {ends[i + 1]}{']' if i == last else ')'}" for i in range(last + 1)]
     out = []
     for v in values:
-        if v is None:
-            out.append(MISSING)
+        x = None if v is None else _number(v)
+        if x is None:
+            out.append(label_of(v))
             continue
-        i = min(int(np.searchsorted(edges, float(v), side="right")) - 1, last)
+        i = min(int(np.searchsorted(edges, x, side="right")) - 1, last)
         out.append(names[i])
     return out
 
