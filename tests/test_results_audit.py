@@ -75,3 +75,57 @@ def test_a_nan_among_many_numbers_does_not_undo_the_bins():
     labels = column_labels(values)
     assert labels[:3] == ["nan", "inf", MISSING]
     assert len(set(labels[3:])) == N_BINS
+
+
+@pytest.fixture
+def constant_metric():
+    """A metric scoring every sample 0.7 (a judge's scale of tenths), removed after the test."""
+    from ragmeter import Metric, Score
+    from ragmeter.metrics import registry
+
+    name = "audit_seven_tenths"
+    ragmeter.register_metric(
+        Metric(
+            name=name,
+            description="test-only",
+            requires=(("answer",),),
+            compute=lambda sample: Score.ok(0.7),
+        )
+    )
+    yield name
+    registry._FIXED.pop(name, None)
+    registry._GIVEN.pop(name, None)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 8, 30, 100])
+def test_every_sample_at_a_value_gives_that_mean_and_ci(constant_metric, n):
+    """Before: 30 scores of 0.7 had the mean 0.6999999999999997 (numpy's pairwise sum) beside
+    a CI [0.7, 0.7] that did not hold it, and 3 scores of 0.7 the CI [0.6999999999999998,
+    0.6999999999999998]: ``assert_scores`` (and --fail-under) at 0.7 failed on a run where
+    every sample scored 0.7."""
+    from ragmeter.testing import assert_scores
+
+    rows = [make_row(i) for i in range(1, n + 1)]
+    result = ragmeter.evaluate(rows, constant_metric, n_resamples=50)
+    agg = result.aggregates[constant_metric]
+    assert (agg.mean, agg.ci_low, agg.ci_high) == (0.7, 0.7, 0.7)
+    assert_scores(result, {constant_metric: 0.7})
+    assert_scores(result, {constant_metric: 0.7}, on="ci_low")
+    rows_by = [make_row(i, metadata={"x": "all"}) for i in range(1, n + 1)]
+    (only,) = slice_summary(ragmeter.evaluate(rows_by, constant_metric, n_resamples=50), "x")
+    assert (only.mean, only.ci_low, only.ci_high, only.effect) == (0.7, 0.7, 0.7, 0.0)
+
+
+def test_the_mean_is_the_correctly_rounded_one_and_slices_agree():
+    """Tenths that do not average exactly in binary: the mean is their correctly rounded
+    sum over n (numpy's pairwise sum was an ulp off), and the slices' CIs of equal values
+    are [v, v] as the overall one is."""
+    import numpy as np
+
+    from ragmeter.result import aggregate_values
+    from ragmeter.stats_many import mean_cis_many
+
+    values = np.array([0.1, 0.7] * 15 + [0.9] * 7)
+    agg = aggregate_values("m", values, {"ok": 37, "undefined": 0, "skipped": 0, "failed": 0})
+    assert agg.mean == math.fsum(values) / 37
+    assert mean_cis_many([np.full(5, 0.1)], [0]) == [(0.1, 0.1)]

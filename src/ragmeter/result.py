@@ -16,6 +16,7 @@ from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
 from ragmeter.metrics.column import ScoreColumn
 from ragmeter.sample import Sample
+from ragmeter.stats import mean_of
 
 
 @dataclass(frozen=True)
@@ -64,14 +65,16 @@ def bootstrap_ci(
     value is picked from a multinomial. Metric scores take few distinct values (ratios of
     small counts, 0/1 hits), so for large n the counts are drawn instead of n indices per
     resample: same distribution, a fraction of the time. Otherwise indices are drawn in
-    blocks so memory stays bounded.
+    blocks so memory stays bounded. Equal values give [v, v] at once: every resample's mean
+    is v, which the arithmetic gave as 0.6999999999999998 for three scores of 0.7 (a CI
+    beside its mean, a ``ci_low`` gate at 0.7 failed).
     """
     values = np.asarray(values, dtype=float)
     n = len(values)
     if n == 0:
         raise ValueError("no values")
-    if n == 1 or n_resamples <= 0:
-        v = float(values.mean())
+    if n == 1 or n_resamples <= 0 or np.ptp(values) == 0:
+        v = mean_of(values)
         return v, v
     rng = np.random.default_rng(seed)
     distinct, counts = np.unique(values, return_counts=True)
@@ -135,12 +138,12 @@ def aggregate_values(
         return Aggregate(name, None, None, None, *n)
     if arr.size < 2 or n_resamples == 0:  # one value has no spread to resample; 0 resamples
         # ask for no CI: either way none, not a zero-width [v, v] that reads as certainty
-        return Aggregate(name, float(arr.mean()), None, None, *n)
+        return Aggregate(name, mean_of(arr), None, None, *n)
     # One seed per metric so adding a metric never changes another metric's interval.
     low, high = bootstrap_ci(
         arr, n_resamples=n_resamples, confidence=confidence, seed=seed ^ zlib.crc32(name.encode())
     )
-    return Aggregate(name, float(arr.mean()), low, high, *n)
+    return Aggregate(name, mean_of(arr), low, high, *n)
 
 
 @dataclass

@@ -18,6 +18,7 @@ import numpy as np
 from ragmeter.errors import DataError, Problem
 from ragmeter.result import EvaluationResult
 from ragmeter.sample import Sample
+from ragmeter.stats import mean_of
 from ragmeter.stats_many import mean_cis_many
 
 SMALL_SLICE = 10  # below this many scored samples a slice is flagged as small
@@ -239,7 +240,7 @@ def slice_summary(
             if not values:
                 cells.append(SliceRow(metric, by, label, 0, None, None, None, None, True))
                 continue
-            mean = float(np.asarray(values, dtype=float).mean())
+            mean = mean_of(np.asarray(values, dtype=float))  # as the overall mean
             low, high = ci_of.get(label, (None, None))
             effect = None if overall is None else mean - overall
             cells.append(

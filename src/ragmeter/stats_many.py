@@ -36,6 +36,7 @@ from ragmeter.stats import (
     _batch,
     _paired,
     default_permutations,
+    mean_of,
     paired_delta_ci,
     paired_p_value,
 )
@@ -207,8 +208,8 @@ def mean_cis_many(
         values = np.asarray(given, dtype=float)
         if len(values) == 0:
             raise ValueError("no values")
-        if len(values) == 1 or n_resamples <= 0:
-            v = float(values.mean())
+        if len(values) == 1 or n_resamples <= 0 or np.ptp(values) == 0:
+            v = mean_of(values)  # equal values: [v, v], as bootstrap_ci gives
             out[i] = (v, v)
             continue
         window.append((i, _resampled_means(values, n_resamples, np.random.default_rng(seed))))
