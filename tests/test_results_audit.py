@@ -129,3 +129,18 @@ def test_the_mean_is_the_correctly_rounded_one_and_slices_agree():
     agg = aggregate_values("m", values, {"ok": 37, "undefined": 0, "skipped": 0, "failed": 0})
     assert agg.mean == math.fsum(values) / 37
     assert mean_cis_many([np.full(5, 0.1)], [0]) == [(0.1, 0.1)]
+
+
+def test_no_ci_asked_for_is_not_blamed_on_the_sample_count():
+    """Before: ``evaluate(..., n_resamples=0)`` over 3 samples noted "token_f1: no CI from 3
+    scored samples" and a ``ci_low`` gate failed saying so, as if 3 were too few."""
+    from ragmeter.testing import assert_scores
+
+    result = ragmeter.evaluate([make_row(i) for i in range(1, 4)], "token_f1", n_resamples=0)
+    said = "no CI: the run asked for none (n_resamples=0), 3 scored samples"
+    assert result.aggregates["token_f1"].ci_note == said
+    assert f"token_f1: {said}" in result.notes
+    with pytest.raises(AssertionError, match=r"asked for none \(n_resamples=0\)"):
+        assert_scores(result, {"token_f1": 0.1}, on="ci_low")
+    one = ragmeter.evaluate([make_row(1)], "token_f1")  # one value: still its own reason
+    assert one.aggregates["token_f1"].ci_note == "no CI from 1 scored sample"

@@ -37,9 +37,13 @@ class Aggregate:
     @property
     def ci_note(self) -> str | None:
         """Why there is no CI (None when there is one): with fewer than 2 scored values there
-        is no spread to resample, and [v, v] would read as certainty."""
+        is no spread to resample, and [v, v] would read as certainty; with more, the run
+        asked for none (n_resamples=0). It said "no CI from 40 scored samples" for the
+        latter, as if 40 samples were too few."""
         if self.ci_low is not None and self.ci_high is not None:
             return None
+        if self.n_ok >= 2:
+            return f"no CI: the run asked for none (n_resamples=0), {self.n_ok} scored samples"
         plural = "" if self.n_ok == 1 else "s"
         return f"no CI from {self.n_ok} scored sample{plural}"
 
