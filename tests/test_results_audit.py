@@ -144,3 +144,29 @@ def test_no_ci_asked_for_is_not_blamed_on_the_sample_count():
         assert_scores(result, {"token_f1": 0.1}, on="ci_low")
     one = ragmeter.evaluate([make_row(1)], "token_f1")  # one value: still its own reason
     assert one.aggregates["token_f1"].ci_note == "no CI from 1 scored sample"
+
+
+@pytest.mark.parametrize(
+    ("kw", "says"),
+    [
+        ({"n_resamples": 1}, "n_resamples must be 0 .no CI. or an integer of 2 or more"),
+        ({"n_resamples": -5}, "n_resamples must be"),
+        ({"n_resamples": 2.5}, "n_resamples must be"),
+        ({"confidence": 0.0}, "confidence must be between 0 and 1"),
+        ({"confidence": 1.5}, "confidence must be between 0 and 1"),
+        ({"seed": -1}, "seed must be an integer of 0 or more"),
+        ({"seed": 1.5}, "seed must be an integer of 0 or more"),
+    ],
+)
+def test_slice_summary_refuses_bootstrap_settings_evaluate_refuses(kw, says):
+    """Before: n_resamples=1 gave every slice a zero-width "CI" away from its mean
+    ([0.667, 0.667] for a mean of 0.5), confidence=0 and n_resamples=-5 a zero-width one,
+    and the others numpy's or Python's words ("Quantiles must be in the range [0, 1]",
+    "expected non-negative integer", "unsupported operand type(s) for ^")."""
+    from ragmeter.errors import ConfigError
+
+    answers = ["The sky is blue.", "Grass.", "sky"]
+    rows = [make_row(i, metadata={"x": i % 2}, answer=answers[i % 3]) for i in range(1, 13)]
+    result = ragmeter.evaluate(rows, "token_f1", n_resamples=50)
+    with pytest.raises(ConfigError, match=says):
+        slice_summary(result, "x", **kw)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ragmeter.errors import DataError, Problem
+from ragmeter.executors.common import check_bootstrap
 from ragmeter.result import EvaluationResult
 from ragmeter.sample import Sample
 from ragmeter.stats import mean_of
@@ -210,7 +211,7 @@ def slice_summary(
     (``stats_many.mean_cis_many``, the same numbers): one call per slice took a second for
     4,000 slices. ``n_resamples``, ``confidence`` and ``seed`` not given are the run's own
     (``recorded_bootstrap``), as its overall CIs were made; ``n_resamples=0`` gives no CI,
-    as it does the overall aggregates.
+    as it does the overall aggregates; values ``evaluate`` refuses raise its ConfigError.
     """
     check_column(result.samples, by)
     if n_resamples is None or confidence is None or seed is None:
@@ -218,6 +219,10 @@ def slice_summary(
         n_resamples = recorded["n_resamples"] if n_resamples is None else n_resamples
         confidence = recorded["confidence"] if confidence is None else confidence
         seed = recorded["seed"] if seed is None else seed
+    # the values given are held to evaluate()'s rules: n_resamples=1 or confidence=0 gave
+    # zero-width "CIs" away from the mean, a negative seed numpy's "expected non-negative
+    # integer", confidence=1.5 "Quantiles must be in the range [0, 1]"
+    check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     labels = column_labels([raw_value(s, by) for s in result.samples])
     rows: list[SliceRow] = []
     for metric in result.metrics:
