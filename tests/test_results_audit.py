@@ -170,3 +170,14 @@ def test_slice_summary_refuses_bootstrap_settings_evaluate_refuses(kw, says):
     result = ragmeter.evaluate(rows, "token_f1", n_resamples=50)
     with pytest.raises(ConfigError, match=says):
         slice_summary(result, "x", **kw)
+
+
+def test_numpy_numbers_are_binned_as_python_numbers_are():
+    """Before: a Sample built in Python from an array's items (np.int64, np.float32) was
+    "not a number", so 30 latencies were 30 slices of one; numpy booleans stay categories."""
+    import numpy as np
+
+    assert column_labels(list(np.arange(30))) == column_labels(list(range(30)))
+    floats = list(np.arange(30, dtype=np.float32) / 2)
+    assert column_labels(floats) == column_labels([float(v) for v in floats])
+    assert column_labels([np.bool_(i % 2) for i in range(30)]).count("True") == 15

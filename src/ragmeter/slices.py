@@ -8,6 +8,7 @@ slices are flagged, not hidden: their CIs are wide and say so themselves.
 from __future__ import annotations
 
 import math
+import numbers
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -49,10 +50,16 @@ def slice_value(sample: Sample, column: str) -> str:
     return label_of(raw_value(sample, column))
 
 
+def _is_number(value: Any) -> bool:
+    """An int or float, numpy's too (a Sample built in Python from an array's items), not a
+    boolean (a category)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def _number(value: Any) -> float | None:
     """A finite number as a float; None for anything else, an int too large for a float
     too (10**400 in a JSON file raised OverflowError after the run was scored)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value):
         return None
     try:
         number = float(value)
@@ -87,8 +94,7 @@ def column_labels(values: Sequence[Any]) -> list[str]:
     present = [v for v in values if v is not None]
     numbers = [_number(v) for v in present]
     finite = [x for x in numbers if x is not None]
-    is_number = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present)
-    if not is_number or len(set(finite)) <= BIN_ABOVE:
+    if not all(map(_is_number, present)) or len(set(finite)) <= BIN_ABOVE:
         return [label_of(v) for v in values]
     edges = np.unique(np.quantile(finite, np.linspace(0, 1, N_BINS + 1)))
     last = len(edges) - 2
