@@ -181,3 +181,13 @@ def test_numpy_numbers_are_binned_as_python_numbers_are():
     floats = list(np.arange(30, dtype=np.float32) / 2)
     assert column_labels(floats) == column_labels([float(v) for v in floats])
     assert column_labels([np.bool_(i % 2) for i in range(30)]).count("True") == 15
+
+
+def test_ece_is_computed_from_the_unrounded_bin_means():
+    """Before: ECE was summed from the reliability table's 4-decimal means, so scores of
+    0.12344 with every label 0 (ECE 0.12344 by its definition) gave 0.1234."""
+    from ragmeter.stats import ece, reliability_table
+
+    assert ece([0.12344] * 4, [0] * 4) == pytest.approx(0.12344, abs=1e-12)
+    assert reliability_table([0.12344] * 4, [0] * 4)[0]["mean_score"] == 0.1234  # shown rounded
+    assert ece([0.9, 0.2], [1, 0]) == pytest.approx((0.1 + 0.2) / 2)
