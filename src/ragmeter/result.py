@@ -17,6 +17,7 @@ from ragmeter.metrics.base import Score
 from ragmeter.metrics.column import ScoreColumn
 from ragmeter.sample import Sample
 from ragmeter.stats import mean_of
+from ragmeter.stats_many import _resampled_means
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,9 @@ def bootstrap_ci(
     Resampling n values with replacement is the same as drawing how often each distinct
     value is picked from a multinomial. Metric scores take few distinct values (ratios of
     small counts, 0/1 hits), so for large n the counts are drawn instead of n indices per
-    resample: same distribution, a fraction of the time. Otherwise indices are drawn in
-    blocks so memory stays bounded. Equal values give [v, v] at once: every resample's mean
+    resample: same distribution, a fraction of the time. Otherwise indices are drawn.
+    Either in blocks, so memory stays bounded (``stats_many._resampled_means``, which the
+    slices' CIs share). Equal values give [v, v] at once: every resample's mean
     is v, which the arithmetic gave as 0.6999999999999998 for three scores of 0.7 (a CI
     beside its mean, a ``ci_low`` gate at 0.7 failed).
     """
@@ -80,18 +82,7 @@ def bootstrap_ci(
     if n == 1 or n_resamples <= 0 or np.ptp(values) == 0:
         v = mean_of(values)
         return v, v
-    rng = np.random.default_rng(seed)
-    distinct, counts = np.unique(values, return_counts=True)
-    if len(distinct) * 8 <= n:
-        draws = rng.multinomial(n, counts / n, size=n_resamples)
-        means = draws @ distinct / n
-    else:
-        means = np.empty(n_resamples)
-        block = max(1, min(n_resamples, 2_000_000 // n))
-        for start in range(0, n_resamples, block):
-            stop = min(n_resamples, start + block)
-            idx = rng.integers(0, n, size=(stop - start, n))
-            means[start:stop] = values[idx].mean(axis=1)
+    means = _resampled_means(values, n_resamples, np.random.default_rng(seed))
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return float(low), float(high)
