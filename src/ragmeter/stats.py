@@ -11,8 +11,8 @@ For paired scores a_i, b_i the effect is the mean paired difference d = mean(b_i
   pairs: ``default_permutations``); beyond ``SCIPY_MAX_PAIRS`` pairs the random sign
   patterns are drawn here with scipy's p-value rule. Worked number: d = (0.2, 0.2, 0.2)
   gives 8 sign patterns of which 2 (all +, all -) reach |mean| = 0.2, so p = 2/8 = 0.25.
-- ``mean_of``: the mean of one run's scores, free of summation noise (the aggregates' and
-  slices' mean).
+- ``mean_of``: the mean of one run's scores, exactly v when every score is v (the
+  aggregates' and slices' mean).
 - ``holm``: Holm's step-down adjustment of several p-values (family-wise error), which
   scipy does not provide (``false_discovery_control`` is Benjamini-Hochberg, a different
   guarantee). Worked number: p = (0.01, 0.04, 0.03) -> (0.03, 0.06, 0.06).
@@ -25,7 +25,6 @@ verdict that failed the regression gate on a tie.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -54,14 +53,14 @@ def mean_difference(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def mean_of(values: np.ndarray) -> float:
-    """The mean of ``values`` (a non-empty float array), the value itself when all are equal,
-    else from their correctly rounded sum (``math.fsum``). Why: numpy's pairwise sum made
-    the mean of 30 scores of 0.7 come out as 0.6999999999999997, so a gate at 0.7 failed
-    on a run where every sample scored 0.7 ("mean 0.6999999999999997 < 0.7"), and
-    summary.json disagreed with compare's mean of the same scores."""
+    """The mean of ``values`` (a non-empty float array): the value itself when all are
+    equal, else numpy's mean. Why: numpy's pairwise sum made the mean of 30 scores of 0.7
+    come out as 0.6999999999999997, beside the CI [0.7, 0.7], so a gate at 0.7 failed on a
+    run where every sample scored 0.7 ("mean 0.6999999999999997 < 0.7"). Other means keep
+    numpy's digits, so the means of runs already written are reproduced to the last one."""
     if np.ptp(values) == 0:
         return float(values[0])
-    return math.fsum(values) / len(values)
+    return float(np.mean(values))
 
 
 def _mean_diff(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
