@@ -53,6 +53,8 @@ def slice_value(sample: Sample, column: str) -> str:
 def _is_number(value: Any) -> bool:
     """An int or float, numpy's too (a Sample built in Python from an array's items), not a
     boolean (a category)."""
+    if type(value) is float or type(value) is int:  # the common case, 5x faster
+        return True
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
@@ -91,24 +93,19 @@ def column_labels(values: Sequence[Any]) -> list[str]:
     context length, every sample was a slice of its own, flagged small, with no CI: a table
     of noise (one NaN among them brought it back). Numbers as text (a CSV's cells) stay as
     written: "02139" may be a code, not a quantity."""
-    present = [v for v in values if v is not None]
-    numbers = [_number(v) for v in present]
-    finite = [x for x in numbers if x is not None]
-    if not all(map(_is_number, present)) or len(set(finite)) <= BIN_ABOVE:
+    if not all(v is None or _is_number(v) for v in values):
+        return [label_of(v) for v in values]
+    xs = [None if v is None else _number(v) for v in values]
+    finite = np.array([x for x in xs if x is not None])
+    if len(np.unique(finite)) <= BIN_ABOVE:
         return [label_of(v) for v in values]
     edges = np.unique(np.quantile(finite, np.linspace(0, 1, N_BINS + 1)))
     last = len(edges) - 2
-    ends = _edge_names(edges, np.asarray(finite))
+    ends = _edge_names(edges, finite)
     names = [f"[{ends[i]}, {ends[i + 1]}{']' if i == last else ')'}" for i in range(last + 1)]
-    out = []
-    for v in values:
-        x = None if v is None else _number(v)
-        if x is None:
-            out.append(label_of(v))
-            continue
-        i = min(int(np.searchsorted(edges, x, side="right")) - 1, last)
-        out.append(names[i])
-    return out
+    bins = iter(np.minimum(np.searchsorted(edges, finite, side="right") - 1, last).tolist())
+    pairs = zip(values, xs, strict=True)
+    return [label_of(v) if x is None else names[next(bins)] for v, x in pairs]
 
 
 def check_column(samples: list[Sample], column: str, source: str = "the run") -> None:
