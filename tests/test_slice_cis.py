@@ -15,6 +15,7 @@ from tests.conftest import make_row
 import ragmeter
 from ragmeter.result import EvaluationResult, bootstrap_ci
 from ragmeter.slices import SliceRow, slice_summary
+from ragmeter.stats import mean_of
 from ragmeter.stats_many import mean_cis_many
 
 
@@ -83,7 +84,7 @@ def _per_slice(result: EvaluationResult, by: str, **kw: Any) -> list[SliceRow]:
                 low, high = bootstrap_ci(
                     arr, n_resamples=kw["n_resamples"], confidence=kw["confidence"], seed=seed
                 )
-            mean = float(arr.mean())
+            mean = mean_of(arr)  # the aggregates' mean: exact for equal values
             effect = None if overall is None else mean - overall
             cells.append(
                 SliceRow(metric, by, label, len(arr), mean, low, high, effect, len(arr) < 10)

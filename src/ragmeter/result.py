@@ -16,6 +16,8 @@ from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
 from ragmeter.metrics.column import ScoreColumn
 from ragmeter.sample import Sample
+from ragmeter.stats import mean_of
+from ragmeter.stats_many import _resampled_means
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,13 @@ class Aggregate:
     @property
     def ci_note(self) -> str | None:
         """Why there is no CI (None when there is one): with fewer than 2 scored values there
-        is no spread to resample, and [v, v] would read as certainty."""
+        is no spread to resample, and [v, v] would read as certainty; with more, the run
+        asked for none (n_resamples=0). It said "no CI from 40 scored samples" for the
+        latter, as if 40 samples were too few."""
         if self.ci_low is not None and self.ci_high is not None:
             return None
+        if self.n_ok >= 2:
+            return f"no CI: the run asked for none (n_resamples=0), {self.n_ok} scored samples"
         plural = "" if self.n_ok == 1 else "s"
         return f"no CI from {self.n_ok} scored sample{plural}"
 
@@ -63,28 +69,20 @@ def bootstrap_ci(
     Resampling n values with replacement is the same as drawing how often each distinct
     value is picked from a multinomial. Metric scores take few distinct values (ratios of
     small counts, 0/1 hits), so for large n the counts are drawn instead of n indices per
-    resample: same distribution, a fraction of the time. Otherwise indices are drawn in
-    blocks so memory stays bounded.
+    resample: same distribution, a fraction of the time. Otherwise indices are drawn.
+    Either in blocks, so memory stays bounded (``stats_many._resampled_means``, which the
+    slices' CIs share). Equal values give [v, v] at once: every resample's mean
+    is v, which the arithmetic gave as 0.6999999999999998 for three scores of 0.7 (a CI
+    beside its mean, a ``ci_low`` gate at 0.7 failed).
     """
     values = np.asarray(values, dtype=float)
     n = len(values)
     if n == 0:
         raise ValueError("no values")
-    if n == 1 or n_resamples <= 0:
-        v = float(values.mean())
+    if n == 1 or n_resamples <= 0 or np.ptp(values) == 0:
+        v = mean_of(values)
         return v, v
-    rng = np.random.default_rng(seed)
-    distinct, counts = np.unique(values, return_counts=True)
-    if len(distinct) * 8 <= n:
-        draws = rng.multinomial(n, counts / n, size=n_resamples)
-        means = draws @ distinct / n
-    else:
-        means = np.empty(n_resamples)
-        block = max(1, min(n_resamples, 2_000_000 // n))
-        for start in range(0, n_resamples, block):
-            stop = min(n_resamples, start + block)
-            idx = rng.integers(0, n, size=(stop - start, n))
-            means[start:stop] = values[idx].mean(axis=1)
+    means = _resampled_means(values, n_resamples, np.random.default_rng(seed))
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return float(low), float(high)
@@ -135,12 +133,12 @@ def aggregate_values(
         return Aggregate(name, None, None, None, *n)
     if arr.size < 2 or n_resamples == 0:  # one value has no spread to resample; 0 resamples
         # ask for no CI: either way none, not a zero-width [v, v] that reads as certainty
-        return Aggregate(name, float(arr.mean()), None, None, *n)
+        return Aggregate(name, mean_of(arr), None, None, *n)
     # One seed per metric so adding a metric never changes another metric's interval.
     low, high = bootstrap_ci(
         arr, n_resamples=n_resamples, confidence=confidence, seed=seed ^ zlib.crc32(name.encode())
     )
-    return Aggregate(name, float(arr.mean()), low, high, *n)
+    return Aggregate(name, mean_of(arr), low, high, *n)
 
 
 @dataclass

@@ -8,6 +8,7 @@ slices are flagged, not hidden: their CIs are wide and say so themselves.
 from __future__ import annotations
 
 import math
+import numbers
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -16,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from ragmeter.errors import DataError, Problem
+from ragmeter.executors.common import check_bootstrap
 from ragmeter.result import EvaluationResult
 from ragmeter.sample import Sample
+from ragmeter.stats import mean_of
 from ragmeter.stats_many import mean_cis_many
 
 SMALL_SLICE = 10  # below this many scored samples a slice is flagged as small
@@ -47,33 +50,62 @@ def slice_value(sample: Sample, column: str) -> str:
     return label_of(raw_value(sample, column))
 
 
+def _is_number(value: Any) -> bool:
+    """An int or float, numpy's too (a Sample built in Python from an array's items), not a
+    boolean (a category)."""
+    if type(value) is float or type(value) is int:  # the common case, 5x faster
+        return True
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A finite number as a float; None for anything else, an int too large for a float
+    too (10**400 in a JSON file raised OverflowError after the run was scored)."""
+    if not _is_number(value):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _edge_names(edges: np.ndarray, numbers: np.ndarray) -> list[str]:
+    """The edges written with the fewest significant digits (6 at least) that tell them
+    apart and put each number in the bin its label says, lo <= x < hi as written. Why: at a
+    fixed 6, the bins of Unix timestamps all read "[1.7e+09, 1.7e+09)" and, a slice being
+    its label, four of the five bins were one slice; an edge 17.4 written "17" showed 17
+    in the bin below the one labelled "[17, ...)"."""
+    where = np.searchsorted(edges, numbers, side="right")
+    for digits in range(6, 18):
+        names = [f"{e:.{digits}g}" for e in edges]
+        shown = np.searchsorted([float(name) for name in names], numbers, side="right")
+        if len(set(names)) == len(names) and np.array_equal(shown, where):
+            return names
+    return [repr(float(e)) for e in edges]
 
 
 def column_labels(values: Sequence[Any]) -> list[str]:
     """Each value's slice label: as written, but when every value present is a number and
-    there are more than ``BIN_ABOVE`` distinct ones, its quantile bin, "[lo, hi)" (the last
-    "[lo, hi]"). Why: sliced by latency or context length, every sample was a slice of its
-    own, flagged small, with no CI: a table of noise. Numbers as text (a CSV's cells) stay
-    as written: "02139" may be a code, not a quantity."""
-    numbers = [_number(v) for v in values if v is not None]
-    present = [x for x in numbers if x is not None]
-    if len(present) < len(numbers) or len(set(present)) <= BIN_ABOVE:
+    there are more than ``BIN_ABOVE`` distinct finite ones, its quantile bin, "[lo, hi)"
+    (the last "[lo, hi]"), each bin its own label; a number no bin holds (NaN, inf, an int
+    too large for a float) keeps its own label, as written. Why: sliced by latency or
+    context length, every sample was a slice of its own, flagged small, with no CI: a table
+    of noise (one NaN among them brought it back). Numbers as text (a CSV's cells) stay as
+    written: "02139" may be a code, not a quantity."""
+    if not all(v is None or _is_number(v) for v in values):
         return [label_of(v) for v in values]
-    edges = np.unique(np.quantile(present, np.linspace(0, 1, N_BINS + 1)))
+    xs = [None if v is None else _number(v) for v in values]
+    finite = np.array([x for x in xs if x is not None])
+    if len(np.unique(finite)) <= BIN_ABOVE:
+        return [label_of(v) for v in values]
+    edges = np.unique(np.quantile(finite, np.linspace(0, 1, N_BINS + 1)))
     last = len(edges) - 2
-    names = [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == last else ')'}" for i in range(last + 1)]
-    out = []
-    for v in values:
-        if v is None:
-            out.append(MISSING)
-            continue
-        i = min(int(np.searchsorted(edges, float(v), side="right")) - 1, last)
-        out.append(names[i])
-    return out
+    ends = _edge_names(edges, finite)
+    names = [f"[{ends[i]}, {ends[i + 1]}{']' if i == last else ')'}" for i in range(last + 1)]
+    bins = iter(np.minimum(np.searchsorted(edges, finite, side="right") - 1, last).tolist())
+    pairs = zip(values, xs, strict=True)
+    return [label_of(v) if x is None else names[next(bins)] for v, x in pairs]
 
 
 def check_column(samples: list[Sample], column: str, source: str = "the run") -> None:
@@ -182,7 +214,7 @@ def slice_summary(
     (``stats_many.mean_cis_many``, the same numbers): one call per slice took a second for
     4,000 slices. ``n_resamples``, ``confidence`` and ``seed`` not given are the run's own
     (``recorded_bootstrap``), as its overall CIs were made; ``n_resamples=0`` gives no CI,
-    as it does the overall aggregates.
+    as it does the overall aggregates; values ``evaluate`` refuses raise its ConfigError.
     """
     check_column(result.samples, by)
     if n_resamples is None or confidence is None or seed is None:
@@ -190,6 +222,10 @@ def slice_summary(
         n_resamples = recorded["n_resamples"] if n_resamples is None else n_resamples
         confidence = recorded["confidence"] if confidence is None else confidence
         seed = recorded["seed"] if seed is None else seed
+    # the values given are held to evaluate()'s rules: n_resamples=1 or confidence=0 gave
+    # zero-width "CIs" away from the mean, a negative seed numpy's "expected non-negative
+    # integer", confidence=1.5 "Quantiles must be in the range [0, 1]"
+    check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     labels = column_labels([raw_value(s, by) for s in result.samples])
     rows: list[SliceRow] = []
     for metric in result.metrics:
@@ -212,7 +248,7 @@ def slice_summary(
             if not values:
                 cells.append(SliceRow(metric, by, label, 0, None, None, None, None, True))
                 continue
-            mean = float(np.asarray(values, dtype=float).mean())
+            mean = mean_of(np.asarray(values, dtype=float))  # as the overall mean
             low, high = ci_of.get(label, (None, None))
             effect = None if overall is None else mean - overall
             cells.append(

@@ -36,6 +36,7 @@ from ragmeter.stats import (
     _batch,
     _paired,
     default_permutations,
+    mean_of,
     paired_delta_ci,
     paired_p_value,
 )
@@ -207,8 +208,8 @@ def mean_cis_many(
         values = np.asarray(given, dtype=float)
         if len(values) == 0:
             raise ValueError("no values")
-        if len(values) == 1 or n_resamples <= 0:
-            v = float(values.mean())
+        if len(values) == 1 or n_resamples <= 0 or np.ptp(values) == 0:
+            v = mean_of(values)  # equal values: [v, v], as bootstrap_ci gives
             out[i] = (v, v)
             continue
         window.append((i, _resampled_means(values, n_resamples, np.random.default_rng(seed))))
@@ -233,14 +234,22 @@ def _percentiles(
 def _resampled_means(values: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """``bootstrap_ci``'s bootstrap distribution of the mean, draw for draw: multinomial
     counts when the values take few distinct numbers (at most one per 8 values, so never
-    below 8 values, where ``np.unique`` is skipped), else indices in blocks."""
+    below 8 values, where ``np.unique`` is skipped), else indices; both in blocks, so
+    memory stays bounded. ``bootstrap_ci`` draws through it."""
     n = len(values)
+    means = np.empty(n_resamples)
     if n >= 8:
         distinct, counts = np.unique(values, return_counts=True)
         if len(distinct) * 8 <= n:
-            draws = rng.multinomial(n, counts / n, size=n_resamples)
-            return np.asarray(draws @ distinct / n)
-    means = np.empty(n_resamples)
+            # in blocks, as the indices below: 1000 resamples of a million scores on 100,000
+            # distinct values held 1000 x 100,000 counts at once (1.6 GB); the draws are the
+            # same, block by block, as the generator draws row after row
+            block = max(1, min(n_resamples, 2_000_000 // len(distinct)))
+            for start in range(0, n_resamples, block):
+                stop = min(n_resamples, start + block)
+                draws = rng.multinomial(n, counts / n, size=stop - start)
+                means[start:stop] = draws @ distinct / n
+            return means
     block = max(1, min(n_resamples, 2_000_000 // n))
     for start in range(0, n_resamples, block):
         stop = min(n_resamples, start + block)
