@@ -23,7 +23,7 @@ from typing import Any
 
 from ragmeter.comparability import manifest_differences
 from ragmeter.compare_options import check_options
-from ragmeter.compare_pairs import collect, exclusion_counts, values_of
+from ragmeter.compare_pairs import collect, exclusion_counts, question_mismatch, values_of
 from ragmeter.compare_render import failure_warnings
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
@@ -306,7 +306,7 @@ def compare(
             raise UnpairedRunsError.metrics(unknown, shared)
         shared = [m for m in shared if m in metrics]
     warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
-    if said := same_run(run_a, run_b):
+    if said := same_run(run_a, run_b) or question_mismatch(run_a, run_b, ids):
         warnings.append(said)
     warnings += manifest_differences(run_a, run_b, shared, uses_of=models_of)
     for run, other in ((run_a, run_b), (run_b, run_a)):

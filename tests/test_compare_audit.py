@@ -1,0 +1,45 @@
+"""Audit of compare and run directories: what a demanding user met (see each test's comment)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import make_row
+
+import ragmeter
+from ragmeter.compare import compare
+
+
+def _rows(n: int, **question_of: str) -> list[dict]:
+    rows = [make_row(i) for i in range(1, n + 1)]
+    for row in rows:
+        row["question"] = question_of.get(row["question_id"], row["question"])
+    return rows
+
+
+def test_runs_whose_paired_ids_hold_other_questions_are_said_to_differ(tmp_path):
+    # Two inputs numbered alike (q1, q2, ...) paired question by question in silence: the
+    # verdicts then measured the change of data, not of the pipeline.
+    a = ragmeter.evaluate(_rows(4), "token_f1", n_resamples=10)
+    b = ragmeter.evaluate(_rows(4, q2="Who wrote it?", q4="When?"), "token_f1", n_resamples=10)
+    cmp = compare(a, b)
+    said = [w for w in cmp.warnings if "another question" in w]
+    assert said == [
+        "2 of the 4 paired ids have another question in B than in A (e.g. q2: 'What is fact "
+        "number 2?' in A, 'Who wrote it?' in B): were both runs made on the same input? "
+        "Their deltas compare different questions"
+    ]
+    assert said[0] in cmp.to_dict()["warnings"] and "another question" in cmp.to_markdown()
+
+
+def test_same_questions_or_ones_unknown_to_an_older_run_are_not_flagged(tmp_path):
+    a = ragmeter.evaluate(_rows(3), "token_f1", n_resamples=10)
+    rewrapped = _rows(3, q1="  What is fact\nnumber 1? ")
+    assert compare(a, ragmeter.evaluate(rewrapped, "token_f1", n_resamples=10)).warnings == []
+    # an older run's scores.jsonl has no question: nothing to compare, nothing said
+    a.write(tmp_path / "old")
+    lines = (tmp_path / "old" / "scores.jsonl").read_text().splitlines()
+    old = [{k: v for k, v in json.loads(x).items() if k != "question"} for x in lines]
+    (tmp_path / "old" / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    b = ragmeter.evaluate(_rows(3, q1="Other?"), "token_f1", n_resamples=10)
+    assert not [w for w in compare(tmp_path / "old", b).warnings if "another question" in w]
