@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from tests.conftest import make_row
 
 import ragmeter
 from ragmeter.compare import compare
+from ragmeter.errors import DataError
+from ragmeter.runs import load_run
 
 
 def _rows(n: int, **question_of: str) -> list[dict]:
@@ -43,3 +46,18 @@ def test_same_questions_or_ones_unknown_to_an_older_run_are_not_flagged(tmp_path
     (tmp_path / "old" / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
     b = ragmeter.evaluate(_rows(3, q1="Other?"), "token_f1", n_resamples=10)
     assert not [w for w in compare(tmp_path / "old", b).warnings if "another question" in w]
+
+
+def test_a_duplicated_record_is_named_by_its_line_in_scores_jsonl(tmp_path):
+    # A blank line before a duplicated record made the error name the record's count, one
+    # line above the duplicate: the user looked at the wrong row.
+    run = ragmeter.evaluate(_rows(3), "token_f1", n_resamples=10)
+    run.write(tmp_path / "run")
+    path = tmp_path / "run" / "scores.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0] + "\n" + "".join(lines[1:]) + lines[1])  # q2 again, on line 5
+    with pytest.raises(DataError) as err:
+        load_run(tmp_path / "run")
+    assert "row 5, field 'question_id': duplicate question_id 'q2' (first used in row 3)" in str(
+        err.value
+    )

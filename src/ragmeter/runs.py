@@ -317,12 +317,13 @@ def load_run(path: str | Path) -> Run:
     _check_parts(summary, problems)
     manifest = _read_json(directory / "run.json", problems)
     rows = _read_records(scores_path, problems)
-    seen: set[str] = set()
-    for i, row in enumerate(rows, start=1):
+    seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
+    for row in rows:  # (counting records named the wrong line after a blank one)
         qid = str(row["question_id"])
         if qid in seen:
-            problems.append(Problem(i, "question_id", f"duplicate question_id '{qid}'"))
-        seen.add(qid)
+            said = f"duplicate question_id '{qid}' (first used in row {seen[qid]})"
+            problems.append(Problem(row["_line"], "question_id", said))
+        seen.setdefault(qid, row["_line"])
     if not rows and not problems:
         problems.append(Problem(None, None, "scores.jsonl holds no records"))
     metrics = _metric_names(summary, rows)
