@@ -61,3 +61,26 @@ def test_a_duplicated_record_is_named_by_its_line_in_scores_jsonl(tmp_path):
     assert "row 5, field 'question_id': duplicate question_id 'q2' (first used in row 3)" in str(
         err.value
     )
+
+
+def test_a_hand_edited_scores_jsonl_is_not_summarised_by_the_stale_summary_json(tmp_path):
+    # Rows removed and values changed by hand: load_run kept summary.json's mean, n and CI,
+    # so the report said the old mean over 4 samples for a file of 2 samples scoring 1.0.
+    run = ragmeter.evaluate(_rows(4, q1="Who?"), "token_f1", n_resamples=50, seed=3)
+    run.write(tmp_path / "run")
+    path = tmp_path / "run" / "scores.jsonl"
+    kept = [json.loads(x) for x in path.read_text().splitlines()[:2]]
+    for row in kept:
+        row["token_f1"] = 1.0
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    edited = load_run(tmp_path / "run").result
+    agg = edited.aggregates["token_f1"]
+    assert (agg.mean, agg.n_ok) == (1.0, 2)
+    assert (
+        "summary.json's aggregates are not those of scores.jsonl (token_f1: mean"
+        in (edited.notes[0])
+    )
+    # a run read as written keeps summary.json's aggregates (its CI) and gets no note
+    run.write(tmp_path / "whole")
+    whole = load_run(tmp_path / "whole").result
+    assert whole.aggregates == run.aggregates and whole.notes == run.notes

@@ -20,7 +20,8 @@ from typing import Any, NoReturn
 from ragmeter._json_rows import loads
 from ragmeter.errors import DataError, Problem, UnpairedRunsError
 from ragmeter.metrics.base import Score
-from ragmeter.result import Aggregate, EvaluationResult, aggregate
+from ragmeter.result import EvaluationResult
+from ragmeter.run_aggregates import run_aggregates
 from ragmeter.sample import Sample
 
 # Keys of a scores.jsonl record that are not metric values.
@@ -234,13 +235,6 @@ def _score(row: dict[str, Any], metric: str) -> Score:
     return Score(None if value is None else float(value), status, reason, dict(details))
 
 
-def _aggregate_from(entry: Any, metric: str, scores: list[Score]) -> Aggregate:
-    keys = ("mean", "ci_low", "ci_high", "n_ok", "n_undefined", "n_skipped", "n_failed")
-    if isinstance(entry, dict) and all(k in entry for k in keys):
-        return Aggregate(metric, *(entry[k] for k in keys))
-    return aggregate(metric, scores)
-
-
 def _state(directory: Path) -> tuple[str, str | None] | None:
     """(status, error line) of the run.json in ``directory``; None when there is none."""
     try:
@@ -332,14 +326,16 @@ def load_run(path: str | Path) -> Run:
         raise DataError(problems, source)
     scores = {m: [_score(row, m) for row in rows] for m in metrics}
     listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
+    config = dict(summary.get("config") or {})
+    aggregates, edited = run_aggregates(listed, scores, config)
     result = EvaluationResult(
         samples=[_sample(row) for row in rows],
         metrics=metrics,
         scores=scores,
-        aggregates={m: _aggregate_from(listed.get(m), m, scores[m]) for m in metrics},
-        notes=list(summary.get("notes") or []),
+        aggregates=aggregates,
+        notes=[*([edited] if edited else []), *(summary.get("notes") or [])],
         usage=dict(summary.get("usage") or {}),
-        config=dict(summary.get("config") or {}),
+        config=config,
     )
     run = Run(result, manifest, source)
     unfinished = run.unfinished()  # scores.jsonl of an earlier run there, or of a partial one
