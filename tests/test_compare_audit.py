@@ -84,3 +84,28 @@ def test_a_hand_edited_scores_jsonl_is_not_summarised_by_the_stale_summary_json(
     run.write(tmp_path / "whole")
     whole = load_run(tmp_path / "whole").result
     assert whole.aggregates == run.aggregates and whole.notes == run.notes
+
+
+def test_the_json_says_the_alpha_and_each_metrics_verdict_as_the_table_does(tmp_path):
+    # `compare --alpha 0.5 --json F` wrote the same file as at 0.05: no alpha, no verdict,
+    # so a CI script reading it could not see what the table called better or worse.
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    a = ragmeter.evaluate(_rows(6), "token_f1", n_resamples=10)
+    changed = _rows(6)
+    for row in changed:
+        row["answer"] = "Nothing useful here."
+    b = ragmeter.evaluate(changed, "token_f1", n_resamples=10)
+    a.write(tmp_path / "a")
+    b.write(tmp_path / "b")
+    for alpha, word in (("0.05", "worse"), ("0.01", "no clear change")):
+        out = tmp_path / f"{alpha}.json"
+        args = ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--alpha", alpha]
+        got = CliRunner().invoke(app, [*args, "--json", str(out)])
+        assert got.exit_code == 0, got.output
+        doc = json.loads(out.read_text())
+        assert doc["alpha"] == float(alpha)
+        assert [m["verdict"] for m in doc["metrics"]] == [word]
+        assert compare(tmp_path / "a", tmp_path / "b").metric("token_f1").p_holm == 2 / 64
