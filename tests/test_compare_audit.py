@@ -109,3 +109,30 @@ def test_the_json_says_the_alpha_and_each_metrics_verdict_as_the_table_does(tmp_
         assert doc["alpha"] == float(alpha)
         assert [m["verdict"] for m in doc["metrics"]] == [word]
         assert compare(tmp_path / "a", tmp_path / "b").metric("token_f1").p_holm == 2 / 64
+
+
+def test_a_cut_markdown_keeps_the_slices_that_moved_most_whatever_their_metric():
+    # The slice table (by metric, then |delta|) was cut in its order: the comment kept 600
+    # of token_f1's smallest moves and none of mrr's slices, its largest moves included.
+    from ragmeter.compare import SliceDelta
+    from ragmeter.compare_render import MARKDOWN_LIMIT
+
+    rows = _rows(4)
+    cmp = compare(
+        ragmeter.evaluate(rows, "token_f1,mrr", n_resamples=10),
+        ragmeter.evaluate(rows, "token_f1,mrr", n_resamples=10),
+        by="question_id",
+    )
+
+    def cell(metric: str, label: str, delta: float) -> SliceDelta:
+        return SliceDelta(metric, "topic", label, 12, 0.5, 0.5 + delta, delta, 0, 1, 0.5, False)
+
+    small = [cell("token_f1", f"a long enough topic label {i:05d}", 0.01) for i in range(3000)]
+    big = [cell("mrr", f"moved a lot {i}", -0.9) for i in range(5)]
+    cmp.slices = small + big
+    md = cmp.to_markdown()
+    assert len(md) <= MARKDOWN_LIMIT
+    assert all(f"| mrr | moved a lot {i} | 12 |" in md for i in range(5))
+    shown = md.count("| token_f1 | a long enough topic label")
+    assert 0 < shown < 3000
+    assert f"... and {3000 - shown} more slices (token_f1 {3000 - shown}), those that moved" in md
