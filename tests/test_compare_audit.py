@@ -136,3 +136,10 @@ def test_a_cut_markdown_keeps_the_slices_that_moved_most_whatever_their_metric()
     shown = md.count("| token_f1 | a long enough topic label")
     assert 0 < shown < 3000
     assert f"... and {3000 - shown} more slices (token_f1 {3000 - shown}), those that moved" in md
+
+
+def test_the_differing_question_is_quoted_as_written():
+    a = ragmeter.evaluate(_rows(2, q1="Is C:\\temp 'safe'?"), "token_f1", n_resamples=10)
+    b = ragmeter.evaluate(_rows(2, q1="Is D:\\x\x1b[31m ok?"), "token_f1", n_resamples=10)
+    (said,) = compare(a, b).warnings
+    assert "(e.g. q1: 'Is C:\\temp 'safe'?' in A, 'Is D:\\x\\x1b[31m ok?' in B)" in said

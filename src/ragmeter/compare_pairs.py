@@ -69,7 +69,10 @@ def _question(text: str) -> str:
 
 
 def _quoted(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:57] + "...")
+    """The question in quotes as written (a backslash stays one), cut to 60 characters; only
+    a control character is escaped, so it cannot act on the terminal."""
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return "'" + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) + "'"
 
 
 def question_mismatch(a: Run, b: Run, ids: list[str]) -> str | None:
