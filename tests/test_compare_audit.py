@@ -80,6 +80,10 @@ def test_a_hand_edited_scores_jsonl_is_not_summarised_by_the_stale_summary_json(
         "summary.json's aggregates are not those of scores.jsonl (token_f1: mean"
         in (edited.notes[0])
     )
+    # made with the run's bootstrap settings: the CI a run of those two rows would have
+    again = [dict(r, answer=r["reference_answers"][0]) for r in _rows(4, q1="Who?")[:2]]
+    fresh = ragmeter.evaluate(again, "token_f1", n_resamples=50, seed=3)
+    assert fresh.aggregates["token_f1"] == agg
     # a run read as written keeps summary.json's aggregates (its CI) and gets no note
     run.write(tmp_path / "whole")
     whole = load_run(tmp_path / "whole").result
