@@ -147,3 +147,22 @@ def test_the_differing_question_is_quoted_as_written():
     b = ragmeter.evaluate(_rows(2, q1="Is D:\\x\x1b[31m ok?"), "token_f1", n_resamples=10)
     (said,) = compare(a, b).warnings
     assert "(e.g. q1: 'Is C:\\temp 'safe'?' in A, 'Is D:\\x\\x1b[31m ok?' in B)" in said
+
+
+def test_a_status_ragmeter_never_writes_is_named_not_read_as_not_applicable(tmp_path):
+    # {"status": {"token_f1": "error"}} (another tool's word, a hand edit) was read as a score
+    # neither failed nor ok: the pair left out as "undefined or skipped" (which
+    # --allow-lost-scores accepts, a failed score never); where summary.json had no aggregate
+    # to take, it was "internal error: KeyError".
+    run = ragmeter.evaluate(_rows(3), "token_f1", n_resamples=10)
+    run.write(tmp_path / "run")
+    path = tmp_path / "run" / "scores.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[1].update(token_f1=None, status={"token_f1": "error"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError) as err:
+        compare(run, tmp_path / "run")
+    assert (
+        "row 2, field 'status.token_f1': scores.jsonl: status \"error\" is none of ok, "
+        "undefined, skipped, failed"
+    ) in str(err.value)

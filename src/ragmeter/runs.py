@@ -15,11 +15,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 from ragmeter._json_rows import loads
 from ragmeter.errors import DataError, Problem, UnpairedRunsError
-from ragmeter.metrics.base import Score
+from ragmeter.metrics.base import Score, Status
 from ragmeter.result import EvaluationResult
 from ragmeter.run_aggregates import run_aggregates
 from ragmeter.sample import Sample
@@ -31,6 +31,7 @@ RECORD_KEYS = frozenset(
 )
 
 
+STATUSES = get_args(Status)  # a score's status in a record ("ok" when none is given)
 FINISHED = "complete"  # run.json's status once scores.jsonl and summary.json are written
 _STATES = {
     "interrupted": "was interrupted (Ctrl-C)",
@@ -175,8 +176,12 @@ def _check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list
                 problems.append(
                     Problem(row["_line"], key, "scores.jsonl: expected an object {metric: ...}")
                 )
+        statuses = row.get("status") if isinstance(row.get("status"), dict) else {}
         for metric in metrics:
-            value = row.get(metric)
+            value, status = row.get(metric), statuses.get(metric)
+            if status is not None and status not in STATUSES:  # it was an internal KeyError
+                said = f"scores.jsonl: status {_short(status)} is none of {', '.join(STATUSES)}"
+                problems.append(Problem(row["_line"], f"status.{metric}", said))
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float)
             ):
