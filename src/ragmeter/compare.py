@@ -23,8 +23,8 @@ from typing import Any
 
 from ragmeter.comparability import manifest_differences
 from ragmeter.compare_options import check_options
-from ragmeter.compare_pairs import collect, exclusion_counts, values_of
-from ragmeter.compare_render import failure_warnings
+from ragmeter.compare_pairs import collect, exclusion_counts, question_mismatch, values_of
+from ragmeter.compare_render import failure_warnings, verdict
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.redact import public_text
@@ -183,7 +183,9 @@ class Comparison:
             (q, va[q], vb[q]) for q in self.ids if va.get(q) is not None and vb.get(q) is not None
         ]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, alpha: float = 0.05) -> dict[str, Any]:
+        """Every number, and each metric's verdict at ``alpha`` (as the table and Markdown
+        say it: a JSON without them left CI scripts to redo Holm, direction and alpha)."""
         return {
             "a": self.a.source,
             "b": self.b.source,
@@ -195,13 +197,14 @@ class Comparison:
             "lost_scores": {m.metric: m.lost_b for m in self.metrics if m.lost_b},
             "confidence": self.confidence,
             "warnings": [public_text(w) for w in self.warnings],
-            "metrics": [m.to_dict() for m in self.metrics],
+            "alpha": alpha,
+            "metrics": [{**m.to_dict(), "verdict": verdict(m, alpha)} for m in self.metrics],
             "by": self.by,
             "slices": [s.to_dict() for s in self.slices],
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+    def to_json(self, alpha: float = 0.05) -> str:
+        return json.dumps(self.to_dict(alpha), indent=2, ensure_ascii=False)
 
     def to_markdown(self, alpha: float = 0.05) -> str:
         from ragmeter.compare_render import to_markdown
@@ -306,7 +309,7 @@ def compare(
             raise UnpairedRunsError.metrics(unknown, shared)
         shared = [m for m in shared if m in metrics]
     warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
-    if said := same_run(run_a, run_b):
+    if said := same_run(run_a, run_b) or question_mismatch(run_a, run_b, ids):
         warnings.append(said)
     warnings += manifest_differences(run_a, run_b, shared, uses_of=models_of)
     for run, other in ((run_a, run_b), (run_b, run_a)):

@@ -60,3 +60,37 @@ def exclusion_counts(a: Run, b: Run, metric: str, ids: list[str]) -> dict[str, i
         "lost_b": len(lost),
         "lost_b_failed": len(lost & fb),
     }
+
+
+def _question(text: str) -> str:
+    """A question as compared: whitespace runs made one space (a re-wrapped line is the
+    same question)."""
+    return " ".join(text.split())
+
+
+def _quoted(text: str) -> str:
+    """The question in quotes as written (a backslash stays one), cut to 60 characters; only
+    a control character is escaped, so it cannot act on the terminal."""
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return "'" + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) + "'"
+
+
+def question_mismatch(a: Run, b: Run, ids: list[str]) -> str | None:
+    """A warning when paired ids hold another question in B than in A, else None.
+
+    Why: samples pair by question_id alone, so two runs of different inputs that number
+    their rows alike (q1, q2, ...) were compared question by question without a word, and
+    a "better" or "worse" verdict then measured the change of data, not of the pipeline.
+    An empty question (a run written before scores.jsonl kept it) is not compared.
+    """
+    qa = {s.question_id: _question(s.question) for s in a.result.samples}
+    qb = {s.question_id: _question(s.question) for s in b.result.samples}
+    differ = [q for q in ids if qa.get(q) and qb.get(q) and qa[q] != qb[q]]
+    if not differ:
+        return None
+    first = differ[0]
+    return (
+        f"{len(differ)} of the {len(ids)} paired ids have another question in B than in A "
+        f"(e.g. {first}: {_quoted(qa[first])} in A, {_quoted(qb[first])} in B): were both "
+        "runs made on the same input? Their deltas compare different questions"
+    )

@@ -227,6 +227,23 @@ def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
 MARKDOWN_LIMIT = 65_536  # characters in a GitHub comment: a longer one is refused
 
 
+def _kept_slices(slices: list[Any], sizes: list[int], budget: int) -> set[int]:
+    """The indices of the slices a comment of ``budget`` characters keeps: those that moved
+    most, whatever their metric. Why: the table is sorted by metric, then |delta|, and was
+    cut in that order, so a comment kept the first metric's smallest moves and none of the
+    next metrics' slices, their largest moves included."""
+    order = sorted(
+        range(len(slices)), key=lambda i: (slices[i].delta is None, -abs(slices[i].delta or 0.0))
+    )
+    kept: set[int] = set()
+    for i in order:
+        if sizes[i] > budget:
+            break
+        budget -= sizes[i]
+        kept.add(i)
+    return kept
+
+
 def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
     """A PR comment: headline, per-metric table, warnings, slices in a collapsed block."""
     name = {m.metric: md_inline(m.metric) for m in cmp.metrics}  # "*x*" would be emphasis
@@ -285,17 +302,20 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         by = html_text(str(cmp.by))
         lines += ["", f"<details><summary>Slices by <code>{by}</code></summary>", ""]
         table = _md_table(SLICE_HEADERS, slice_rows(cmp))
-        budget = MARKDOWN_LIMIT - sum(len(x) + 1 for x in lines) - 200
-        kept = 2  # the header and its rule
-        while kept < len(table) and budget - len(table[kept]) - 1 >= 0:
-            budget -= len(table[kept]) + 1
-            kept += 1
-        lines += table[:kept]
-        if kept < len(table):  # sorted by |delta|: the slices left out moved least
+        budget = MARKDOWN_LIMIT - sum(len(x) + 1 for x in lines) - 300
+        budget -= len(table[0]) + len(table[1]) + 2  # the header and its rule
+        kept = _kept_slices(cmp.slices, [len(row) + 1 for row in table[2:]], budget)
+        lines += table[:2] + [row for i, row in enumerate(table[2:]) if i in kept]
+        if len(kept) < len(cmp.slices):
+            left = {m.metric: 0 for m in cmp.metrics}
+            for i, s in enumerate(cmp.slices):
+                left[s.metric] += i not in kept
+            per = ", ".join(f"{md_inline(m)} {k}" for m, k in left.items() if k)
             lines += [
                 "",
-                f"... and {len(table) - kept} more slices, left out to keep the comment under "
-                f"GitHub's {MARKDOWN_LIMIT:,} characters (`--json` has them all)",
+                f"... and {len(cmp.slices) - len(kept)} more slices ({per}), those that moved "
+                f"least, left out to keep the comment under GitHub's {MARKDOWN_LIMIT:,} "
+                "characters (`--json` has them all)",
             ]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"

@@ -15,12 +15,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 from ragmeter._json_rows import loads
 from ragmeter.errors import DataError, Problem, UnpairedRunsError
-from ragmeter.metrics.base import Score
-from ragmeter.result import Aggregate, EvaluationResult, aggregate
+from ragmeter.metrics.base import Score, Status
+from ragmeter.result import EvaluationResult
+from ragmeter.run_aggregates import run_aggregates
 from ragmeter.sample import Sample
 
 # Keys of a scores.jsonl record that are not metric values.
@@ -30,6 +31,7 @@ RECORD_KEYS = frozenset(
 )
 
 
+STATUSES = get_args(Status)  # a score's status in a record ("ok" when none is given)
 FINISHED = "complete"  # run.json's status once scores.jsonl and summary.json are written
 _STATES = {
     "interrupted": "was interrupted (Ctrl-C)",
@@ -174,8 +176,12 @@ def _check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list
                 problems.append(
                     Problem(row["_line"], key, "scores.jsonl: expected an object {metric: ...}")
                 )
+        statuses = row.get("status") if isinstance(row.get("status"), dict) else {}
         for metric in metrics:
-            value = row.get(metric)
+            value, status = row.get(metric), statuses.get(metric)
+            if status is not None and status not in STATUSES:  # it was an internal KeyError
+                said = f"scores.jsonl: status {_short(status)} is none of {', '.join(STATUSES)}"
+                problems.append(Problem(row["_line"], f"status.{metric}", said))
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float)
             ):
@@ -232,13 +238,6 @@ def _score(row: dict[str, Any], metric: str) -> Score:
     if status == "ok" and value is None:
         status, reason = "undefined", reason or "no value recorded"
     return Score(None if value is None else float(value), status, reason, dict(details))
-
-
-def _aggregate_from(entry: Any, metric: str, scores: list[Score]) -> Aggregate:
-    keys = ("mean", "ci_low", "ci_high", "n_ok", "n_undefined", "n_skipped", "n_failed")
-    if isinstance(entry, dict) and all(k in entry for k in keys):
-        return Aggregate(metric, *(entry[k] for k in keys))
-    return aggregate(metric, scores)
 
 
 def _state(directory: Path) -> tuple[str, str | None] | None:
@@ -317,12 +316,13 @@ def load_run(path: str | Path) -> Run:
     _check_parts(summary, problems)
     manifest = _read_json(directory / "run.json", problems)
     rows = _read_records(scores_path, problems)
-    seen: set[str] = set()
-    for i, row in enumerate(rows, start=1):
+    seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
+    for row in rows:  # (counting records named the wrong line after a blank one)
         qid = str(row["question_id"])
         if qid in seen:
-            problems.append(Problem(i, "question_id", f"duplicate question_id '{qid}'"))
-        seen.add(qid)
+            said = f"duplicate question_id '{qid}' (first used in row {seen[qid]})"
+            problems.append(Problem(row["_line"], "question_id", said))
+        seen.setdefault(qid, row["_line"])
     if not rows and not problems:
         problems.append(Problem(None, None, "scores.jsonl holds no records"))
     metrics = _metric_names(summary, rows)
@@ -331,14 +331,16 @@ def load_run(path: str | Path) -> Run:
         raise DataError(problems, source)
     scores = {m: [_score(row, m) for row in rows] for m in metrics}
     listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
+    config = dict(summary.get("config") or {})
+    aggregates, edited = run_aggregates(listed, scores, config)
     result = EvaluationResult(
         samples=[_sample(row) for row in rows],
         metrics=metrics,
         scores=scores,
-        aggregates={m: _aggregate_from(listed.get(m), m, scores[m]) for m in metrics},
-        notes=list(summary.get("notes") or []),
+        aggregates=aggregates,
+        notes=[*([edited] if edited else []), *(summary.get("notes") or [])],
         usage=dict(summary.get("usage") or {}),
-        config=dict(summary.get("config") or {}),
+        config=config,
     )
     run = Run(result, manifest, source)
     unfinished = run.unfinished()  # scores.jsonl of an earlier run there, or of a partial one

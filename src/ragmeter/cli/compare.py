@@ -130,11 +130,11 @@ def compare_cmd(
     if "--markdown" in checked:
         run_guarded(write_out, checked["--markdown"], to_markdown(cmp, alpha=alpha), "--markdown")
     if "--json" in checked:
-        run_guarded(write_out, checked["--json"], cmp.to_json(), "--json")
+        run_guarded(write_out, checked["--json"], cmp.to_json(alpha), "--json")
     for warning in cmp.warnings:
         err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
-        typer.echo(cmp.to_json())
+        typer.echo(cmp.to_json(alpha))
     elif output == "markdown":
         typer.echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:
