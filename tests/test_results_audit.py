@@ -222,3 +222,11 @@ def test_blocked_multinomial_draws_give_the_interval_drawn_at_once():
     draws = np.random.default_rng(11).multinomial(n, counts / n, size=1000)
     expected = np.quantile(draws @ distinct / n, [0.025, 0.975])
     assert bootstrap_ci(values, n_resamples=1000, seed=11) == tuple(map(float, expected))
+
+
+def test_compare_means_and_delta_of_equal_values_are_those_values():
+    """30 pairs all moving 0.2 -> 0.9: the delta was 0.6999999999999997 beside its CI
+    [0.7, 0.7], and compare's means 30 x 0.7 = 0.6999999999999996 beside summary.json's 0.7."""
+    from ragmeter.stats import mean_difference
+
+    assert mean_difference([0.2] * 30, [0.9] * 30) == 0.7

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ragmeter.comparability import manifest_differences
 from ragmeter.compare_options import check_options
 from ragmeter.compare_pairs import collect, exclusion_counts, question_mismatch, values_of
@@ -30,7 +32,7 @@ from ragmeter.metrics.registry import get_metric
 from ragmeter.redact import public_text
 from ragmeter.runs import Run, as_run, pair_ids
 from ragmeter.slices import SMALL_SLICE, paired_labels
-from ragmeter.stats import TIE, holm, mean_difference
+from ragmeter.stats import TIE, holm, mean_difference, mean_of
 from ragmeter.stats_many import paired_stats_many
 
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
@@ -233,7 +235,8 @@ def _paired_stats(
         outs.append(out)
         if not xs:
             continue
-        out["mean_a"], out["mean_b"] = sum(xs) / len(xs), sum(ys) / len(ys)
+        # as the runs' own aggregates make them: 30 x 0.7 is 0.7, as summary.json says
+        out["mean_a"], out["mean_b"] = (mean_of(np.asarray(v, dtype=float)) for v in (xs, ys))
         out["delta"] = mean_difference(xs, ys)  # a difference within TIE is a tie, counted as 0
         if out["note"] is None:
             todo.append((out, name, xs, ys))

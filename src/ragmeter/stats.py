@@ -49,7 +49,7 @@ def _paired(a: Sequence[float], b: Sequence[float], what: str) -> tuple[np.ndarr
 def mean_difference(a: Sequence[float], b: Sequence[float]) -> float:
     """mean(b - a), differences within TIE counted as 0."""
     x, y = _paired(a, b, "mean_difference")
-    return float(np.mean(y - x))
+    return mean_of(y - x)  # 30 pairs all moving 0.2 -> 0.9: 0.7, inside its CI [0.7, 0.7]
 
 
 def mean_of(values: np.ndarray) -> float:
