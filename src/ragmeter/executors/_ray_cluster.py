@@ -69,7 +69,29 @@ def connect(ray: Any, address: str | None) -> None:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     except (ValueError, ConnectionError, RuntimeError, TimeoutError) as exc:
         where = f"--ray-address {address}" if address else "a local Ray"
-        raise ConfigError(f"cannot start the Ray run on {where}: {exc}") from None
+        said = str(exc)
+        why = _root_reason(exc)
+        if why and why not in said:
+            said = f"{said}: {why}"
+        raise ConfigError(f"cannot start the Ray run on {where}: {said}") from None
+
+
+def _root_reason(exc: BaseException) -> str:
+    """The last line of what the innermost exception ``exc`` was raised from says: Ray's
+    ``ConnectionError("Failed to connect to Ray cluster at ...")`` wraps a RuntimeError
+    whose text is a whole traceback ending in the reason. Why: a cluster started with token
+    authentication (which ``ray start`` of Ray 2.60 turns on) refused a client without the token, and the
+    run said only "Failed to connect to Ray cluster at HOST:PORT" (the address it had just
+    been given), never that the token was missing nor how to pass it."""
+    inner = exc
+    seen = {id(exc)}
+    while inner.__cause__ is not None and id(inner.__cause__) not in seen:
+        inner = inner.__cause__
+        seen.add(id(inner))
+    if inner is exc:
+        return ""
+    lines = [line.strip() for line in str(inner).splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 def ragmeter_cause(exc: BaseException) -> BaseException:
