@@ -1,14 +1,30 @@
-"""Found by an audit of the Ray executor, as a user meets it: a cluster that refuses the
-client says why, ... (see each test)."""
+"""Found by an audit of the Ray executor (2026-11-27), as a user meets it: a cluster that
+refuses the client says why; SIGTERM stops a Ray run as Ctrl-C does and the same command
+resumes it. Each test failed before its fix.
+
+The SIGTERM test runs the CLI in a process of its own, which starts its own local Ray (as
+``ragmeter evaluate --executor ray`` does): ``ray.init`` in that process is what replaced
+SIGTERM's default, and a test process sent SIGTERM would end the test run."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import ragmeter
+from fake_server import FakeOpenAIServer
+from needs import require_module
 from ragmeter.errors import ConfigError
 from ragmeter.executors._ray_cluster import connect
+from test_streaming import rows
 
 AUTH = (
     "ray.exceptions.AuthenticationError: RPC error: InvalidAuthToken: Authentication token "
@@ -42,3 +58,56 @@ def test_a_refused_connection_says_why() -> None:
     assert said.startswith("cannot start the Ray run on --ray-address 10.0.0.5:6379: ")
     assert said.endswith(AUTH), said
     assert "Traceback" not in said
+
+
+def _cli(data: Path, out: Path, url: str) -> list[str]:
+    return [
+        sys.executable, "-m", "ragmeter", "evaluate", str(data), "--executor", "ray",
+        "--actors", "1", "--batch-size", "4", "-m", "faithfulness,mrr", "--judge",
+        "openai:fake", "--base-url", url, "--embedder", "none", "--concurrency", "2",
+        "--cache", str(out.parent / "cache"), "-o", str(out), "--n-resamples", "20", "-q",
+    ]  # fmt: skip
+
+
+def _env() -> dict[str, str]:
+    src = str(Path(ragmeter.__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "OPENAI_API_KEY": "sk-test", "PYTHONPATH": path}
+
+
+def test_sigterm_stops_a_ray_run_as_ctrl_c_and_the_same_command_resumes(tmp_path: Path) -> None:
+    """Before: SIGTERM (timeout, systemd, docker stop, a cancelled CI job) ended a Ray run at
+    once with Ray's stack dump and exit status 15: run.json said ``running`` for ever and
+    nothing said how far it got, where a stream run says ``interrupted: N of M rows
+    written`` and exits 130. Now the same, and the re-run scores every row once, with the
+    answered calls from the cache."""
+    require_module("ray")
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(24)))
+    out = tmp_path / "run"
+    proc: list[subprocess.Popen[str]] = []
+
+    def sigterm_on_the_sixth_request(body: dict[str, Any], n_seen: int) -> None:
+        if srv.calls == 6:  # the preflight, 5 judged rows asked (3+ answered): scoring
+            proc[0].send_signal(signal.SIGTERM)
+        return None
+
+    with FakeOpenAIServer(latency=0.2, fault_fn=sigterm_on_the_sixth_request) as srv:
+        proc.append(subprocess.Popen(_cli(data, out, srv.url), env=_env(), text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE))  # fmt: skip
+        _, stderr = proc[0].communicate(timeout=120)
+        asked = srv.calls
+        doc = json.loads((out / "run.json").read_text())
+        assert proc[0].returncode == 130, stderr[-2000:]
+        assert re.search(r"interrupted: \d+ of 24 rows written", stderr), stderr[-2000:]
+        assert doc["status"] == "interrupted" and "re-run the same command" in doc["error"]
+        again = subprocess.run(_cli(data, out, srv.url), env=_env(), capture_output=True,
+                               text=True, timeout=120)  # fmt: skip
+        assert again.returncode == 0, again.stderr[-2000:]
+        resumed = srv.calls - asked
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
+    got = [json.loads(line)["question_id"] for line in (out / "scores.jsonl").open()]
+    assert got == [f"q{i}" for i in range(24)]
+    summary = json.loads((out / "summary.json").read_text())
+    hits = summary["usage"]["cache_hits"]  # answered before the SIGTERM: not asked again
+    assert hits >= 3 and resumed <= 24 - hits + 1, (hits, resumed)  # + the preflight
