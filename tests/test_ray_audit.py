@@ -111,3 +111,40 @@ def test_sigterm_stops_a_ray_run_as_ctrl_c_and_the_same_command_resumes(tmp_path
     summary = json.loads((out / "summary.json").read_text())
     hits = summary["usage"]["cache_hits"]  # answered before the SIGTERM: not asked again
     assert hits >= 3 and resumed <= 24 - hits + 1, (hits, resumed)  # + the preflight
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Any:
+    ray = require_module("ray")
+    require_module("ray.data")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_an_interrupted_arithmetic_run_says_nothing_is_judged(
+    ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: "... judged calls not kept (the cache is off); re-run the same command to
+    resume" for a run that judges nothing (a stream run says "nothing is judged")."""
+    from ragmeter.executors.streamed import ScoreWriter
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows(8)))
+    add = ScoreWriter.add
+
+    def ctrl_c_after_the_first_batch(self: ScoreWriter, samples: Any, scores: Any) -> None:
+        add(self, samples, scores)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ScoreWriter, "add", ctrl_c_after_the_first_batch)
+    out = tmp_path / "o"
+    with pytest.raises(KeyboardInterrupt) as said:
+        ragmeter.evaluate(str(data), ["mrr", "token_f1"], out=out, executor="ray", batch_size=2)
+    assert str(said.value).startswith("interrupted: 2 of 8 rows written"), said.value
+    assert str(said.value).endswith(
+        "nothing is judged: re-run the same command to score them again"
+    ), said.value
+    assert json.loads((out / "run.json").read_text())["error"] == str(said.value)
