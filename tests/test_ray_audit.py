@@ -1,6 +1,7 @@
 """Found by an audit of the Ray executor (2026-11-27), as a user meets it: a cluster that
 refuses the client says why; SIGTERM stops a Ray run as Ctrl-C does and the same command
-resumes it. Each test failed before its fix.
+resumes it; an interrupted run that judges nothing says so; a Parquet file of one big row
+group is shared by the actors. Each test failed before its fix.
 
 The SIGTERM test runs the CLI in a process of its own, which starts its own local Ray (as
 ``ragmeter evaluate --executor ray`` does): ``ray.init`` in that process is what replaced
@@ -17,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import ragmeter
@@ -24,6 +27,8 @@ from fake_server import FakeOpenAIServer
 from needs import require_module
 from ragmeter.errors import ConfigError
 from ragmeter.executors._ray_cluster import connect
+from ragmeter.executors._ray_source import plan_chunks, read_chunk
+from ragmeter.executors.source import iter_raw
 from test_streaming import rows
 
 AUTH = (
@@ -148,3 +153,58 @@ def test_an_interrupted_arithmetic_run_says_nothing_is_judged(
         "nothing is judged: re-run the same command to score them again"
     ), said.value
     assert json.loads((out / "run.json").read_text())["error"] == str(said.value)
+
+
+def _numbered(batches: Any) -> list[tuple[Any, int]]:
+    return [(r, n) for b in batches for r, n in zip(b.records, b.rows, strict=True)]
+
+
+def test_a_big_row_group_is_cut_into_chunks(tmp_path: Path) -> None:
+    """Before: a row group was one chunk, so a file pandas or pyarrow wrote (one row group
+    up to a million rows) was one chunk: a 3,000-row file was judged by one actor, whatever
+    --actors said. Groups of 1, 50, 2 and 7 rows, 5 rows a chunk: the 50 and the 7 are cut."""
+    path = tmp_path / "in.parquet"
+    table = pa.table({"question": [f"q{i}" for i in range(60)]})
+    with pq.ParquetWriter(path, table.schema) as w:
+        for at, n in ((0, 1), (1, 50), (51, 2), (53, 7)):
+            w.write_table(table.slice(at, n))
+    chunks = plan_chunks(path, "parquet", 5)
+    assert [c["row"] for c in chunks] == [0, *range(1, 51, 5), 51, 53, 58]
+    got = [x for c in chunks for x in _numbered(read_chunk(str(path), "parquet", c, 3))]
+    assert got == _numbered(iter_raw(path, 3))  # every row once, numbered as in the file
+    big = tmp_path / "big.parquet"  # one group of 100 rows, 1 row a chunk: 32 pieces at most
+    pq.write_table(pa.table({"question": [f"q{i}" for i in range(100)]}), big)
+    chunks = plan_chunks(big, "parquet", 1)
+    assert len(chunks) == 25 and sum(c["take"] for c in chunks) == 100  # 4 rows each
+    got = [x for c in chunks for x in _numbered(read_chunk(str(big), "parquet", c, 7))]
+    assert got == _numbered(iter_raw(big, 7))
+
+
+def test_a_one_row_group_parquet_file_is_judged_by_every_actor(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    """The run that met it: ``--actors 2`` on a pandas-written file; usage.actors was 1."""
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.Table.from_pylist(rows(12)), path)
+    with FakeOpenAIServer() as srv:
+        kw: dict[str, Any] = {
+            "settings": ragmeter.Settings(
+                judge="openai:m",
+                base_url=srv.url,
+                cache=None,
+                embedder="none",
+                api_key_env="RAGMETER_TEST_UNSET",
+                concurrency=2,
+            ),
+            "n_resamples": 20,
+        }
+        ray_run = ragmeter.evaluate(
+            str(path), ["faithfulness", "mrr"], out=tmp_path / "r", executor="ray", actors=2,
+            batch_size=4, **kw,
+        )  # fmt: skip
+        local = ragmeter.evaluate(str(path), ["faithfulness", "mrr"], out=tmp_path / "l", **kw)
+    assert ray_run.usage["actors"] == 2
+    assert (tmp_path / "r" / "scores.jsonl").read_text() == (
+        tmp_path / "l" / "scores.jsonl"
+    ).read_text()
+    assert len(local.samples) == 12
