@@ -17,10 +17,14 @@ ray extra, checks an address here too (``address_form``), so the two never disag
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from ragmeter.errors import ConfigError, DataError, RagmeterError
@@ -69,7 +73,29 @@ def connect(ray: Any, address: str | None) -> None:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     except (ValueError, ConnectionError, RuntimeError, TimeoutError) as exc:
         where = f"--ray-address {address}" if address else "a local Ray"
-        raise ConfigError(f"cannot start the Ray run on {where}: {exc}") from None
+        said = str(exc)
+        why = _root_reason(exc)
+        if why and why not in said:
+            said = f"{said}: {why}"
+        raise ConfigError(f"cannot start the Ray run on {where}: {said}") from None
+
+
+def _root_reason(exc: BaseException) -> str:
+    """The last line of what the innermost exception ``exc`` was raised from says: Ray's
+    ``ConnectionError("Failed to connect to Ray cluster at ...")`` wraps a RuntimeError
+    whose text is a whole traceback ending in the reason. Why: a cluster started with token
+    authentication (``ray start`` of Ray 2.60 turns it on) refused a client without the
+    token, and the run said only "Failed to connect to Ray cluster at HOST:PORT" (the
+    address it had just been given), never that the token was missing nor how to pass it."""
+    inner = exc
+    seen = {id(exc)}
+    while inner.__cause__ is not None and id(inner.__cause__) not in seen:
+        inner = inner.__cause__
+        seen.add(id(inner))
+    if inner is exc:
+        return ""
+    lines = [line.strip() for line in str(inner).splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 def ragmeter_cause(exc: BaseException) -> BaseException:
@@ -200,3 +226,44 @@ def _is_ray_error(e: BaseException) -> bool:
     """Ray's copy of a task's error is an instance of both RayTaskError and the cause's
     class; its text holds the remote traceback, so the plain cause is preferred."""
     return any(c.__module__.startswith("ray.") for c in type(e).__mro__)
+
+
+@dataclass
+class Term:
+    """Whether the rows are still being scored (a SIGTERM then interrupts the run) and
+    whether a SIGTERM came."""
+
+    scoring: bool = True
+    received: bool = False
+
+
+@contextmanager
+def term_interrupts() -> Iterator[Term]:
+    """While the rows are scored, SIGTERM interrupts a Ray run as Ctrl-C does (run.json
+    ``interrupted``, the line saying where it got to, exit 130); once they all are
+    (``scoring`` False), it is noted and the run writes its files and ends complete.
+
+    Why: ``timeout``, systemd, ``docker stop`` and a cancelled CI job send SIGTERM, and a
+    Ray run died of it at once (``ray.init`` installs a handler that calls
+    ``sys.exit(15)``, past every ``except Exception``): run.json said ``running`` for ever and
+    nothing was said, where a stream run of the same input stops as Ctrl-C stops it
+    (``stream.term_cancels``). Only where SIGTERM has Python's default or Ray's handler (an
+    application's own handler is left alone) and this is the main thread; restored
+    afterwards."""
+    got = Term()
+    handler = signal.getsignal(signal.SIGTERM)
+    ours = threading.current_thread() is threading.main_thread() and (
+        handler == signal.SIG_DFL or getattr(handler, "__module__", "") == "ray._private.worker"
+    )
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        got.received = True
+        if got.scoring:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term) if ours else None
+    try:
+        yield got
+    finally:
+        if ours:
+            signal.signal(signal.SIGTERM, previous)

@@ -24,6 +24,8 @@ from ragmeter.errors import DataError
 from ragmeter.executors.source import RawBatch, _read_batch, _validate
 from ragmeter.sample import Sample
 
+PIECES = 32  # at most, per row group (see _parquet_chunks)
+
 
 def plan_chunks(path: str | Path, kind: str, rows: int) -> list[dict[str, int]]:
     """The file cut into chunks of about ``rows`` rows: ``start``/``stop`` (JSONL: byte
@@ -68,20 +70,49 @@ def _jsonl_chunks(path: Path, rows: int) -> list[dict[str, int]]:
 
 
 def _parquet_chunks(path: Path, rows: int) -> list[dict[str, int]]:
+    """Runs of row groups of about ``rows`` rows; a row group larger than ``rows`` is cut
+    into pieces (``skip``, ``take``: rows into the group, rows in the piece) of ``rows``
+    rows, or more for a group of more than ``PIECES * rows``.
+
+    Why: pandas and pyarrow write a file of up to a million rows as one row group, and a
+    row group was one chunk: a 3,000-row file was one chunk, read, validated and judged by
+    one actor whatever ``--actors`` said (``usage.actors`` 1), which also held the whole
+    group's scored rows until it returned them in one batch. A piece is read from its
+    group's start (Parquet cannot seek to a row inside a group), so a group is cut into at
+    most ``PIECES`` pieces: each read of a whole group costs little beside judging it."""
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(path).metadata
     chunks: list[dict[str, int]] = []
     start = row = n = 0
+
+    def run(stop: int) -> None:
+        chunks.append(
+            {"start": start, "stop": stop, "line": 0, "row": row - n, "skip": 0, "take": n}
+        )
+
     for group in range(meta.num_row_groups):
-        if n >= rows:
-            chunks.append({"start": start, "stop": group, "line": 0, "row": row - n})
-            start, n = group, 0
         size = meta.row_group(group).num_rows
+        if size > rows:  # the run so far, then this group in pieces
+            if n:
+                run(group)
+            piece = max(rows, -(-size // PIECES))
+            for skip in range(0, size, piece):
+                take = min(piece, size - skip)
+                chunks.append(
+                    {"start": group, "stop": group + 1, "line": 0, "row": row + skip,
+                     "skip": skip, "take": take}
+                )  # fmt: skip
+            row += size
+            start, n = group + 1, 0
+            continue
+        if n >= rows:
+            run(group)
+            start, n = group, 0
         row += size
         n += size
     if n:
-        chunks.append({"start": start, "stop": meta.num_row_groups, "line": 0, "row": row - n})
+        run(meta.num_row_groups)
     return chunks
 
 
@@ -108,12 +139,21 @@ def _parquet_chunk(path: str, chunk: dict[str, int], batch_size: int) -> Iterato
 
     pf = pq.ParquetFile(path)
     columns = data_columns(pf.schema_arrow.names, path)
-    row = chunk["row"]
+    row, skip, take = chunk["row"], chunk.get("skip", 0), chunk.get("take")
     groups = list(range(chunk["start"], chunk["stop"]))
     for part in pf.iter_batches(batch_size=batch_size, row_groups=groups, columns=columns):
+        if skip >= part.num_rows:  # a piece of a group: the rows before it (_parquet_chunks)
+            skip -= part.num_rows
+            continue
+        part = part.slice(skip, take)
+        skip = 0
         records: list[Any] = pylist(part, path)  # maps as dicts, as a local run reads them
         yield RawBatch(records=records, rows=list(range(row + 1, row + len(records) + 1)))
         row += len(records)
+        if take is not None:
+            take -= len(records)
+            if take <= 0:
+                return
 
 
 def chunk_samples(

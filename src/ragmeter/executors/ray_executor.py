@@ -39,6 +39,7 @@ from ragmeter.executors._ray_cluster import (
     ragmeter_cause,
     ray_data_console_quiet,
     task_exception,
+    term_interrupts,
 )
 from ragmeter.executors._ray_source import plan_chunks
 from ragmeter.executors._ray_usage import UsageLedger
@@ -51,7 +52,7 @@ from ragmeter.executors.ray_stages import (
     decode_scores,
 )
 from ragmeter.executors.source import stream_kind
-from ragmeter.executors.stream import check_unchanged
+from ragmeter.executors.stream import check_unchanged, interrupted_said
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
 from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
 from ragmeter.redact import public_text, public_url
@@ -127,12 +128,13 @@ def ray_evaluate(
         )
 
     own = _start(ray, address, plan, s, actors)
-    with crash_recorded(plan.out_dir, manifest):  # a crash past the claim: run.json says so
+    with crash_recorded(plan.out_dir, manifest), term_interrupts() as term:
         writer = ScoreWriter(plan.out_dir, [m.name for m in plan.metrics])
         if progress:
             writer.on_add = _progress_line(plan.n_rows)
         try:
             extra = _scored(ray, path, kind, plan, s, urls, actors, batch_size, writer, ledger)
+            term.scoring = False  # every row is in: a SIGTERM now lets the files be written
         except RunAborted as exc:  # the judge went away: as the stream executor records it
             writer.abandon()
             aborted = {**manifest("aborted", {}), "error": public_text(str(exc))}  # masked
@@ -141,13 +143,10 @@ def ray_evaluate(
             exc.args = (f"{exc}. Rows scored so far are in {plan.out_dir}/scores.jsonl.partial.",)
             raise
         except KeyboardInterrupt:  # Ctrl-C: record where it got to, say it (the CLI exits 130)
+            term.scoring = False  # a second SIGTERM waits for run.json
             writer.abandon()
-            kept = f"kept in {s.cache}; " if s.cache else "not kept (the cache is off); "
-            said = (
-                f"interrupted: {writer.n_samples} of {plan.n_rows} rows written to "
-                f"{plan.out_dir}/scores.jsonl.partial, judged calls {kept}re-run the same command "
-                "to resume"
-            )
+            judged = any(m.is_async for m in plan.metrics)
+            said = interrupted_said(writer.n_samples, plan.n_rows, plan.out_dir, s.cache, judged)
             write_manifest(plan.out_dir, {**manifest("interrupted", {}), "error": said})
             raise KeyboardInterrupt(said) from None
         except BaseException:
