@@ -1,7 +1,8 @@
 """The local executor stopped as the stream executor is (the 2026-11-27 audit): SIGTERM
 (timeout, systemd, docker stop, a cancelled CI job) while rows are scored stops the run as
 Ctrl-C does; once every row is scored, SIGTERM or Ctrl-C lets the run finish; a Ctrl-C in a
-run of arithmetic metrics is felt. Each test but the last failed before its fix; the last is a
+run of arithmetic metrics is felt; evaluate(executor="stream") keeps the result of a
+run finished under a Ctrl-C. Each test but the last failed before its fix; the last is a
 guard (an application's own SIGTERM handler is left alone)."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 import ragmeter
 import ragmeter.runner as runner
 from fake_server import FakeOpenAIServer
+from ragmeter.executors import stream
 from test_streaming import rows, write_jsonl
 
 LEXICAL = ["token_f1", "mrr"]
@@ -150,6 +152,29 @@ def test_ctrl_c_while_the_aggregates_are_computed_finishes_the_run(
     assert len(res.samples) == 6 and res.aggregates["token_f1"].n_ok == 6
     assert _run_json(tmp_path / "run")["status"] == "complete"
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # restored after the run
+
+
+@pytest.mark.usefixtures("sigint_is_pythons")
+def test_ctrl_c_while_a_streamed_run_writes_its_summary_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """evaluate(executor="stream") the same (its return is runner.py's): before, the result
+    was lost and a bare KeyboardInterrupt raised beside a run.json saying ``complete``."""
+    data = write_jsonl(tmp_path / "in.jsonl", rows(6))
+    finish_result = stream.finish_result
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        _ctrl_c()
+        return finish_result(*args, **kwargs)
+
+    monkeypatch.setattr(stream, "finish_result", interrupted)
+    kw: dict[str, Any] = {"out": tmp_path / "run", "n_resamples": 20, "executor": "stream"}
+    try:
+        res = ragmeter.evaluate(str(data), LEXICAL, **kw)
+    except KeyboardInterrupt as exc:  # not let out: pytest would end the session
+        status = _run_json(tmp_path / "run")["status"]
+        pytest.fail(f"said interrupted ({str(exc)!r}) beside a run.json saying {status}")
+    assert res.n_samples == 6 and _run_json(tmp_path / "run")["status"] == "complete"
 
 
 @pytest.mark.usefixtures("sigint_is_pythons")

@@ -171,11 +171,10 @@ def evaluate(
     try:
         run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
     except KeyboardInterrupt:
-        if holder and not said:  # Ctrl-C after the scoring, felt as run() returned: the
-            return holder[0]  # files are written, complete (it said "interrupted" beside them)
-        if not said:
-            raise
-        raise KeyboardInterrupt(said[0]) from None  # the CLI prints it, exits 130
+        if said:
+            raise KeyboardInterrupt(said[0]) from None  # the CLI prints it, exits 130
+        if not holder:  # else a Ctrl-C once every row was scored, felt as run() returned: the
+            raise  # run finished, its files complete (it said "interrupted" beside them)
     return holder[0]
 
 
@@ -186,13 +185,20 @@ def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> Stream
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
 
+        kept: list[StreamedResult] = []
+
+        async def run() -> None:  # a Ctrl-C felt at its return leaves its result here
+            kept.append(await astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+
         try:
-            return run_sync(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+            run_sync(run())
         except KeyboardInterrupt:  # the line the stream executor left in run.json, if any
             said = interrupted_line(kw["out"])
-            if said is None:
+            if said is not None:
+                raise KeyboardInterrupt(said) from None
+            if not kept:  # else finished: a Ctrl-C after the scoring is none, as in evaluate
                 raise
-            raise KeyboardInterrupt(said) from None
+        return kept[0]
     from ragmeter.executors.ray_executor import ray_evaluate
 
     actors = ACTORS if actors is None else actors
@@ -285,10 +291,8 @@ async def aevaluate(
                 if s.cache
                 else " The cache is off, so nothing computed was kept."
             )
-            if out_dir is not None:
-                aborted = manifest("aborted", {})
-                aborted["error"] = public_text(str(exc))  # as a crash's: secrets masked
-                write_manifest(out_dir, aborted)
+            if out_dir is not None:  # secrets masked, as a crash's
+                write_manifest(out_dir, {**manifest("aborted", {}), "error": public_text(str(exc))})
             exc.args = (f"{exc}.{hint}",)
             raise
 
@@ -345,15 +349,12 @@ def _write_or_abort(
 def _interrupted(s: Settings, done: int, todo: int, unjudged: int | None = None) -> str:
     """The line an interrupted run ends with, handed to the sync evaluate() (the CLI).
     ``unjudged``: the rows of a run of arithmetic metrics only (no cache opened)."""
+    resume = f"kept in {s.cache}; re-run the same command to resume"
+    kept = resume if s.cache else "not kept: the cache is off"
+    said = f"interrupted: {done} of {todo} judged scores done, {kept}"
     if unjudged is not None:
-        said = (
-            f"interrupted: the scores of {unjudged} rows were not written; nothing is judged: "
-            "re-run the same command to score them again"
-        )
-    else:
-        resume = f"kept in {s.cache}; re-run the same command to resume"
-        kept = resume if s.cache else "not kept: the cache is off"
-        said = f"interrupted: {done} of {todo} judged scores done, {kept}"
+        kept = "nothing is judged: re-run the same command to score them again"
+        said = f"interrupted: the scores of {unjudged} rows were not written; {kept}"
     note = _INTERRUPTED.get(None)
     if note is not None:
         note.append(said)
