@@ -34,6 +34,7 @@ from ragmeter.executors.common import (
 from ragmeter.executors.judge_pool import JudgePool
 from ragmeter.executors.notes import metric_notes, text_matched
 from ragmeter.executors.session import ModelSession
+from ragmeter.executors.stream import term_cancels
 from ragmeter.executors.streamed import StreamedResult
 from ragmeter.io import expand_user, load
 from ragmeter.manifest import (
@@ -170,9 +171,10 @@ def evaluate(
     try:
         run_sync(run())  # in a worker thread when a loop already runs here (Jupyter)
     except KeyboardInterrupt:
-        if not said:
-            raise
-        raise KeyboardInterrupt(said[0]) from None  # the CLI prints it, exits 130
+        if said:
+            raise KeyboardInterrupt(said[0]) from None  # the CLI prints it, exits 130
+        if not holder:  # else a Ctrl-C once every row was scored, felt as run() returned: the
+            raise  # run finished, its files complete (it said "interrupted" beside them)
     return holder[0]
 
 
@@ -183,13 +185,20 @@ def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> Stream
     if executor == "stream":
         from ragmeter.executors.stream import astream_evaluate
 
+        kept: list[StreamedResult] = []
+
+        async def run() -> None:  # a Ctrl-C felt at its return leaves its result here
+            kept.append(await astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+
         try:
-            return run_sync(astream_evaluate(data, metrics, batch_size=batch_size, **kw))
+            run_sync(run())
         except KeyboardInterrupt:  # the line the stream executor left in run.json, if any
             said = interrupted_line(kw["out"])
-            if said is None:
+            if said is not None:
+                raise KeyboardInterrupt(said) from None
+            if not kept:  # else finished: a Ctrl-C after the scoring is none, as in evaluate
                 raise
-            raise KeyboardInterrupt(said) from None
+        return kept[0]
     from ragmeter.executors.ray_executor import ray_evaluate
 
     actors = ACTORS if actors is None else actors
@@ -247,14 +256,15 @@ async def aevaluate(
             wall_s=time.perf_counter() - started,
         )
 
-    # An exception past the claim of --out is recorded there as a crash (run.json).
-    with crash_recorded(out_dir, manifest):
-        scores = compute_all([m for m in chosen if not m.is_async], samples)
+    # A crash past the claim of --out: run.json says so; SIGTERM stops the scoring as Ctrl-C.
+    with crash_recorded(out_dir, manifest), term_cancels() as term:
         usage: dict[str, Any] = {}
         model_metrics = [m for m in chosen if m.is_async]
         done = [0]  # judged scores finished, for the line an interrupted run prints
-        if model_metrics:
-            try:
+        try:
+            scores = compute_all([m for m in chosen if not m.is_async], samples)
+            await asyncio.sleep(0)  # Ctrl-C/SIGTERM are felt at an await: arithmetic has none
+            if model_metrics:
                 model_scores, usage = await run_model_metrics(
                     _counted(model_metrics, done),
                     samples,
@@ -263,26 +273,28 @@ async def aevaluate(
                     facts=facts,
                     judge_pool=judge_pool,
                 )
-            except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
-                todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
-                said = _interrupted(s, done[0], todo)
-                if out_dir is not None:  # a resume accepts it: the fingerprint is what is compared
-                    write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
-                raise
-            except RunAborted as exc:
-                hint = (
-                    f" Every call already answered is kept in the cache ({s.cache}): run the same "
-                    "command again to resume."
-                    if s.cache
-                    else " The cache is off, so nothing computed was kept."
-                )
-                if out_dir is not None:
-                    aborted = manifest("aborted", {})
-                    aborted["error"] = public_text(str(exc))  # as a crash's: secrets masked
-                    write_manifest(out_dir, aborted)
-                exc.args = (f"{exc}.{hint}",)
-                raise
-            scores.update(model_scores)
+                scores.update(model_scores)
+            await asyncio.sleep(0)  # a stop during the last scores is felt here, not at the end
+            term.scoring = False  # every row is scored: from here on the run finishes
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say where it got to
+            todo = sum(m.missing(x) is None for m in model_metrics for x in samples)
+            said = _interrupted(s, done[0], todo, len(samples) if not model_metrics else None)
+            if out_dir is not None:  # a resume accepts it: the fingerprint is what is compared
+                write_manifest(out_dir, {**manifest("interrupted", {}), "error": said})
+            if term.received:  # a bare CancelledError is no interruption to asyncio.run's caller
+                raise KeyboardInterrupt(said) from None
+            raise
+        except RunAborted as exc:
+            hint = (
+                f" Every call already answered is kept in the cache ({s.cache}): run the same "
+                "command again to resume."
+                if s.cache
+                else " The cache is off, so nothing computed was kept."
+            )
+            if out_dir is not None:  # secrets masked, as a crash's
+                write_manifest(out_dir, {**manifest("aborted", {}), "error": public_text(str(exc))})
+            exc.args = (f"{exc}.{hint}",)
+            raise
 
         names = [m.name for m in chosen]
         aggregates = {
@@ -334,11 +346,15 @@ def _write_or_abort(
         raise RunAborted(said) from None
 
 
-def _interrupted(s: Settings, done: int, todo: int) -> str:
-    """The line an interrupted run ends with, handed to the sync evaluate() (the CLI)."""
+def _interrupted(s: Settings, done: int, todo: int, unjudged: int | None = None) -> str:
+    """The line an interrupted run ends with, handed to the sync evaluate() (the CLI).
+    ``unjudged``: the rows of a run of arithmetic metrics only (no cache opened)."""
     resume = f"kept in {s.cache}; re-run the same command to resume"
     kept = resume if s.cache else "not kept: the cache is off"
     said = f"interrupted: {done} of {todo} judged scores done, {kept}"
+    if unjudged is not None:
+        kept = "nothing is judged: re-run the same command to score them again"
+        said = f"interrupted: the scores of {unjudged} rows were not written; {kept}"
     note = _INTERRUPTED.get(None)
     if note is not None:
         note.append(said)
