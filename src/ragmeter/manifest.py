@@ -7,9 +7,8 @@ file's sha256 and row count, timings, calls and tokens. No key ever: URLs pass t
 ``public_url`` and the settings through ``Settings.public_dict``.
 
 It also guards ``--out``: ``prepare_out`` runs before any work, refuses a path that is a
-file or cannot be written, and refuses to mix a run into a directory holding a run made
-with other settings or of another input (``overwrite=True`` replaces it). A matching run
-there is a resume: the call cache answers what was already asked.
+file or cannot be written, or a directory holding a run of other settings or input
+(``overwrite=True`` replaces it). A matching run there is a resume: the cache answers it.
 """
 
 from __future__ import annotations
@@ -373,6 +372,12 @@ def crash_recorded(
             with suppress(Exception):  # the run's own error is the one to raise
                 write_manifest(out, {**manifest("crashed", {}), "error": crash_error(exc)})
         raise
+    except BaseException:  # Ctrl-C where no executor handler caught it (a second one, late)
+        if out is not None and _recorded(out).get("status") == "running":  # not "complete"
+            said = "interrupted: re-run the same command (what the cache kept is not asked again)"
+            with suppress(Exception):
+                write_manifest(out, {**manifest("interrupted", {}), "error": said})
+        raise
     finally:
         if out is not None:
             release_out(out)  # the claim's lock (prepare_out): the next run may start
@@ -381,13 +386,15 @@ def crash_recorded(
 def interrupted_line(out: str | Path | None) -> str | None:
     """The line an interrupted run left in its run.json (``error`` when ``status`` is
     ``interrupted``), or None: how a streamed run tells the CLI where it got to."""
-    if out is None:
-        return None
+    doc = _recorded(out) if out is not None else {}
+    said = doc.get("error") if doc.get("status") == "interrupted" else None
+    return said if isinstance(said, str) else None
+
+
+def _recorded(out: str | Path) -> dict[str, Any]:
+    """run.json in ``out`` as read; {} when there is none or it cannot be read."""
     try:
         doc = json.loads((Path(out) / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or doc.get("status") != "interrupted":
-        return None
-    said = doc.get("error")
-    return said if isinstance(said, str) else None
+        return {}
+    return doc if isinstance(doc, dict) else {}
