@@ -126,17 +126,27 @@ def test_stream_run_crash_keeps_the_batches_written(
 
 def test_an_abort_and_ctrl_c_are_not_crashes(tmp_path: Path) -> None:
     """``crash_recorded`` leaves RunAborted and KeyboardInterrupt to the executors' own
-    handlers (aborted / interrupted), and writes nothing without --out."""
+    handlers (aborted / interrupted), but a Ctrl-C none of them caught does not leave
+    "running"; it writes nothing without --out."""
     from ragmeter.errors import JudgeUnreachable
     from ragmeter.manifest import crash_recorded, write_manifest
 
     out = tmp_path / "run"
     out.mkdir()
-    for exc in (JudgeUnreachable("judge gone"), KeyboardInterrupt()):
-        write_manifest(out, {"status": "running"})
-        with pytest.raises(type(exc)), crash_recorded(out, lambda s, u: {"status": s}):
-            raise exc
-        assert _run_json(out) == {"status": "running"}
+    write_manifest(out, {"status": "running"})
+    with pytest.raises(JudgeUnreachable), crash_recorded(out, lambda s, u: {"status": s}):
+        raise JudgeUnreachable("judge gone")
+    assert _run_json(out) == {"status": "running"}
+    # the executor's own line is kept; a Ctrl-C none caught leaves "interrupted", not "running"
+    own = {"status": "interrupted", "error": "interrupted: 3 of 9 rows written"}
+    write_manifest(out, own)
+    with pytest.raises(KeyboardInterrupt), crash_recorded(out, lambda s, u: {"status": s}):
+        raise KeyboardInterrupt
+    assert _run_json(out) == own
+    write_manifest(out, {"status": "running"})
+    with pytest.raises(KeyboardInterrupt), crash_recorded(out, lambda s, u: {"status": s}):
+        raise KeyboardInterrupt
+    assert _run_json(out)["status"] == "interrupted"
     with pytest.raises(ValueError), crash_recorded(None, lambda s, u: {"status": s}):
         raise ValueError("no --out")
 
