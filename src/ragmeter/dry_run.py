@@ -14,6 +14,7 @@ from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import CHARS_PER_TOKEN, DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.errors import MetricError
 from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
@@ -25,9 +26,10 @@ from ragmeter.executors.common import (
 from ragmeter.io import expand_user, load
 from ragmeter.manifest import check_out, fingerprint, input_facts
 from ragmeter.metrics.base import Metric
+from ragmeter.metrics.registry import resolve
 from ragmeter.plan import mode_of_metric, needs_of, plan_metrics
 from ragmeter.protocols import Resources
-from ragmeter.resources import Built, build_resources
+from ragmeter.resources import Built, build_resources, open_cache
 from ragmeter.sample import Sample
 from ragmeter.scheduler import score_all
 
@@ -53,7 +55,8 @@ async def estimate(
     though no metric of it uses one; the run says nothing of it.
     """
     s = as_settings(settings)
-    built = build_resources(s, needs_of(metrics, s.metric_options()), load_local=False)
+    needs = needs_of(metrics, s.metric_options())
+    built = build_resources(s, needs, load_local=False, make_cache=False)  # reads, makes none
     real = built.resources
     acc = Accountant(built.accountant.prices)
     judge = DryRunJudge(real.judge, acc, list_items) if real.judge is not None else None
@@ -183,7 +186,7 @@ def dry_run(
         )
         s = real.merged()
         s.api_key = SecretStr(DRY_RUN_KEY)
-    check_before_work(s, metrics)
+    check_before_nothing_made(s, metrics)
     samples = load(data, format=format)
     notes: list[str] = []
     available, unavailable = availability(s)
@@ -200,6 +203,23 @@ def dry_run(
     result["notes"] = ([key_missing] if key_missing else []) + notes
     result["samples"] = len(samples)
     return result
+
+
+def check_before_nothing_made(s: Settings, metrics: Sequence[str] | str | None) -> None:
+    """``check_before_work`` as the run makes it, the cache checked without creating it
+    (``open_cache(create=False)``: an existing one opened read only, a missing one's folder
+    found writable), on the same condition: a model-based metric may use it, or it was
+    given. Why: ``--dry-run --cache DIR`` created DIR and an empty SQLite store."""
+    check_before_work(s.model_copy(update={"cache": None}), metrics)
+    try:
+        chosen = None if metrics is None else resolve(metrics)
+    except (MetricError, ValueError):
+        return  # plan_metrics names it, as in check_before_work
+    may_use = chosen is None or any(m.is_async for m in chosen)
+    if s.cache and (may_use or "cache" in s.model_fields_set):
+        cache = open_cache(s.cache, create=False)
+        if cache is not None:
+            cache.close()
 
 
 def check_ray_address(address: str | None) -> None:

@@ -9,11 +9,13 @@ could be built, and why not, is answered cheaply before any work by ``ragmeter.a
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ragmeter.availability import LOCAL_KINDS, missing_key
 from ragmeter.availability import available_needs as available_needs  # re-exported
@@ -27,7 +29,7 @@ from ragmeter.engine import (
     PriceTable,
     RetryPolicy,
 )
-from ragmeter.engine.cache import DB_NAME
+from ragmeter.engine.cache import DB_NAME, read_only_uri
 from ragmeter.errors import ConfigError
 from ragmeter.protocols import Resources
 from ragmeter.redact import describe, public_url, register_secret
@@ -162,11 +164,13 @@ def build_resources(
     *,
     load_local: bool = True,
     judge_pool: Callable[[Settings], Any] | None = None,
+    make_cache: bool = True,
 ) -> Built:
     """Build what ``needs`` asks for; what fails is recorded with its reason, not raised.
-    A ``judge_pool``'s in-process judge (executors/judge_pool.py) is borrowed: never closed here."""
+    A ``judge_pool``'s in-process judge (executors/judge_pool.py) is borrowed: never closed here.
+    ``make_cache=False`` (a dry run) opens the cache read only, and makes none."""
     s = as_settings(settings)
-    cache = open_cache(s.cache) if s.cache else None
+    cache = open_cache(s.cache, create=make_cache) if s.cache else None
     accountant = Accountant(PriceTable({k: (v.input, v.output) for k, v in s.prices.items()}))
     local = s.judge_kind in LOCAL_KINDS
     built = Built(Resources(options=_resolved_options(s)), accountant, cache, local=local)
@@ -293,11 +297,19 @@ def _add_hf_models(built: Built, needs: set[str], options: dict[str, Any]) -> No
             )
 
 
-def open_cache(path: str) -> CallCache:
+@overload
+def open_cache(path: str, *, create: Literal[True] = True) -> CallCache: ...
+@overload
+def open_cache(path: str, *, create: bool) -> CallCache | None: ...
+def open_cache(path: str, *, create: bool = True) -> CallCache | None:
     """The call cache at ``path`` (a directory, or a .sqlite/.db file), opened; a ConfigError
     naming the path and what is wrong otherwise. Why: these were internal errors mid-run (a
     file in the way, no such directory, "file is not a database"). A file that is not our
-    cache is never changed or removed: the user decides."""
+    cache is never changed or removed: the user decides.
+
+    ``create=False`` (a dry run) makes nothing: an existing store is opened read only, and
+    for none the same refusals are made without creating it (None: nothing is stored). Why:
+    ``--dry-run --cache DIR`` created DIR and an empty store."""
     where = Path(path)
     db = where if where.suffix in (".sqlite", ".db") else where / DB_NAME
     option = f"--cache (cache) {path}"
@@ -309,7 +321,12 @@ def open_cache(path: str) -> CallCache:
             "give another --cache directory, or remove that file if it is not needed"
         )
     try:
-        return CallCache(path)
+        if create:
+            return CallCache(path)
+        if db.is_file():
+            return CallCache(path, read_only=True)
+        _could_create(db)
+        return None
     except (OSError, sqlite3.Error) as exc:
         why = getattr(exc, "strerror", None) or describe(exc)
         raise ConfigError(
@@ -318,10 +335,24 @@ def open_cache(path: str) -> CallCache:
         ) from None
 
 
+def _could_create(db: Path) -> None:
+    """The OSError creating the store ``db`` (and its directories) would meet, without
+    creating anything: the nearest existing folder must be a writable directory."""
+    if db.exists():  # not a file (is_file was asked): a directory in the way
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(db))
+    folder = db.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+
 def _our_store(db: Path) -> bool:
     """An SQLite file with no tables or ours (read only: a foreign one must not get ours)."""
     try:
-        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        con = sqlite3.connect(read_only_uri(db), uri=True)  # no side files left behind
         try:
             rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         finally:

@@ -239,29 +239,52 @@ def fits_options(value: Any, options: Sequence[str]) -> bool:
     return all(isinstance(v, dict) and set(v) <= wanted for v in items)
 
 
-class CallCache:
-    """SQLite-backed store; safe to share between threads and processes."""
+def read_only_uri(db: Path) -> str:
+    """The URI that reads the store at ``db`` without changing or adding any file. Why not
+    ``mode=ro`` alone: it leaves a WAL store's ``-wal`` and ``-shm`` files behind. With no
+    ``-wal`` every answer is in the main file, read by ``immutable=1`` with no side files."""
+    uri = f"{db.resolve().as_uri()}?mode=ro"
+    return uri if Path(f"{db}-wal").exists() else f"{uri}&immutable=1"
 
-    def __init__(self, path: str | Path) -> None:
+
+class CallCache:
+    """SQLite-backed store; safe to share between threads and processes. ``read_only`` (a
+    dry run): an existing store read, its version and layout checked, nothing made or
+    changed."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         path = Path(path)
         if path.suffix not in (".sqlite", ".db"):
             path = path / DB_NAME
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
-            str(path), timeout=30.0, check_same_thread=False, isolation_level=None
-        )  # autocommit: one commit per write
+            read_only_uri(path) if read_only else str(path),
+            timeout=30.0,
+            check_same_thread=False,
+            isolation_level=None,  # autocommit: one commit per write
+            uri=read_only,
+        )
         try:
-            _open_store(self._db, path=path)
+            if read_only:
+                _check_version(self._db, path)
+                _check_layout(self._db, path)
+            else:
+                _open_store(self._db, path=path)
         except BaseException:
             self._db.close()
             raise
+        # a store without our tables answers nothing (read only, none are made)
+        self.empty = read_only and not all(_columns(self._db, t) for t in _NEEDED)
 
     # -- judge calls ---------------------------------------------------------------------
     @_aborts_when_damaged
     def get(self, key: str) -> CachedCall | None:
         """The successful answer stored under ``key``, or None (also for a stored failure)."""
+        if self.empty:
+            return None
         with self._lock:
             row = self._db.execute(
                 "SELECT kind, value, error, raw, prompt_tokens, completion_tokens, attempts "
@@ -324,6 +347,8 @@ class CallCache:
     @_aborts_when_damaged
     def get_vectors(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
+        if self.empty:
+            return found
         with self._lock:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]

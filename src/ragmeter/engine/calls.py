@@ -46,6 +46,12 @@ class CircuitBreaker:
     Why: a dead or misaddressed judge otherwise costs every row its full retry budget and
     still yields a run of failed scores. Any answer from the endpoint resets the count, so a
     server that is merely flaky (429, 5xx, time-outs) never trips it.
+
+    Once tripped it stays open for the rest of the run: ``check`` raises the same abort for
+    every later attempt, before a request. Why: calls queued behind the limiter or in their
+    retry loop went on sending (18 failing requests at concurrency 8, 30-36 at 32, against a
+    threshold of 5). A run is one event loop (``asyncio.run``: the limiter's scope too), so a
+    wrapper kept for a later run starts it closed.
     """
 
     # calls in a row that spent every retry on transient faults (5xx, 429, time-outs) with
@@ -59,6 +65,20 @@ class CircuitBreaker:
         self.threshold = max(1, threshold)
         self.consecutive = 0
         self.exhausted = 0
+        self._tripped: tuple[asyncio.AbstractEventLoop | None, JudgeUnreachable] | None = None
+
+    def check(self) -> None:
+        """Raise the abort again if the breaker tripped in this run (this event loop)."""
+        if self._tripped is None:
+            return
+        loop, abort = self._tripped
+        if loop is _running_loop():
+            raise type(abort)(str(abort), endpoint=abort.endpoint)
+        self._tripped, self.consecutive, self.exhausted = None, 0, 0  # a new run
+
+    def _trip(self, abort: JudgeUnreachable) -> JudgeUnreachable:
+        self._tripped = (_running_loop(), abort)
+        return abort
 
     def success(self) -> None:
         self.consecutive = 0
@@ -67,21 +87,26 @@ class CircuitBreaker:
     def spent(self, reason: str) -> None:
         """A call failed after all its retries on transient faults (JudgeFailing at
         ``EXHAUSTED`` in a row)."""
+        self.check()  # a call on the wire when it tripped ends with the same abort
         self.exhausted += 1
         if self.exhausted >= self.EXHAUSTED:
             where = f"{self.name} at {self.endpoint}" if self.endpoint else self.name
-            raise JudgeFailing(
-                redact(
-                    f"{where} is failing: the last {self.exhausted} calls all failed after "
-                    f"their retries (last: {reason}); the run was stopped"
-                ),
-                endpoint=self.endpoint,
+            raise self._trip(
+                JudgeFailing(
+                    redact(
+                        f"{where} is failing: the last {self.exhausted} calls all failed "
+                        f"after their retries (last: {reason}); the run was stopped"
+                    ),
+                    endpoint=self.endpoint,
+                )
             )
 
     def failure(self, reason: str) -> None:
+        self.check()
         self.consecutive += 1
         if self.consecutive >= self.threshold:
-            raise self.unreachable(reason, f"{self.consecutive} consecutive attempts failed")
+            how = f"{self.consecutive} consecutive attempts failed"
+            raise self._trip(self.unreachable(reason, how))
 
     def unreachable(self, reason: str, how: str) -> JudgeUnreachable:
         where = f"{self.name} at {self.endpoint}" if self.endpoint else self.name
@@ -89,6 +114,14 @@ class CircuitBreaker:
             redact(f"{where} is unreachable: {reason} ({how}); the run was stopped"),
             endpoint=self.endpoint,
         )
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The run's event loop (None outside one: a breaker driven by hand)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class CallCore:
@@ -116,7 +149,9 @@ class CallCore:
         self.accountant = accountant or Accountant()
 
     async def _once(self, fn: Callable[[], Awaitable[R]]) -> R:
+        self.breaker.check()  # a call in its retry loop when the breaker tripped
         async with self.limiter.get():
+            self.breaker.check()  # a call queued behind the limiter when it tripped
             if self.timeout is None:
                 return await fn()
             if _timeout_cm is not None:  # no extra task per call, unlike wait_for
@@ -132,7 +167,7 @@ class CallCore:
             attempt += 1
             try:
                 result = await self._once(fn)
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, JudgeUnreachable):  # the breaker's abort
                 raise
             except Exception as exc:
                 retryable, retry_after = classify(exc)
