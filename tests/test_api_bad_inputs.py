@@ -256,3 +256,11 @@ def test_a_home_relative_path_is_read_as_the_home_everywhere(tmp_path, monkeypat
         assert ragmeter.load_run(f"~/{executor}").result.metrics == ["token_f1"]
     assert ragmeter.compare("~/local", Path("~/stream")).metrics[0].n == 3
     assert not (tmp_path / "~").exists()
+
+
+def test_dry_run_reads_a_generator_of_metric_names_once() -> None:
+    """The checks read the generator, leaving none to plan: 'no metric named' (MetricError)."""
+    settings = Settings(judge="openai:gpt-4o-mini", api_key_env="RAGMETER_TEST_UNSET", cache="off")
+    rows = [{**r, "contexts": ["x is y"]} for r in _rows(3)]
+    estimate = ragmeter.dry_run(rows, (m for m in ["faithfulness"]), settings=settings)
+    assert list(estimate["per_metric"]) == ["faithfulness"]

@@ -14,7 +14,6 @@ from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
 from ragmeter.engine.dryrun import CHARS_PER_TOKEN, DryRunEmbedder, DryRunJudge, DryRunScorer
-from ragmeter.errors import MetricError
 from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
@@ -26,10 +25,10 @@ from ragmeter.executors.common import (
 from ragmeter.io import expand_user, load
 from ragmeter.manifest import check_out, fingerprint, input_facts
 from ragmeter.metrics.base import Metric
-from ragmeter.metrics.registry import resolve
+from ragmeter.metrics.registry import metric_list
 from ragmeter.plan import mode_of_metric, needs_of, plan_metrics
 from ragmeter.protocols import Resources
-from ragmeter.resources import Built, build_resources, open_cache
+from ragmeter.resources import Built, build_resources
 from ragmeter.sample import Sample
 from ragmeter.scheduler import score_all
 
@@ -172,6 +171,8 @@ def dry_run(
     """
     real = as_settings(settings)
     data = expand_user(data)  # as evaluate reads it
+    if metrics is not None:  # a generator, read once by the checks, left none to plan
+        metrics = metric_list(metrics)
     check_bootstrap(n_resamples=n_resamples, confidence=confidence, seed=seed)
     check_executor_options(executor, ray_address=ray_address)
     check_executor(executor, data, real, format=format, out=out)
@@ -208,18 +209,8 @@ def dry_run(
 def check_before_nothing_made(s: Settings, metrics: Sequence[str] | str | None) -> None:
     """``check_before_work`` as the run makes it, the cache checked without creating it
     (``open_cache(create=False)``: an existing one opened read only, a missing one's folder
-    found writable), on the same condition: a model-based metric may use it, or it was
-    given. Why: ``--dry-run --cache DIR`` created DIR and an empty SQLite store."""
-    check_before_work(s.model_copy(update={"cache": None}), metrics)
-    try:
-        chosen = None if metrics is None else resolve(metrics)
-    except (MetricError, ValueError):
-        return  # plan_metrics names it, as in check_before_work
-    may_use = chosen is None or any(m.is_async for m in chosen)
-    if s.cache and (may_use or "cache" in s.model_fields_set):
-        cache = open_cache(s.cache, create=False)
-        if cache is not None:
-            cache.close()
+    found writable). Why: ``--dry-run --cache DIR`` created DIR and an empty SQLite store."""
+    check_before_work(s, metrics, make_cache=False)
 
 
 def check_ray_address(address: str | None) -> None:

@@ -96,7 +96,9 @@ def check_settings(s: Settings) -> None:
         raise ConfigError("; ".join(problems))
 
 
-def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
+def check_before_work(
+    s: Settings, metrics: Sequence[str] | str | None, *, make_cache: bool = True
+) -> None:
     """What the model-based metrics of a run need from its settings, checked before any work:
     no setting given in vain (``check_settings``), the key of a judge asked for by name, a
     named judge that can be had, and a cache that opens: the one a model-based metric of the
@@ -118,8 +120,10 @@ def check_before_work(s: Settings, metrics: Sequence[str] | str | None) -> None:
     if chosen is None and (why := named_judge_problem(s)) is not None:
         raise ConfigError(why)  # the default plan would leave the judged metrics out, exit 0
     may_use = chosen is None or any(m.is_async for m in chosen)
-    if s.cache and (may_use or "cache" in s.model_fields_set):
-        open_cache(s.cache).close()
+    # make_cache=False (a dry run): checked as it would be made, nothing created
+    used = s.cache and (may_use or "cache" in s.model_fields_set)
+    if used and (cache := open_cache(s.cache, create=make_cache)) is not None:
+        cache.close()
 
 
 OUT_NEEDED = "this executor writes its scores as it goes: give an output directory (--out)"
