@@ -203,7 +203,7 @@ def _metric_names(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[s
 
 _ALL_STR = frozenset({str})
 _GIVEN = frozenset({"question_id", "question", "answer", "contexts", "context_ids", "metadata"})
-_UNREAD = {f: None for f in Sample.model_fields if f not in _GIVEN}  # their defaults
+_UNREAD = {f: info.default for f, info in Sample.model_fields.items() if f not in _GIVEN}
 
 
 def _sample(row: dict[str, Any]) -> Sample:
@@ -224,7 +224,7 @@ def _sample(row: dict[str, Any]) -> Sample:
     if (answer is None or type(answer) is str) and (
         contexts is None or {*map(type, contexts)} <= _ALL_STR
     ):
-        return Sample.model_construct(_fields_set=_GIVEN, **fields, **_UNREAD)
+        return Sample.model_construct(_fields_set=set(_GIVEN), **fields, **_UNREAD)
     return Sample(**fields)
 
 
