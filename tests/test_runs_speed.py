@@ -197,3 +197,35 @@ def test_a_clean_run_is_read_without_a_score_a_validation_or_a_json_loads_per_ro
     assert math.isclose(run.result.aggregates["mrr"].mean, kept["mrr"]["mean"])
     assert run.result.scores["mrr"][0].status == "ok"
     assert calls["score"] == 1
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (
+            lambda b: b"\xef\xbb\xbf" + b,
+            "row 1: scores.jsonl: invalid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) "
+            "(column 1)",
+        ),
+        (
+            lambda b: b.replace(b'"q2"', b'"q2\xff"', 1),
+            "field 'scores.jsonl': not UTF-8 text: invalid start byte",
+        ),
+        (
+            lambda b: b.replace(b"\n", b"\n[1, 2]\n", 1),
+            "row 2, field 'question_id': a record needs",
+        ),
+    ],
+    ids=["bom", "not-utf8", "not-a-record"],
+)
+def test_a_file_the_fast_reading_refuses_says_what_it_said(
+    tmp_path: Path, damage: Any, said: str
+) -> None:
+    """What jiter refuses is read line by line, as before: the same problem, same words."""
+    out = tmp_path / "run"
+    ragmeter.evaluate([make_row(i) for i in range(4)], ["mrr"], out=out, n_resamples=0)
+    path = out / "scores.jsonl"
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(ragmeter.DataError) as info:
+        load_run(out)
+    assert said in str(info.value)
