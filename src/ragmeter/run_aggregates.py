@@ -95,6 +95,7 @@ def _score(value: Any, status: Any, reason: Any, details: Any) -> Score:
 
 
 _CODES = {name: code for code, name in enumerate(STATUSES)}
+_OBJECT_OR_NONE = frozenset({dict, type(None)})
 
 
 def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, Sequence[Score]]:
@@ -103,8 +104,9 @@ def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, S
     Why: building a Score per (row, metric) took a third of ``runs.load_run`` on 200k rows and
     most of its memory, while compare and report mostly read the arrays. Each Score built is
     the one the record describes (``_score``). A metric with a status that is none of
-    STATUSES (a null) or details that are not objects gets the list of its Scores, built at
-    once, so what ``dict(...)`` and the aggregates make of them, or raise, is as before."""
+    STATUSES (a null) or details that are neither objects nor null gets the list of its
+    Scores, built at once, so what ``dict(...)`` and the aggregates make of them, or raise,
+    is as before."""
     empty: dict[str, Any] = {}
     marks = [
         (row.get("status") or empty, row.get("reasons") or empty, row.get("details") or empty)
@@ -120,9 +122,8 @@ def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, S
             return _score(raw[i], said.get(metric, "ok"), reasons.get(metric), details.get(metric))
 
         said = [(i, s[metric]) for i, s in marked if metric in s]
-        if any(s not in _CODES for _, s in said) or any(
-            type(d[2].get(metric) or empty) is not dict for d in marks
-        ):
+        kinds = {type(details.get(metric)) for _, _, details in marks}
+        if any(s not in _CODES for _, s in said) or not kinds <= _OBJECT_OR_NONE:
             out[metric] = [make(i) for i in range(len(rows))]
             continue
         values = np.array(raw, dtype=np.float64)  # a null is NaN (check_values refused others)

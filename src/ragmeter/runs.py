@@ -266,6 +266,42 @@ def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | 
     )
 
 
+def _result(
+    summary: dict[str, Any], scores_path: Path, source: str, problems: list[Problem]
+) -> EvaluationResult:
+    """The EvaluationResult of a run's summary.json and scores.jsonl; DataError naming every
+    problem (with those already in ``problems``)."""
+    rows = _read_records(scores_path, problems)
+    seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
+    for row in rows:  # (counting records named the wrong line after a blank one)
+        qid = str(row["question_id"])
+        if qid in seen:
+            said = f"duplicate question_id '{qid}' (first used in row {seen[qid]})"
+            problems.append(Problem(row["_line"], "question_id", said))
+        seen.setdefault(qid, row["_line"])
+    if not rows and not problems:
+        problems.append(Problem(None, None, "scores.jsonl holds no records"))
+    metrics = _metric_names(summary, rows)
+    check_values(rows, metrics, problems)
+    if problems:
+        raise DataError(problems, source)
+    scores = score_columns(rows, metrics)
+    samples = [_sample(row) for row in rows]
+    del rows
+    listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
+    config = dict(summary.get("config") or {})
+    aggregates, edited = run_aggregates(listed, scores, config)
+    return EvaluationResult(
+        samples=samples,
+        metrics=metrics,
+        scores=scores,
+        aggregates=aggregates,
+        notes=[*([edited] if edited else []), *(summary.get("notes") or [])],
+        usage=dict(summary.get("usage") or {}),
+        config=config,
+    )
+
+
 def load_run(path: str | Path) -> Run:
     """Rebuild a run from its directory (or its scores.jsonl); DataError naming what is wrong."""
     if not isinstance(path, (str, os.PathLike)):  # None was pathlib's TypeError
@@ -303,37 +339,8 @@ def load_run(path: str | Path) -> Run:
     summary = _read_json(directory / "summary.json", problems)
     _check_parts(summary, problems)
     manifest = _read_json(directory / "run.json", problems)
-    with gc_paused():  # 200k dicts and lists, no cycles: see _perf
-        rows = _read_records(scores_path, problems)
-    seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
-    for row in rows:  # (counting records named the wrong line after a blank one)
-        qid = str(row["question_id"])
-        if qid in seen:
-            said = f"duplicate question_id '{qid}' (first used in row {seen[qid]})"
-            problems.append(Problem(row["_line"], "question_id", said))
-        seen.setdefault(qid, row["_line"])
-    if not rows and not problems:
-        problems.append(Problem(None, None, "scores.jsonl holds no records"))
-    metrics = _metric_names(summary, rows)
-    check_values(rows, metrics, problems)
-    if problems:
-        raise DataError(problems, source)
-    with gc_paused():  # many acyclic objects: see _perf
-        scores = score_columns(rows, metrics)
-        samples = [_sample(row) for row in rows]
-    del rows
-    listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
-    config = dict(summary.get("config") or {})
-    aggregates, edited = run_aggregates(listed, scores, config)
-    result = EvaluationResult(
-        samples=samples,
-        metrics=metrics,
-        scores=scores,
-        aggregates=aggregates,
-        notes=[*([edited] if edited else []), *(summary.get("notes") or [])],
-        usage=dict(summary.get("usage") or {}),
-        config=config,
-    )
+    with gc_paused():  # a million acyclic dicts, lists and strings: see _perf
+        result = _result(summary, scores_path, source, problems)
     run = Run(result, manifest, source)
     unfinished = run.unfinished()  # scores.jsonl of an earlier run there, or of a partial one
     if unfinished:
