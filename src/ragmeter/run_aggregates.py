@@ -1,5 +1,6 @@
-"""A run's aggregates as read back from its directory: summary.json's when they describe the
-scores in scores.jsonl, else computed from those scores.
+"""A run's scores and aggregates as read back from its directory: the scores as columns
+(``score_columns``), and summary.json's aggregates when they describe the scores in
+scores.jsonl, else computed from those scores.
 
 Why: summary.json's mean, counts and CI were taken as they were, whatever scores.jsonl held,
 so a scores.jsonl edited by hand (rows removed, values changed) kept its old aggregates: the
@@ -9,11 +10,16 @@ distributions and worst samples drawn from the 25.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from ragmeter.errors import Problem
 from ragmeter.metrics.base import Score
+from ragmeter.metrics.column import STATUSES, ScoreColumn
 from ragmeter.result import Aggregate, aggregate
 
 KEYS = ("mean", "ci_low", "ci_high", "n_ok", "n_undefined", "n_skipped", "n_failed")
@@ -78,3 +84,124 @@ def run_aggregates(
         f"summary.json's aggregates are not those of scores.jsonl ({'; '.join(differ)}): was "
         "scores.jsonl edited? They are computed from scores.jsonl"
     )
+
+
+def _score(value: Any, status: Any, reason: Any, details: Any) -> Score:
+    """The Score of one metric in a record: its value, and its entries in the record's
+    status ("ok" when none), reasons and details (None when none)."""
+    if status == "ok" and value is None:
+        status, reason = "undefined", reason or "no value recorded"
+    return Score(None if value is None else float(value), status, reason, dict(details or {}))
+
+
+_CODES = {name: code for code, name in enumerate(STATUSES)}
+_OBJECT_OR_NONE = frozenset({dict, type(None)})
+
+
+def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, Sequence[Score]]:
+    """Each metric's scores, as a ScoreColumn whose Scores are built when read.
+
+    Why: building a Score per (row, metric) took a third of ``runs.load_run`` on 200k rows and
+    most of its memory, while compare and report mostly read the arrays. Each Score built is
+    the one the record describes (``_score``). A metric with a status that is none of
+    STATUSES (a null) or details that are neither objects nor null gets the list of its
+    Scores, built at once, so what ``dict(...)`` and the aggregates make of them, or raise,
+    is as before."""
+    empty: dict[str, Any] = {}
+    marks = [
+        (row.get("status") or empty, row.get("reasons") or empty, row.get("details") or empty)
+        for row in rows
+    ]
+    marked = [(i, said) for i, (said, _, _) in enumerate(marks) if said]
+    out: dict[str, Sequence[Score]] = {}
+    for metric in metrics:
+        raw = [row.get(metric) for row in rows]
+
+        def make(i: int, metric: str = metric, raw: list[Any] = raw) -> Score:
+            said, reasons, details = marks[i]
+            return _score(raw[i], said.get(metric, "ok"), reasons.get(metric), details.get(metric))
+
+        said = [(i, s[metric]) for i, s in marked if metric in s]
+        kinds = {type(details.get(metric)) for _, _, details in marks}
+        if any(s not in _CODES for _, s in said) or not kinds <= _OBJECT_OR_NONE:
+            out[metric] = [make(i) for i in range(len(rows))]
+            continue
+        values = np.array(raw, dtype=np.float64)  # a null is NaN (check_values refused others)
+        status = np.where(np.isnan(values), _CODES["undefined"], _CODES["ok"]).astype(np.int8)
+        for i, s in said:
+            if s != "ok":
+                status[i] = _CODES[s]
+        values[status != _CODES["ok"]] = np.nan
+        out[metric] = ScoreColumn(values, status, make)
+    return out
+
+
+_CLEAN = frozenset({float, type(None)})
+
+
+def _clean(rows: list[dict[str, Any]], metrics: list[str]) -> bool:
+    """Whether ``check_values`` would find nothing, known quickly (a few passes over the rows,
+    not one check per value) for a run as ragmeter writes it: status / reasons / details
+    objects or absent, statuses known, each value a float that is finite, or null. Why: the
+    checks value by value were a fifth of ``runs.load_run`` on 200k rows. Anything else (an
+    int too) is left to the checks, which name every problem in row order."""
+    for key in ("status", "reasons", "details"):
+        if not {type(row.get(key)) for row in rows} <= {dict, type(None)}:
+            return False
+    wanted = set(metrics)
+    for row in rows:
+        said = row.get("status")
+        if said and any(k in wanted and v not in STATUSES for k, v in said.items()):
+            return False
+    for metric in metrics:
+        raw = [row.get(metric) for row in rows]
+        if not {*map(type, raw)} <= _CLEAN:
+            return False
+        if not np.isfinite(np.array([v for v in raw if v is not None], dtype=np.float64)).all():
+            return False
+    return True
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list[Problem]) -> None:
+    """Every metric value must be a number or null, and status / reasons / details objects:
+    a data file read as a run (its ``reference_answers`` taken for a metric) or a hand-edited
+    record is named, not a crash."""
+    if _clean(rows, metrics):
+        return
+    for row in rows:
+        for key in ("status", "reasons", "details"):
+            if row.get(key) is not None and not isinstance(row[key], dict):
+                problems.append(
+                    Problem(row["_line"], key, "scores.jsonl: expected an object {metric: ...}")
+                )
+        statuses = row.get("status") if isinstance(row.get("status"), dict) else {}
+        for metric in metrics:
+            value, status = row.get(metric), statuses.get(metric)
+            if status is not None and status not in STATUSES:  # it was an internal KeyError
+                said = f"scores.jsonl: status {_short(status)} is none of {', '.join(STATUSES)}"
+                problems.append(Problem(row["_line"], f"status.{metric}", said))
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                problems.append(
+                    Problem(
+                        row["_line"],
+                        metric,
+                        "scores.jsonl: a score must be a number or null, not "
+                        f"{_short(value)} (is this a scores.jsonl ragmeter wrote?)",
+                    )
+                )
+            elif value is not None and not math.isfinite(value):  # ragmeter never writes one
+                problems.append(
+                    Problem(
+                        row["_line"],
+                        metric,
+                        f"scores.jsonl: a score must be finite, not {value!r} (was the file "
+                        "edited by hand?)",
+                    )
+                )
