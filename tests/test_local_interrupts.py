@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +124,15 @@ def _ctrl_c() -> None:
 
 
 @pytest.fixture
-def sigint_is_pythons() -> None:
-    """asyncio.run handles SIGINT only where it has Python's default handler: say so if not."""
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+def sigint_is_pythons() -> Iterator[None]:
+    """asyncio.run handles SIGINT only where it has Python's default handler. A process
+    started in the background by a non-interactive shell (a CI runner, ``nohup``) ignores
+    SIGINT: Python's handler is put in place for the test, and the one found restored."""
+    found = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, found)
 
 
 @pytest.mark.usefixtures("sigint_is_pythons")

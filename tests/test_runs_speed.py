@@ -229,3 +229,27 @@ def test_a_file_the_fast_reading_refuses_says_what_it_said(
     with pytest.raises(ragmeter.DataError) as info:
         load_run(out)
     assert said in str(info.value)
+
+
+def test_compare_reads_score_columns_as_it_reads_scores() -> None:
+    """compare_pairs reads a ScoreColumn's arrays (a Score per row made compare of two
+    200,000-sample runs 3x slower): the same values and failed ids as from the Scores."""
+    from dataclasses import replace
+
+    from tests.conftest import make_row
+
+    import ragmeter
+    from ragmeter.compare_pairs import failed_ids, values_of
+    from ragmeter.metrics.base import Score
+    from ragmeter.metrics.column import ScoreColumn
+    from ragmeter.runs import Run
+
+    scores = [Score(0.25), Score(None, "undefined", "no ref"), Score(None, "failed", "x"), Score(1)]
+    nan = float("nan")
+    column = ScoreColumn([0.25, nan, nan, 1.0], [0, 1, 3, 0], scores.__getitem__)
+    base = ragmeter.evaluate([make_row(i) for i in range(1, 5)], ["token_f1"], n_resamples=0)
+    as_list = Run(replace(base, scores={"token_f1": scores}))
+    as_column = Run(replace(base, scores={"token_f1": column}))
+    assert values_of(as_column, "token_f1") == values_of(as_list, "token_f1")
+    assert values_of(as_column, "token_f1")["q1"] == 0.25
+    assert failed_ids(as_column, "token_f1") == failed_ids(as_list, "token_f1") == {"q3"}

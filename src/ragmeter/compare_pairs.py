@@ -10,12 +10,22 @@ a trace, so B could lose its score on many samples and the regression gate never
 
 from __future__ import annotations
 
+import numpy as np
+
+from ragmeter.metrics.column import FAILED, OK, ScoreColumn
 from ragmeter.runs import Run
 
 
 def values_of(run: Run, metric: str) -> dict[str, float | None]:
-    """question_id -> the metric's value, None where its score is not ``ok``."""
+    """question_id -> the metric's value, None where its score is not ``ok``. A ScoreColumn
+    (what evaluate and load_run give) is read from its arrays, as ``aggregate`` reads it:
+    building a Score per row made compare of two 200,000-sample runs 3x slower."""
     res = run.result
+    column = res.scores[metric]
+    if isinstance(column, ScoreColumn):  # an ok value is finite (a NaN one is failed)
+        values = np.where(column.status == OK, column.values, np.nan).tolist()
+        pairs = zip(res.samples, values, strict=True)
+        return {s.question_id: (None if v != v else v) for s, v in pairs}
     return {
         s.question_id: (sc.value if sc.status == "ok" else None)
         for s, sc in zip(res.samples, res.scores[metric], strict=True)
@@ -25,6 +35,10 @@ def values_of(run: Run, metric: str) -> dict[str, float | None]:
 def failed_ids(run: Run, metric: str) -> set[str]:
     """The question ids whose score of ``metric`` failed in ``run``."""
     res = run.result
+    column = res.scores[metric]
+    if isinstance(column, ScoreColumn):
+        failed = (column.status == FAILED).tolist()
+        return {s.question_id for s, f in zip(res.samples, failed, strict=True) if f}
     return {
         s.question_id
         for s, sc in zip(res.samples, res.scores[metric], strict=True)
