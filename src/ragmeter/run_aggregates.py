@@ -150,8 +150,12 @@ def _clean(rows: list[dict[str, Any]], metrics: list[str]) -> bool:
             return False
     wanted = set(metrics)
     for row in rows:
-        said = row.get("status")
+        said, details = row.get("status"), row.get("details")
         if said and any(k in wanted and v not in STATUSES for k, v in said.items()):
+            return False
+        if details and any(
+            k in wanted and type(v) not in _OBJECT_OR_NONE for k, v in details.items()
+        ):
             return False
     for metric in metrics:
         raw = [row.get(metric) for row in rows]
@@ -160,6 +164,23 @@ def _clean(rows: list[dict[str, Any]], metrics: list[str]) -> bool:
         if not np.isfinite(np.array([v for v in raw if v is not None], dtype=np.float64)).all():
             return False
     return True
+
+
+def _as_dict(details: Any) -> bool:
+    """Whether a metric's details read as ``_score`` reads them: none, an object, or pairs."""
+    try:
+        dict(details or {})
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _finite(value: float) -> bool:
+    """Whether a float can hold it, finitely: 10**400 was an internal OverflowError."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _short(value: Any) -> str:
@@ -180,11 +201,15 @@ def check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list[
                     Problem(row["_line"], key, "scores.jsonl: expected an object {metric: ...}")
                 )
         statuses = row.get("status") if isinstance(row.get("status"), dict) else {}
+        details = row.get("details") if isinstance(row.get("details"), dict) else {}
         for metric in metrics:
             value, status = row.get(metric), statuses.get(metric)
-            if status is not None and status not in STATUSES:  # it was an internal KeyError
+            if metric in statuses and status not in STATUSES:  # an internal KeyError (null too)
                 said = f"scores.jsonl: status {_short(status)} is none of {', '.join(STATUSES)}"
                 problems.append(Problem(row["_line"], f"status.{metric}", said))
+            if not _as_dict(details.get(metric)):  # "ab" was dict()'s ValueError, internal
+                said = f"scores.jsonl: expected an object, not {_short(details[metric])}"
+                problems.append(Problem(row["_line"], f"details.{metric}", said))
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float)
             ):
@@ -196,12 +221,12 @@ def check_values(rows: list[dict[str, Any]], metrics: list[str], problems: list[
                         f"{_short(value)} (is this a scores.jsonl ragmeter wrote?)",
                     )
                 )
-            elif value is not None and not math.isfinite(value):  # ragmeter never writes one
+            elif value is not None and not _finite(value):  # ragmeter never writes one
                 problems.append(
                     Problem(
                         row["_line"],
                         metric,
-                        f"scores.jsonl: a score must be finite, not {value!r} (was the file "
+                        f"scores.jsonl: a score must be finite, not {_short(value)} (was the file "
                         "edited by hand?)",
                     )
                 )

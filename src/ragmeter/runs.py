@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn, get_args
 
 import jiter
+from pydantic import ValidationError
 
 from ragmeter._json_rows import loads
 from ragmeter._perf import gc_paused
@@ -227,7 +228,12 @@ def _sample(row: dict[str, Any]) -> Sample:
         contexts is None or {*map(type, contexts)} <= _ALL_STR
     ):
         return Sample.model_construct(_fields_set=set(_GIVEN), **fields, **_UNREAD)
-    return Sample(**fields)
+    try:
+        return Sample(**fields)
+    except ValidationError as exc:  # "answer": 5 was pydantic's error, naming no row
+        where = ".".join(map(str, exc.errors()[0]["loc"]))
+        said = f"scores.jsonl: {exc.errors()[0]['msg']} (was the file edited by hand?)"
+        raise DataError([Problem(row.get("_line"), where, said)]) from None
 
 
 def _state(directory: Path) -> tuple[str, str | None] | None:
@@ -288,7 +294,10 @@ def _result(
     if problems:
         raise DataError(problems, source)
     scores = score_columns(rows, metrics)
-    samples = [_sample(row) for row in rows]
+    try:
+        samples = [_sample(row) for row in rows]
+    except DataError as exc:  # a field of another type than a Sample's, named by its row
+        raise DataError(exc.problems, source) from None
     del rows
     listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
     config = dict(summary.get("config") or {})
