@@ -144,6 +144,8 @@ def test_ctrl_c_while_the_aggregates_are_computed_finishes_the_run(
     the run, every row scored, finishes and returns as its run.json says."""
     data = write_jsonl(tmp_path / "in.jsonl", rows(6))
     aggregate, pressed = runner.aggregate, []
+    # the handler found (Python's default, or Ray's once an earlier test ran ray.init here)
+    found = signal.getsignal(signal.SIGTERM)
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         if not pressed:  # once: a second Ctrl-C raises KeyboardInterrupt where it lands
@@ -158,7 +160,7 @@ def test_ctrl_c_while_the_aggregates_are_computed_finishes_the_run(
         pytest.fail(f"said interrupted ({str(exc)!r}) beside a run.json saying {status}")
     assert len(res.samples) == 6 and res.aggregates["token_f1"].n_ok == 6
     assert _run_json(tmp_path / "run")["status"] == "complete"
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # restored after the run
+    assert signal.getsignal(signal.SIGTERM) == found  # restored after the run
 
 
 @pytest.mark.usefixtures("sigint_is_pythons")
