@@ -69,3 +69,36 @@ def test_calls_to_an_unpriced_model_whose_server_reported_no_tokens_cost_unknown
     cached = Accountant(PriceTable({}))
     cached.record("openai:m", cached=True)  # answered from the cache: nothing spent
     assert cached.cost_usd() == 0.0
+
+
+def test_a_priced_model_whose_server_reported_no_tokens_costs_unknown_not_zero() -> None:
+    """A price for the model used to make such calls cost $0.00: their zero tokens were
+    priced, though the server never said what it billed."""
+    acc = Accountant(PriceTable({"m": (1.0, 2.0)}))
+    acc.record("openai:m", prompt_tokens=10, completion_tokens=1)
+    assert acc.cost_usd() == round(12 / 1e6, 6)  # every call metered: a cost
+    acc.record("openai:m")  # answered, no tokens reported
+    assert acc.summary()["unmetered"] == 1
+    assert acc.cost_usd() is None
+    failed = Accountant(PriceTable({"m": (1.0, 2.0)}))
+    failed.record("openai:m", failed=True)  # no answer (a transport failure): nothing billed
+    assert failed.summary()["unmetered"] == 0 and failed.cost_usd() == 0.0
+
+
+def test_a_run_against_a_priced_server_that_sends_no_usage_has_an_unknown_cost(
+    tmp_path: Path,
+) -> None:
+    samples = [make_row(i) for i in range(1, 3)]
+    with FakeOpenAIServer(fault_fn=lambda body, n: "badusage") as srv:
+        settings = Settings(
+            judge="openai:m",
+            base_url=srv.url,
+            embedder="none",
+            cache=None,
+            api_key_env="RM_CD_UNSET",
+            preflight=False,
+            prices=PRICES,
+        )
+        usage = runner.evaluate(samples, ["faithfulness"], settings=settings).usage
+    assert usage["calls"] > 0 and usage["unmetered"] == usage["calls"]
+    assert usage["cost_usd"] is None

@@ -67,7 +67,10 @@ class Tally:
     """What calls cost. ``calls`` and the tokens are the calls that reached a model in this
     run (failed ones included: a server bills a reply it sent even when it was unusable);
     ``cache_hits`` were answered from the cache and cost nothing now; ``failures`` are calls
-    that gave no usable answer after their retries."""
+    that gave no usable answer after their retries; ``unmetered`` are answered calls whose
+    server reported no token counts (no ``usage``, or counts that are not numbers): what they
+    cost is unknown, so a priced run's cost is too (never the $0 their zero tokens would
+    give)."""
 
     calls: int = 0  # calls that reached a model (not cache hits)
     cache_hits: int = 0
@@ -76,6 +79,7 @@ class Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     computed_tokens: int = 0  # after KV-prefix reuse (local judges; 0 for servers)
+    unmetered: int = 0  # answered calls that reported no tokens (a prompt has at least one)
 
     def copy(self) -> Tally:
         return replace(self)
@@ -101,6 +105,7 @@ class Tally:
             "completion_tokens": self.completion_tokens,
             "judge_tokens": self.prompt_tokens + self.completion_tokens,
             "computed_tokens": self.computed_tokens,
+            "unmetered": self.unmetered,
         }
 
 
@@ -139,15 +144,20 @@ class Accountant:
                 tally.prompt_tokens += prompt_tokens
                 tally.completion_tokens += completion_tokens
                 tally.computed_tokens += computed_tokens
+                tally.unmetered += int(not failed and prompt_tokens + completion_tokens == 0)
             tally.failures += int(failed)
             tally.retries += retries
 
     def cost_usd(self) -> float | None:
-        """Total cost, or None when a paid backend that was called has no price in the table
-        (also when its server reported no tokens: the bill is unknown, not $0)."""
+        """Total cost, or None when a backend that was called has no price in the table, or
+        answered calls without reporting their tokens: the bill is unknown, not $0. Why: a
+        priced server that sends no ``usage`` gave a cost of $0.00 however many calls it
+        answered."""
         total = 0.0
         for backend, tally in self.per_backend.items():
             cost = self.prices.cost(backend, tally.prompt_tokens, tally.completion_tokens)
+            if cost is not None and tally.unmetered:
+                return None
             if cost is None:
                 if tally.calls or tally.prompt_tokens + tally.completion_tokens:
                     return None
