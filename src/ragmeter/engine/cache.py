@@ -4,7 +4,7 @@ Every finished call is committed on its own (WAL journal), so a run killed at an
 keeps all the work done before it, and a re-run repeats none of it. Keys hash everything
 that determines an answer: backend, model, the full messages, the decoding parameters
 (temperature, seed, max_tokens, schema, options) and the prompt version. Values hold model
-output only: no headers, no keys.
+output only: no headers, no keys (one in the raw text or error is masked, as in reports).
 
 Only successful answers are served. A failed call (output that failed validation, a reply
 without logprobs, a NaN logprob) is stored, with its error and raw output, for diagnosis
@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ragmeter.errors import ConfigError, RunAborted
+from ragmeter.redact import redact
 
 _F = TypeVar("_F")
 
@@ -319,6 +320,9 @@ class CallCache:
         attempts: int = 1,
     ) -> None:
         encoded = _canonical(value) if value is not None else None
+        # masked as scores.jsonl is: a gateway's 200 "invalid key sk-..." was stored as sent
+        raw = redact(raw) if raw else raw
+        error = redact(error) if error else error
         # A success replaces whatever is there; a failure replaces only a failure, so two
         # processes asking at once (Ray actors) never lose the one that got an answer.
         upsert = "" if ok else _KEEP_SUCCESS
