@@ -5,6 +5,7 @@ the answer never makes a resume miss; no key is ever written into the file."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 from conftest import make_row
 from fake_server import FakeOpenAIServer
 from ragmeter.cli import app
+from ragmeter.engine import cache as cache_module
 from ragmeter.engine.cache import CallCache
 from ragmeter.redact import register_secret
 
@@ -121,3 +123,35 @@ def test_two_servers_serving_one_model_name_never_share_answers(tmp_path: Path) 
     store = CallCache(cache)
     assert store.count() == {"calls": 4, "failed_calls": 0, "embeddings": 0}
     store.close()
+
+
+def test_a_cache_file_the_user_may_not_write_is_refused_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store made by another user (a ``sudo`` run, a container as root) is opened read
+    only by SQLite, silently. Before, the run started, paid for its first answer, failed to
+    store it and aborted (exit 3, "the judge cache failed"); now it exits 2 before any call,
+    naming the cache. (Opened read only by hand here: the tests may run as root.)"""
+    data, cache = _rows(tmp_path), tmp_path / "cache"
+    CallCache(cache).close()  # an existing store, in WAL
+    real_connect = sqlite3.connect
+
+    def read_only(database: str, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if kwargs.get("uri"):
+            return real_connect(database, *args, **kwargs)  # type: ignore[arg-type]
+        kwargs["uri"] = True
+        uri = f"{Path(database).resolve().as_uri()}?mode=ro"
+        return real_connect(uri, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache_module.sqlite3, "connect", read_only)
+    args = [
+        *("evaluate", str(data), "--judge", "openai:m", "--api-key-env", "RM_AUDIT_KEY"),
+        *("--embedder", "none", "--cache", str(cache), "--no-preflight", "-m", "faithfulness"),
+    ]
+    with FakeOpenAIServer() as srv:
+        got = CliRunner().invoke(
+            app, [*args, "--base-url", srv.url], env={"COLUMNS": "300", "RM_AUDIT_KEY": KEY}
+        )
+        assert srv.calls == 0, got.output
+    assert got.exit_code == 2, got.output
+    assert "readonly" in got.output and str(cache) in got.output.replace("\n", "")

@@ -122,7 +122,7 @@ def _open_store(db: sqlite3.Connection, wait_s: float = 30.0, path: Path | None 
     delay = 0.02
     while True:
         try:
-            version = _check_version(db, path)
+            _check_version(db, path)
             _check_layout(db, path)  # all read-only: a store we refuse is left as it is
             mode = db.execute("PRAGMA journal_mode").fetchone()[0]
             if str(mode).lower() != "wal":
@@ -130,8 +130,8 @@ def _open_store(db: sqlite3.Connection, wait_s: float = 30.0, path: Path | None 
             # NORMAL in WAL mode survives a killed process (only power loss drops the tail)
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
-            if version < SCHEMA_VERSION:
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            # set even when set: a write, so a file we may not write fails here, not mid-run
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return
         except sqlite3.OperationalError as exc:
             transient = "locked" in str(exc) or "busy" in str(exc)
