@@ -5,6 +5,7 @@ the answer never makes a resume miss; no key is ever written into the file."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import sqlite3
 from pathlib import Path
 
@@ -115,11 +116,16 @@ def test_what_changes_the_answer_changes_the_key_and_nothing_else_does(
 
 
 def test_two_servers_serving_one_model_name_never_share_answers(tmp_path: Path) -> None:
+    """The server's URL keys the cache: one model name says little (``openai:m`` on two
+    vLLM hosts may be two fine-tunes or two quantizations). Replicas of one model share
+    answers only when told so (``cache_url``, as the Ray executor sets)."""
     data, cache = _rows(tmp_path), tmp_path / "cache"
     with FakeOpenAIServer() as one, FakeOpenAIServer(yes_logprob=-3.0) as other:
         assert _evaluate(one, data, cache, "-m", "answer_relevance") == 2
         assert _evaluate(other, data, cache, "-m", "answer_relevance") == 2
+        size = (cache / "ragmeter-cache.sqlite").stat().st_size
         assert _evaluate(one, data, cache, "-m", "answer_relevance") == 0
+    assert (cache / "ragmeter-cache.sqlite").stat().st_size == size  # a rerun adds nothing
     store = CallCache(cache)
     assert store.count() == {"calls": 4, "failed_calls": 0, "embeddings": 0}
     store.close()
@@ -155,3 +161,21 @@ def test_a_cache_file_the_user_may_not_write_is_refused_before_any_call(
         assert srv.calls == 0, got.output
     assert got.exit_code == 2, got.output
     assert "readonly" in got.output and str(cache) in got.output.replace("\n", "")
+
+
+def _fill(args: tuple[str, int]) -> int:
+    folder, worker = args
+    cache = CallCache(folder)  # every process opens the store: each open writes its version
+    common = {"kind": "structured", "backend": "openai:m", "prompt_version": "1"}
+    for i in range(150):
+        cache.put(f"{worker}-{i}", ok=True, value={"i": i}, **common)
+        cache.get(f"{1 - worker}-{i}")
+    cache.close()
+    return worker
+
+
+def test_processes_sharing_one_store_lose_no_answer(tmp_path: Path) -> None:
+    folder = str(tmp_path / "cache")
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        assert sorted(pool.map(_fill, [(folder, 0), (folder, 1)])) == [0, 1]
+    assert CallCache(folder).count() == {"calls": 300, "failed_calls": 0, "embeddings": 0}
