@@ -4,11 +4,13 @@ the answer never makes a resume miss; no key is ever written into the file."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import multiprocessing
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -17,6 +19,8 @@ from fake_server import FakeOpenAIServer
 from ragmeter.cli import app
 from ragmeter.engine import cache as cache_module
 from ragmeter.engine.cache import CallCache
+from ragmeter.engine.embedder import CachedEmbedder
+from ragmeter.protocols import JudgeReply
 from ragmeter.redact import register_secret
 
 KEY = "sk-proj-Zq8w7e6r5t4y3u2i1o0pAsDfGhJk"
@@ -179,3 +183,42 @@ def test_processes_sharing_one_store_lose_no_answer(tmp_path: Path) -> None:
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         assert sorted(pool.map(_fill, [(folder, 0), (folder, 1)])) == [0, 1]
     assert CallCache(folder).count() == {"calls": 300, "failed_calls": 0, "embeddings": 0}
+
+
+class _FlakyEmbedder:
+    """Vectors with a NaN row (a model in fp16 overflowing) until ``fixed``."""
+
+    name = "fake:flaky-embedder"
+
+    def __init__(self) -> None:
+        self.fixed = False
+        self.calls = 0
+
+    async def embed(self, texts: list[str]) -> JudgeReply[np.ndarray]:
+        self.calls += 1
+        matrix = np.ones((len(texts), 4), np.float32)
+        if not self.fixed:
+            matrix[0] = np.nan
+        return JudgeReply(matrix)
+
+
+def test_a_nan_vector_is_not_served_from_the_cache_once_the_embedder_is_fixed(
+    tmp_path: Path,
+) -> None:
+    """Before, the NaN vector was stored and served to every later run: the fixed server was
+    never asked again, and the scores built on it stayed broken until the cache was deleted."""
+    inner, cache = _FlakyEmbedder(), CallCache(tmp_path)
+    embedder = CachedEmbedder(inner, cache=cache)
+    asyncio.run(embedder.embed(["a", "b"]))
+    assert cache.count()["embeddings"] == 1  # "b"'s vector is an answer; "a"'s is not kept
+    inner.fixed = True
+    again = asyncio.run(embedder.embed(["a", "b"]))
+    assert inner.calls == 2 and again.ok and np.isfinite(again.value).all()
+    old = sqlite3.connect(tmp_path / "ragmeter-cache.sqlite")  # a row stored before the fix
+    with old:
+        old.execute(
+            "INSERT INTO embeddings VALUES ('stored-before', 'fake', 4, ?, 0)",
+            (np.full(4, np.nan, np.float32).tobytes(),),
+        )
+    old.close()
+    assert cache.get_vectors(["stored-before"]) == {}  # not served: asked again
