@@ -4,15 +4,15 @@ Every finished call is committed on its own (WAL journal), so a run killed at an
 keeps all the work done before it, and a re-run repeats none of it. Keys hash everything
 that determines an answer: backend, model, the full messages, the decoding parameters
 (temperature, seed, max_tokens, schema, options) and the prompt version. Values hold model
-output only: no headers, no keys.
+output only: no headers, no keys (one in the raw text or error is masked, as in reports).
 
 Only successful answers are served. A failed call (output that failed validation, a reply
 without logprobs, a NaN logprob) is stored, with its error and raw output, for diagnosis
 (rows with ``ok = 0``), but ``get`` never returns it: a server fault is not an answer, and
-replaying it made a fixed server look broken until the cache was deleted. A later run
-asks again; a failure never replaces a stored success. A stored answer that cannot be
-read back (not JSON, not the shape its kind of call returns, a vector of the wrong size:
-a damaged or hand-edited file) is a miss too: asked again, and the new answer replaces it.
+replaying it made a fixed server look broken until the cache was deleted (a NaN vector is
+not stored at all). A later run asks again; a failure never replaces a stored success. An
+answer that cannot be read back (not JSON, not the shape its kind of call returns, a vector
+of the wrong size or not finite: a damaged file) is a miss: asked again, and replaced.
 
 The file records its layout (``PRAGMA user_version``); a store made by a newer ragmeter, or
 whose tables lack columns this one reads, is refused with a ConfigError naming the file.
@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ragmeter.errors import ConfigError, RunAborted
+from ragmeter.redact import redact
 
 _F = TypeVar("_F")
 
@@ -121,7 +122,7 @@ def _open_store(db: sqlite3.Connection, wait_s: float = 30.0, path: Path | None 
     delay = 0.02
     while True:
         try:
-            version = _check_version(db, path)
+            _check_version(db, path)
             _check_layout(db, path)  # all read-only: a store we refuse is left as it is
             mode = db.execute("PRAGMA journal_mode").fetchone()[0]
             if str(mode).lower() != "wal":
@@ -129,8 +130,8 @@ def _open_store(db: sqlite3.Connection, wait_s: float = 30.0, path: Path | None 
             # NORMAL in WAL mode survives a killed process (only power loss drops the tail)
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
-            if version < SCHEMA_VERSION:
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            # set even when set: a write, so a file we may not write fails here, not mid-run
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return
         except sqlite3.OperationalError as exc:
             transient = "locked" in str(exc) or "busy" in str(exc)
@@ -319,6 +320,7 @@ class CallCache:
         attempts: int = 1,
     ) -> None:
         encoded = _canonical(value) if value is not None else None
+        raw, error = (redact(t) if t else t for t in (raw, error))  # keys masked, as in reports
         # A success replaces whatever is there; a failure replaces only a failure, so two
         # processes asking at once (Ray actors) never lose the one that got an answer.
         upsert = "" if ok else _KEEP_SUCCESS
@@ -356,8 +358,10 @@ class CallCache:
                 for key, dim, blob in self._db.execute(
                     f"SELECT key, dim, vector FROM embeddings WHERE key IN ({marks})", chunk
                 ):
-                    if isinstance(blob, bytes) and dim > 0 and len(blob) == 4 * dim:
-                        found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
+                    fits = isinstance(blob, bytes) and dim > 0 and len(blob) == 4 * dim
+                    vec = np.frombuffer(blob, dtype=np.float32, count=dim) if fits else None
+                    if vec is not None and np.isfinite(vec).all():  # else asked again
+                        found[key] = vec.copy()
         return found
 
     @_aborts_when_damaged
@@ -366,6 +370,7 @@ class CallCache:
         rows = [
             (k, backend, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes(), now)
             for k, v in items
+            if np.isfinite(v).all()  # a NaN vector is a fault (fp16 overflow), not an answer
         ]
         with self._lock:
             self._db.execute("BEGIN")
@@ -382,8 +387,7 @@ class CallCache:
 
     @_aborts_when_damaged
     def count(self) -> dict[str, int]:
-        """Stored answers (``calls``: the successful ones ``get`` serves), failures kept for
-        diagnosis (``failed_calls``) and embeddings."""
+        """Answers ``get`` serves (``calls``), failures kept (``failed_calls``), embeddings."""
         with self._lock:
             ok, failed = self._db.execute(
                 "SELECT COALESCE(SUM(ok = 1), 0), COALESCE(SUM(ok = 0), 0) FROM calls"
