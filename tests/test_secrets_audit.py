@@ -1,0 +1,68 @@
+"""Adversarial leak hunt: a canary key planted where a user can put one never comes back out.
+
+Each test plants its own key (the registry of secrets is process-wide, so a key another test
+registered could mask a leak here) and looks for it, and for the forms servers echo (upper
+case, without its prefix), in what the user sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import make_row
+from fake_server import FakeOpenAIServer
+from ragmeter.backends.embedders import make_embedder
+from ragmeter.cli import app
+from ragmeter.engine.embedder import CachedEmbedder
+from ragmeter.engine.retry import RetryPolicy
+from ragmeter.redact import redact
+
+
+def _needles(key: str) -> list[str]:
+    return [key, key.upper(), key.split("-", 1)[-1]]
+
+
+def _leaks(key: str, *texts: str) -> list[str]:
+    return [n for n in _needles(key) for t in texts if n.lower() in t.lower()]
+
+
+def test_a_key_only_the_openai_embedder_reads_is_masked_when_the_server_echoes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Judge local (or gguf:, or none) and ``--embedder openai:MODEL``: only the embedder
+    reads the key. It never registered it, so a 401 echoing it without its ``sk-`` prefix
+    (as servers do) went into the score's reason, scores.jsonl and the abort message."""
+    key = "sk-embonly-7d3f9a1c5e2b4680aa"
+    monkeypatch.setenv("RM_AUDIT_EMB_KEY", key)
+
+    def faults(body: dict, n: int) -> str:  # type: ignore[type-arg]
+        return "401-body"
+
+    with FakeOpenAIServer(fault_fn=faults) as srv:
+        inner = make_embedder("openai:e", base_url=srv.url, api_key_env="RM_AUDIT_EMB_KEY")
+        embedder = CachedEmbedder(inner, policy=RetryPolicy(max_retries=0))
+        reply = asyncio.run(embedder.embed(["some text"]))
+        assert srv.faults["401-body"] == 1  # the key was sent and echoed
+    assert not reply.ok and "401" in (reply.error or "")
+    assert _leaks(key, reply.error or "") == []
+    assert redact(f"echoed: {key.split('-', 1)[-1]}") == "echoed: ***"
+
+
+@pytest.mark.parametrize("pasted", ["sk-proj-LEAKCANARY0123456789", "Bearer LEAKCANARY0123456789"])
+def test_a_key_pasted_as_the_base_url_is_not_printed_back(pasted: str, tmp_path) -> None:
+    """``--base-url "$OPENAI_API_KEY"`` (the key pasted where the URL goes) was refused with
+    the key quoted in full on stderr: "'sk-proj-...' is not a server URL"."""
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"question": "q", "answer": "a", "contexts": ["c"]}\n')
+    args = ["evaluate", str(data), "--judge", "openai:m", "--base-url", pasted, "--dry-run"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert "is not a server URL" in res.output
+    assert "LEAKCANARY0123456789" not in res.output
+    # what the user typed is still shown when it is no key
+    res = CliRunner().invoke(app, [*args[:5], "localhost:8000", "--dry-run"])
+    assert "'localhost:8000' is not a server URL" in res.output, res.output
