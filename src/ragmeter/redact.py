@@ -175,7 +175,8 @@ def reject_unusable(url: str | None, option: str) -> None:
         except ValueError:
             ok = False
         if not ok:
-            shown = _USERINFO.sub(r"\1***@", part).rsplit("@", 1)[-1] if part else ""
+            # redacted: a key pasted where the URL goes ('sk-...') was quoted back in full
+            shown = redact(_USERINFO.sub(r"\1***@", part).rsplit("@", 1)[-1]) if part else ""
             raise ConfigError(
                 f"{option}: {shown!r} is not a server URL: give http(s)://HOST[:PORT][/PATH], "
                 "e.g. http://localhost:8000/v1 (with none, OpenAI's API is used)"
