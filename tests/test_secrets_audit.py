@@ -66,3 +66,31 @@ def test_a_key_pasted_as_the_base_url_is_not_printed_back(pasted: str, tmp_path)
     # what the user typed is still shown when it is no key
     res = CliRunner().invoke(app, [*args[:5], "localhost:8000", "--dry-run"])
     assert "'localhost:8000' is not a server URL" in res.output, res.output
+
+
+# The leak is in engine/calls.py (outside this audit's files): the circuit breaker raises its
+# abort inside the ``except`` that caught the SDK's error, so Python chains that error, the
+# server's echo of the key in its text, as ``__context__``; every printed traceback (a script,
+# a notebook, pytest's report of a test using the Evaluator) showed it under "During handling
+# of the above exception". The fix (``from None`` at the three raises) is a patch in the
+# audit-secrets report; strict: once it lands this xfail fails, so the marker is removed.
+@pytest.mark.xfail(strict=True, reason="needs the engine/calls.py patch of the audit report")
+def test_a_tripped_breaker_does_not_chain_the_sdk_error_holding_the_echoed_key() -> None:
+    from ragmeter import Settings, evaluate
+    from ragmeter.errors import JudgeUnreachable
+
+    key = "sk-breaker-5b8e2d4f6a1c3e7090"
+
+    def faults(body: dict, n: int) -> str | None:  # type: ignore[type-arg]
+        return "401-body" if len(body.get("messages", ())) > 1 else None  # preflight passes
+
+    with FakeOpenAIServer(fault_fn=faults) as srv:
+        settings = Settings(
+            judge="openai:m", base_url=srv.url, api_key=key, embedder="none", cache="off",
+            max_retries=0, structured_mode="json_schema",
+        )
+        with pytest.raises(JudgeUnreachable) as info:
+            evaluate([make_row(i) for i in range(1, 7)], ["faithfulness"], settings=settings)
+    shown = "".join(traceback.format_exception(info.value))
+    assert "Incorrect API key provided: ***" in str(info.value)
+    assert _leaks(key, shown) == []
