@@ -94,3 +94,34 @@ def test_a_tripped_breaker_does_not_chain_the_sdk_error_holding_the_echoed_key()
     shown = "".join(traceback.format_exception(info.value))
     assert "Incorrect API key provided: ***" in str(info.value)
     assert _leaks(key, shown) == []
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"openai_api_key": "sk-pydantic-LEAKCANARY-1"},  # a guessed name for the key
+        {"headers": {"Authorization": "Bearer sk-pydantic-LEAKCANARY-2"}},
+        {"api_key": ["sk-pydantic-LEAKCANARY-3"]},  # the key, in the wrong type
+        {"base_url": ["https://u:sk-pydantic-LEAKCANARY-4@h1/v1", "http://h2/v1"]},  # replicas
+        {"embedder_base_url": ("https://u:sk-pydantic-LEAKCANARY-5@h/v1",)},
+        {"prices": {"m": {"input": "sk-pydantic-LEAKCANARY-6"}}},
+    ],
+)
+def test_a_settings_validation_error_does_not_repeat_the_value_given(given: dict) -> None:  # type: ignore[type-arg]
+    """``Settings(...)`` in Python raised pydantic's ValidationError, whose text repeats each
+    bad input (``input_value=...``): a key under a guessed name (``openai_api_key=``), a
+    header, a list of replica URLs with ``user:key@`` printed the key, or its first 25
+    characters, in the traceback. The field and what it takes are still said."""
+    from pydantic import ValidationError
+
+    from ragmeter import Settings
+
+    with pytest.raises(ValidationError) as info:
+        Settings(judge="openai:m", **given)
+    text = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
+    assert "LEAKCANARY" not in text, text
+    assert next(iter(given)) in text  # the field is named
+    settings = Settings(judge="openai:m")
+    with pytest.raises(ValidationError) as info:  # assignment is validated the same way
+        settings.base_url = ["https://u:sk-pydantic-LEAKCANARY-7@h/v1"]  # type: ignore[assignment]
+    assert "LEAKCANARY" not in str(info.value)
