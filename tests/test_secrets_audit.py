@@ -125,3 +125,17 @@ def test_a_settings_validation_error_does_not_repeat_the_value_given(given: dict
     with pytest.raises(ValidationError) as info:  # assignment is validated the same way
         settings.base_url = ["https://u:sk-pydantic-LEAKCANARY-7@h/v1"]  # type: ignore[assignment]
     assert "LEAKCANARY" not in str(info.value)
+
+
+def test_a_key_where_a_long_error_is_cut_leaves_no_part_of_it() -> None:
+    """``describe`` cut a failure reason at 500 characters before masking it: a server's long
+    error echoing the key across the cut kept the key's first characters, which no longer
+    matched the registered key, in the reason (scores.jsonl, the abort message)."""
+    from ragmeter.redact import describe, register_secret
+
+    key = "LEAKCANARY-cut-0123456789abcdef"  # no sk- prefix: only the registry masks it
+    register_secret(key)
+    for at in range(470, 500, 3):
+        reason = describe(RuntimeError("x" * at + f" key {key} rejected"))
+        assert "LEAK" not in reason.upper(), (at, reason)
+        assert len(reason) <= 500

@@ -87,10 +87,11 @@ def redact(text: str) -> str:
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line, redacted description of an exception for a failure reason."""
+    """A one-line, redacted description of an exception for a failure reason. Masked
+    before it is cut to 500 characters: a key across the cut kept its first characters."""
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
-    return redact(text[:500])
+    return redact(text)[:500]
 
 
 def public_url(url: str | None) -> str:
