@@ -139,3 +139,26 @@ def test_a_key_where_a_long_error_is_cut_leaves_no_part_of_it() -> None:
         reason = describe(RuntimeError("x" * at + f" key {key} rejected"))
         assert "LEAK" not in reason.upper(), (at, reason)
         assert len(reason) <= 500
+
+
+def test_a_401_whose_long_message_echoes_the_key_across_the_cut_leaves_no_part_of_it() -> None:
+    """The reason of a 401/403/404 (which stops the run: "... is unreachable: HTTP 401: ...")
+    was the server's message cut to 300 characters, masked only later: a key across the cut
+    kept its first characters, which no longer matched the registered key."""
+    from ragmeter.engine.retry import connection_failure
+    from ragmeter.redact import register_secret
+
+    key = "LEAKCANARY-status-0123456789abcdef"
+    register_secret(key)
+
+    class Refused(Exception):
+        status_code = 401
+
+        def __init__(self, message: str) -> None:
+            super().__init__(message)
+            self.body = {"error": {"message": message}}
+
+    for at in range(270, 300, 3):
+        reason = connection_failure(Refused("x" * at + f" {key} is not a valid key"))
+        assert reason is not None and reason.startswith("HTTP 401: xxx")
+        assert "LEAK" not in redact(reason).upper(), (at, reason)
