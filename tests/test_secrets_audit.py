@@ -8,6 +8,7 @@ case, without its prefix), in what the user sees.
 from __future__ import annotations
 
 import asyncio
+import json
 import traceback
 
 import pytest
@@ -19,7 +20,7 @@ from ragmeter.backends.embedders import make_embedder
 from ragmeter.cli import app
 from ragmeter.engine.embedder import CachedEmbedder
 from ragmeter.engine.retry import RetryPolicy
-from ragmeter.redact import redact
+from ragmeter.redact import redact, register_secret
 
 
 def _needles(key: str) -> list[str]:
@@ -86,8 +87,13 @@ def test_a_tripped_breaker_does_not_chain_the_sdk_error_holding_the_echoed_key()
 
     with FakeOpenAIServer(fault_fn=faults) as srv:
         settings = Settings(
-            judge="openai:m", base_url=srv.url, api_key=key, embedder="none", cache="off",
-            max_retries=0, structured_mode="json_schema",
+            judge="openai:m",
+            base_url=srv.url,
+            api_key=key,
+            embedder="none",
+            cache="off",
+            max_retries=0,
+            structured_mode="json_schema",
         )
         with pytest.raises(JudgeUnreachable) as info:
             evaluate([make_row(i) for i in range(1, 7)], ["faithfulness"], settings=settings)
@@ -162,3 +168,35 @@ def test_a_401_whose_long_message_echoes_the_key_across_the_cut_leaves_no_part_o
         reason = connection_failure(Refused("x" * at + f" {key} is not a valid key"))
         assert reason is not None and reason.startswith("HTTP 401: xxx")
         assert "LEAK" not in redact(reason).upper(), (at, reason)
+
+
+@pytest.mark.parametrize("placeholder", ["EMPTY", "ollama", "lm-studio", "none", "dummy"])
+def test_a_placeholder_key_local_servers_ignore_does_not_mask_ordinary_words(
+    placeholder: str, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM's documented key is ``EMPTY`` (Ollama's ``ollama``, LM Studio's ``lm-studio``):
+    registered as a secret, every "empty" was masked, and scores.jsonl said "no non-***
+    reference answer", "*** answer: ..."; with ``none`` run.json recorded ``embedder: ***``.
+    A well-known placeholder is no secret; a real key is still masked."""
+    from ragmeter import Settings, evaluate
+
+    monkeypatch.setenv("RM_AUDIT_PLACEHOLDER", placeholder)
+    rows = [make_row(1), make_row(2, answer="")]
+    with FakeOpenAIServer() as srv:
+        settings = Settings(
+            judge="openai:m",
+            base_url=srv.url,
+            api_key_env="RM_AUDIT_PLACEHOLDER",
+            embedder="none",
+            cache="off",
+        )
+        result = evaluate(rows, ["faithfulness"], settings=settings)
+        assert srv.auth_headers == {f"Bearer {placeholder}"}
+    result.write(tmp_path / "out")
+    reason = result.scores["faithfulness"][1].reason or ""
+    assert reason.startswith("empty answer"), reason
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["settings"]["embedder"] == "none"
+    text = "the server sent an empty reply; dummy, none, Ollama and lm-studio"
+    assert redact(text) == text
+    register_secret("EMPTY-but-a-real-key-0123456789")  # a real key containing one is masked
+    assert redact("got EMPTY-but-a-real-key-0123456789") == "got ***"

@@ -58,10 +58,21 @@ def _forms(secret: str) -> set[str]:
     return forms
 
 
+# Keys that local servers ignore and their docs tell users to set (vLLM: EMPTY, Ollama:
+# ollama, LM Studio: lm-studio, llama.cpp: sk-no-key-required), and like stand-ins: public
+# words, not secrets. Registered, every "empty" in a reason became "***" ("no non-***
+# reference answer") and run.json recorded ``embedder: ***`` for a key of "none".
+_PLACEHOLDER_KEYS = frozenset(
+    {"empty", "none", "null", "dummy", "test", "fake", "unused", "placeholder", "ollama"}
+    | {"lm-studio", "not-needed", "no-key", "nokey", "sk-no-key-required"}
+)
+
+
 def register_secret(value: str | None) -> None:
-    """Remember a secret so that ``redact`` masks it wherever it appears."""
+    """Remember a secret so that ``redact`` masks it wherever it appears (a placeholder key
+    of ``_PLACEHOLDER_KEYS`` is no secret: it is not masked)."""
     global _SECRET_RE
-    if value and len(value) >= 4:
+    if value and len(value) >= 4 and value.strip().lower() not in _PLACEHOLDER_KEYS:
         with _LOCK:
             if value in _SECRETS:
                 return
