@@ -34,7 +34,7 @@ def _leaks(key: str, *texts: str) -> list[str]:
 def test_a_key_only_the_openai_embedder_reads_is_masked_when_the_server_echoes_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Judge local (or gguf:, or none) and ``--embedder openai:MODEL``: only the embedder
+    """Judge local (or gguf:PATH) and ``--embedder openai:MODEL``: only the embedder
     reads the key. It never registered it, so a 401 echoing it without its ``sk-`` prefix
     (as servers do) went into the score's reason, scores.jsonl and the abort message."""
     key = "sk-embonly-7d3f9a1c5e2b4680aa"
