@@ -80,9 +80,13 @@ def default_cache_dir() -> str:
 
 
 class Settings(BaseModel):
-    """Everything that configures judges, embedders and the engine."""
+    """Everything that configures judges, embedders and the engine.
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    Errors never repeat the value given (``hide_input_in_errors``): pydantic's text quoted
+    it, so ``Settings(openai_api_key="sk-...")``, a header, or replica URLs given as a list
+    with ``user:key@`` put the key in the traceback. The field and what it takes are said."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
 
     judge: str = Field(
         "local", description="local | local:0.5b | openai:MODEL | litellm:MODEL | gguf:PATH | none"

@@ -58,10 +58,21 @@ def _forms(secret: str) -> set[str]:
     return forms
 
 
+# Keys that local servers ignore and their docs tell users to set (vLLM: EMPTY, Ollama:
+# ollama, LM Studio: lm-studio, llama.cpp: sk-no-key-required), and like stand-ins: public
+# words, not secrets. Registered, every "empty" in a reason became "***" ("no non-***
+# reference answer") and run.json recorded ``embedder: ***`` for a key of "none".
+_PLACEHOLDER_KEYS = frozenset(
+    {"empty", "none", "null", "dummy", "test", "fake", "unused", "placeholder", "ollama"}
+    | {"lm-studio", "not-needed", "no-key", "nokey", "sk-no-key-required"}
+)
+
+
 def register_secret(value: str | None) -> None:
-    """Remember a secret so that ``redact`` masks it wherever it appears."""
+    """Remember a secret so that ``redact`` masks it wherever it appears (a placeholder key
+    of ``_PLACEHOLDER_KEYS`` is no secret: it is not masked)."""
     global _SECRET_RE
-    if value and len(value) >= 4:
+    if value and len(value) >= 4 and value.strip().lower() not in _PLACEHOLDER_KEYS:
         with _LOCK:
             if value in _SECRETS:
                 return
@@ -87,10 +98,11 @@ def redact(text: str) -> str:
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line, redacted description of an exception for a failure reason."""
+    """A one-line, redacted description of an exception for a failure reason. Masked
+    before it is cut to 500 characters: a key across the cut kept its first characters."""
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
-    return redact(text[:500])
+    return redact(text)[:500]
 
 
 def public_url(url: str | None) -> str:
@@ -175,7 +187,8 @@ def reject_unusable(url: str | None, option: str) -> None:
         except ValueError:
             ok = False
         if not ok:
-            shown = _USERINFO.sub(r"\1***@", part).rsplit("@", 1)[-1] if part else ""
+            # redacted: a key pasted where the URL goes ('sk-...') was quoted back in full
+            shown = redact(_USERINFO.sub(r"\1***@", part).rsplit("@", 1)[-1]) if part else ""
             raise ConfigError(
                 f"{option}: {shown!r} is not a server URL: give http(s)://HOST[:PORT][/PATH], "
                 "e.g. http://localhost:8000/v1 (with none, OpenAI's API is used)"

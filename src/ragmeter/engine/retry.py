@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragmeter.errors import PermanentError, TransientError
+from ragmeter.redact import redact
 
 UNREACHABLE_STATUS = frozenset({401, 403, 404})
 
@@ -175,10 +176,12 @@ def connection_dropped(exc: BaseException) -> str | None:
 
 
 def _status_text(exc: BaseException) -> str:
+    """The server's error message, masked before it is cut to 300 characters: a key the
+    server echoed across the cut kept its first characters, which ``redact`` cannot match."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         err = body.get("error", body)
         msg = err.get("message") if isinstance(err, dict) else err
         if msg:
-            return str(msg)[:300]
-    return str(exc)[:300]
+            return redact(str(msg))[:300]
+    return redact(str(exc))[:300]
