@@ -69,13 +69,10 @@ def test_a_key_pasted_as_the_base_url_is_not_printed_back(pasted: str, tmp_path)
     assert "'localhost:8000' is not a server URL" in res.output, res.output
 
 
-# The leak is in engine/calls.py (outside this audit's files): the circuit breaker raises its
-# abort inside the ``except`` that caught the SDK's error, so Python chains that error, the
-# server's echo of the key in its text, as ``__context__``; every printed traceback (a script,
-# a notebook, pytest's report of a test using the Evaluator) showed it under "During handling
-# of the above exception". The fix (``from None`` at the three raises) is a patch in the
-# audit-secrets report; strict: once it lands this xfail fails, so the marker is removed.
-@pytest.mark.xfail(strict=True, reason="needs the engine/calls.py patch of the audit report")
+# The circuit breaker raised its abort inside the ``except`` that caught the SDK's error, so
+# Python chained that error, the server's echo of the key in its text, as ``__context__``:
+# every printed traceback (a script, a notebook, pytest's report of a test using the
+# Evaluator) showed it under "During handling of the above exception".
 def test_a_tripped_breaker_does_not_chain_the_sdk_error_holding_the_echoed_key() -> None:
     from ragmeter import Settings, evaluate
     from ragmeter.errors import JudgeUnreachable

@@ -73,7 +73,7 @@ class CircuitBreaker:
             return
         loop, abort = self._tripped
         if loop is _running_loop():
-            raise type(abort)(str(abort), endpoint=abort.endpoint)
+            raise type(abort)(str(abort), endpoint=abort.endpoint) from None
         self._tripped, self.consecutive, self.exhausted = None, 0, 0  # a new run
 
     def _trip(self, abort: JudgeUnreachable) -> JudgeUnreachable:
@@ -99,14 +99,14 @@ class CircuitBreaker:
                     ),
                     endpoint=self.endpoint,
                 )
-            )
+            ) from None
 
     def failure(self, reason: str) -> None:
         self.check()
         self.consecutive += 1
         if self.consecutive >= self.threshold:
             how = f"{self.consecutive} consecutive attempts failed"
-            raise self._trip(self.unreachable(reason, how))
+            raise self._trip(self.unreachable(reason, how)) from None
 
     def unreachable(self, reason: str, how: str) -> JudgeUnreachable:
         where = f"{self.name} at {self.endpoint}" if self.endpoint else self.name

@@ -87,6 +87,8 @@ class CachedEmbedder:
         if matrix.shape[0] != len(batch):
             why = f"embedder returned {matrix.shape[0]} vectors for {len(batch)} texts"
             return None, reply.usage, attempts, why
+        if not np.isfinite(matrix).all():  # else every similarity built on it came out NaN
+            return None, reply.usage, attempts, "embedder returned a vector holding NaN or inf"
         return matrix, reply.usage, attempts, None
 
     async def embed(self, texts: Sequence[str]) -> JudgeReply[np.ndarray]:
