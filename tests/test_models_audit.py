@@ -86,3 +86,38 @@ def test_sigterm_handler_is_restored_after_install(fake, monkeypatch) -> None:  
     res = CliRunner().invoke(app, ["models", "install"])
     assert res.exit_code == 0, res.output
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_install_of_a_verified_model_removes_a_killed_assemblys_leftover(
+    fake,  # noqa: F811
+    monkeypatch,
+) -> None:
+    """A `--force` install killed with SIGKILL leaves its temp file beside a verified model;
+    `models install` then said "already verified" and left it there for ever."""
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    monkeypatch.setattr(model_store, "MODELS", {"1.5b": fake})
+    path = model_store.assemble(fake)
+    leftover = path.with_name(".fake.gguf.k1ll3d.part")
+    leftover.write_bytes(b"h" * 1234)
+    res = CliRunner().invoke(app, ["models", "install"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "already verified" in res.output
+    assert "removed 1,234 bytes left by an interrupted assembly" in res.output
+    assert sorted(os.listdir(path.parent)) == ["fake.gguf", "fake.gguf.verified.json"]
+
+
+def test_a_live_assemblys_temp_file_is_left_alone(fake) -> None:  # noqa: F811
+    from ragmeter.backends import _model_files
+
+    path = model_store.assemble(fake)
+    live = path.with_name(".fake.gguf.l1ve.part")
+    live.write_bytes(b"being written")
+    with _model_files.assembly_lock(path) as locked:  # another assembler holds the lock
+        assert locked
+        assert model_store.clear_leftovers(fake) == 0
+    assert live.exists()
+    assert model_store.clear_leftovers(fake) == len(b"being written")
+    assert not live.exists()

@@ -292,6 +292,24 @@ def assemble(
     return dest
 
 
+def clear_leftovers(model: EmbeddedModel, directory: Path | None = None) -> int:
+    """Remove the temp files a killed assembly (SIGKILL, power cut) left beside ``model``;
+    return the bytes freed. Only when no other process is assembling: the lock is tried,
+    not waited for, and without it nothing is removed (its temp file looks the same).
+
+    Why: leftovers are otherwise removed only by the next assembly, which never comes while
+    a verified model is there, so up to 1 GiB stayed hidden (a dot file) in the cache dir.
+    """
+    dest = model_path(model, directory)
+    if not dest.parent.is_dir():
+        return 0
+    try:
+        with assembly_lock(dest, wait=False) as locked:
+            return remove_leftovers(dest) if locked else 0
+    except OSError:  # an unreadable cache dir: nothing to clear here
+        return 0
+
+
 def ensure_model(key: str | None = None, *, assemble_if_missing: bool = True) -> Path:
     """The verified path of an embedded model, assembling it on first use."""
     model = get_model(key)

@@ -46,6 +46,10 @@ def install(
         try:
             if not force and model_store.is_verified(model, dest):
                 console.print(literal(f"{model.upstream}: already verified at {dest}"))
+                if freed := model_store.clear_leftovers(model):
+                    console.print(
+                        literal(f"removed {freed:,} bytes left by an interrupted assembly")
+                    )
                 continue
             with (
                 _term_as_ctrl_c(),
