@@ -121,3 +121,19 @@ def test_a_live_assemblys_temp_file_is_left_alone(fake) -> None:  # noqa: F811
     assert live.exists()
     assert model_store.clear_leftovers(fake) == len(b"being written")
     assert not live.exists()
+
+
+def test_user_gguf_replaced_with_its_old_mtime_gets_its_own_sha(tmp_path, monkeypatch) -> None:
+    """The digest names a gguf:PATH judge in cache keys: a different file of the same size
+    with the old mtime put back must not be taken for the old one (and its cached verdicts)."""
+    monkeypatch.setenv("RAGMETER_HOME", str(tmp_path / "home"))
+    path = tmp_path / "judge.gguf"
+    path.write_bytes(b"GGUF" + b"a" * 60)
+    first = model_store.gguf_sha256(path)
+    st = path.stat()
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"GGUF" + b"b" * 60)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(other, path)
+    second = model_store.gguf_sha256(path)
+    assert first != second and second == model_store.sha256_file(path)

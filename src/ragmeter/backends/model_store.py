@@ -368,9 +368,11 @@ def status(
 
 
 def gguf_sha256(path: Path) -> str:
-    """sha256 of a user GGUF, remembered per (path, size, mtime) so it is computed once."""
+    """sha256 of a user GGUF, remembered per (path, stat) so it is computed once. The stat
+    includes inode and ctime (``_stat_record``): a different file put there with the same size
+    and mtime must not inherit the digest, which names the judge in cache keys."""
     st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    key = "|".join([str(path.resolve()), *map(str, _stat_record(st).values())])
     store = models_dir() / "gguf_sha256.json"
     try:
         known = json.loads(store.read_text())
