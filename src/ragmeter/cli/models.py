@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -41,15 +46,22 @@ def install(
         try:
             if not force and model_store.is_verified(model, dest):
                 console.print(literal(f"{model.upstream}: already verified at {dest}"))
+                if freed := model_store.clear_leftovers(model):
+                    console.print(
+                        literal(f"removed {freed:,} bytes left by an interrupted assembly")
+                    )
                 continue
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                DownloadColumn(),
-                TimeRemainingColumn(),
-                console=console,
-                transient=True,
-            ) as bar:
+            with (
+                _term_as_ctrl_c(),
+                Progress(
+                    "[progress.description]{task.description}",
+                    BarColumn(),
+                    DownloadColumn(),
+                    TimeRemainingColumn(),
+                    console=console,
+                    transient=True,
+                ) as bar,
+            ):
                 task = bar.add_task(f"assembling {model.filename}", total=model.size)
                 path = model_store.assemble(
                     model,
@@ -67,6 +79,33 @@ def install(
             failed = True
     if failed:
         raise typer.Exit(2)
+
+
+@contextlib.contextmanager
+def _term_as_ctrl_c() -> Iterator[None]:
+    """While assembling, SIGTERM stops the install as Ctrl-C does.
+
+    Why: ``timeout``, ``docker stop`` and a cancelled CI job send SIGTERM, whose default
+    action ends Python without running ``finally``: the temp file of the half assembly (up to
+    1 GiB) stayed in the cache dir, and nothing removes it while a verified model is there.
+    As a KeyboardInterrupt, the assembly removes it on the way out. Only where SIGTERM has
+    its default action and this is the main thread (signal handlers can be set nowhere else).
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @models_app.command("list", short_help="Each model: chunks, assembled, verified, path.")
