@@ -137,3 +137,26 @@ def test_user_gguf_replaced_with_its_old_mtime_gets_its_own_sha(tmp_path, monkey
     os.replace(other, path)
     second = model_store.gguf_sha256(path)
     assert first != second and second == model_store.sha256_file(path)
+
+
+def test_a_model_file_without_its_record_or_chunks_is_available_and_verified_on_load(
+    fake,  # noqa: F811
+    monkeypatch,
+) -> None:
+    """Assembled, then its chunk packages uninstalled and its sha256 record lost (a copied
+    directory): availability said "not installed", though loading hashes and accepts it."""
+    from ragmeter.availability import _embedded_problem
+
+    path = model_store.assemble(fake)
+    for sidecar in path.parent.glob(path.name + ".*"):  # its sha256 record, lost
+        sidecar.unlink()
+
+    def uninstalled(dist: str, version: str) -> Path:
+        raise FileNotFoundError(f"package {dist}=={version} is not installed")
+
+    monkeypatch.setattr(model_store, "locate_part", uninstalled)
+    st = model_store.status([fake])[0]
+    assert st.assembled and not st.verified and st.parts_installed == 0
+    assert _embedded_problem("fake") is None
+    assert model_store.ensure_model("fake") == path  # hashed now, and the record written
+    assert model_store.is_verified(fake, path, quick=True)

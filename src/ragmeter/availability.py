@@ -73,7 +73,10 @@ def ray_problem() -> str | None:
 
 def _embedded_problem(key: str | None) -> str | None:
     """Why the embedded judge model cannot be loaded (None: installed, or all its chunk
-    packages are, which ``load`` assembles on first use)."""
+    packages are, which ``load`` assembles on first use, or its file is there at the pinned
+    size with no sha256 record yet, which ``load`` hashes). Why the last: a model copied in,
+    or assembled before its chunk packages were uninstalled, lost its record; the run and
+    the dry run said "not installed" and asked for a gigabyte of chunks to be installed."""
     from ragmeter.backends import model_store
 
     try:
@@ -86,6 +89,8 @@ def _embedded_problem(key: str | None) -> str | None:
     except Exception as exc:  # an unreadable model directory
         return f"the embedded judge model cannot be had ({exc})"
     if st.verified or st.parts_installed == len(model.dists):
+        return None
+    if st.assembled and not st.wrong_size:  # verified (sha256) when loaded: ensure_model
         return None
     return (
         f"the embedded judge model ({model.upstream}) is not installed ({st.parts_installed} "
