@@ -9,6 +9,7 @@ encodes on one worker thread, the OpenAI one uses the async SDK. Wrap them in th
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
 import math
 import os
@@ -32,6 +33,19 @@ EMBED_HINT = (
     "install them with `pip install torch==2.13.0` (CPU; an unpinned torch pulls "
     "gigabytes of CUDA packages) and then `pip install 'ragmeter[embed]'`"
 )
+
+
+def model_fingerprint(path: Path) -> str:
+    """12 hex digits naming a local model's files: each one's path inside ``path``, size and
+    modification time. Why not its content: hashing gigabytes on every run; a copy made
+    without keeping the times is taken for another model (its answers are computed again),
+    while a file retrained, re-exported or swapped in place never reuses the old answers."""
+    files = sorted(f for f in ([path] if path.is_file() else path.rglob("*")) if f.is_file())
+    h = hashlib.sha256()
+    for f in files:
+        st = f.stat()
+        h.update(f"{f.relative_to(path).as_posix()}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:12]
 
 
 def default_st_path() -> Path:
@@ -76,7 +90,11 @@ class SentenceTransformerEmbedder:
         else:
             p = Path(path_or_name).expanduser()
             self.path = str(p) if p.exists() else str(path_or_name)
-            self.name = f"st:{p.name if p.exists() else path_or_name}"
+            # a local model's cache identity holds its files' fingerprint: two fine-tunes
+            # saved as ``.../final`` (or one retrained in place) shared vectors as st:final
+            self.name = (
+                f"st:{p.name}+{model_fingerprint(p)}" if p.exists() else f"st:{path_or_name}"
+            )
         self.device = device
         self.batch_size = batch_size
         self._model: Any = None

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ragmeter.backends.embedders import model_fingerprint
 from ragmeter.errors import ResourceUnavailable
 from ragmeter.protocols import JudgeReply, TokenLogprobs, Usage
 
@@ -30,7 +31,7 @@ class HFScorer:
         self.path = _local(path)
         self.device = device
         self.max_input_tokens = max_input_tokens
-        self.name = f"hf:{Path(self.path).name}"
+        self.name = _identity(self.path)
         self._lock = threading.Lock()
         self._model: Any = None
         self._tok: Any = None
@@ -107,7 +108,7 @@ class HFRewardModel:
         self.path = _local(path)
         self.device = device
         self.max_tokens = max_tokens
-        self.name = f"hf:{Path(self.path).name}"
+        self.name = _identity(self.path)
         self._lock = threading.Lock()
         self._model: Any = None
         self._tok: Any = None
@@ -158,6 +159,14 @@ def _sigmoid(x: float) -> float:
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
     return e / (1.0 + e)
+
+
+def _identity(path: str) -> str:
+    """The cache identity of the model at ``path``: its folder's name and its files'
+    fingerprint. Why: ``hf:final`` was every model saved in a folder named final, so one's
+    cached log-probabilities were served as another's."""
+    p = Path(path)
+    return f"hf:{p.name}+{model_fingerprint(p)}" if p.exists() else f"hf:{p.name}"
 
 
 def _local(path: str | Path) -> str:
