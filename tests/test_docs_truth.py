@@ -222,3 +222,14 @@ def test_the_readme_test_command_is_the_one_ci_runs() -> None:
     assert re.search(r"^make test$", ci, re.M), ci
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make test" in FENCE.findall(readme)[0]
+
+
+def test_the_readme_says_which_baselines_meta_eval_runs_by_default() -> None:
+    """The README said GPT Score and GPT Ranking run "with --baselines gpt_score,gpt_ranking",
+    as if asked for; they are in the default, and cost more judge time than the metrics."""
+    command: Any = typer.main.get_command(app)
+    option = next(p for p in command.commands["meta-eval"].params if p.name == "baselines")
+    default = set(option.default.split(","))
+    prose = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    said = "They are in meta-eval's default `--baselines`" in prose
+    assert said == ({"gpt_score", "gpt_ranking"} <= default), (said, default)
