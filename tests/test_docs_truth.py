@@ -15,22 +15,20 @@ import itertools
 import json
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from needs import missing, require_module
 from ragmeter.cli import _common as cli_common
 from ragmeter.cli import app
 from ragmeter.metrics.registry import get_metric
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the project supports 3.10, where tomllib is not in the stdlib
-    tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -200,7 +198,10 @@ def test_the_wikieval_table_holds_the_numbers_of_the_file_it_cites() -> None:
 def test_the_architecture_diagram_names_every_module_of_the_layers_contract() -> None:
     """A module in pyproject's layers but not in docs/architecture.md's diagram was invisible
     to a reader deciding where new code may import from."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    toml: ModuleType = (
+        require_module("tomllib") if sys.version_info >= (3, 11) else require_module("tomli")
+    )
+    config = toml.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     diagram = FENCE.findall(doc)[0]
@@ -242,3 +243,63 @@ def test_the_readme_says_how_the_tests_know_they_run_in_ci() -> None:
     assert 'os.environ.get("CI"' in needs
     assert "CI=" not in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "without `CI=true` in the environment" in (ROOT / "README.md").read_text("utf-8")
+
+
+def _result_values(data: dict[str, Any], key: str) -> float | None:
+    """A meta-eval RESULT key's value in its --out JSON (None: a key this check skips)."""
+    if key in data["agreement"]:
+        return data["agreement"][key]
+    if key.endswith("_brier"):
+        return data["calibration"][key.removesuffix("_brier")]["brier"]
+    if key == "wall_s":
+        return data["ragas_wall_s"]
+    return None
+
+
+def _quoted_meta_eval_results() -> list[Any]:
+    """(doc, file, text between, RESULT) for each `--out FILE` followed by its `RESULT`."""
+    cases = []
+    for doc in DOCS:
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        pattern = r"--out benchmarks/results/(meta_eval_[\w-]+\.json)(.{0,600}?)`RESULT ([^`]+)`"
+        for match in re.finditer(pattern, text):
+            name, between, result = match.groups()
+            if "--out" not in between:
+                cases.append(pytest.param(name, between, result, id=f"{_rel(doc)}: {name}"))
+    return cases
+
+
+RESULTS_QUOTED = _quoted_meta_eval_results()
+
+
+def test_the_docs_quote_meta_eval_results() -> None:
+    assert len(RESULTS_QUOTED) >= 5, RESULTS_QUOTED
+
+
+@pytest.mark.parametrize(("name", "between", "result"), RESULTS_QUOTED)
+def test_a_quoted_meta_eval_result_is_what_its_out_file_holds(
+    name: str, between: str, result: str
+) -> None:
+    """judged-metrics.md quoted wall_s=1534.2 and Brier 0.200 / 0.321 beside a file that a
+    later run had replaced (847.4 s, 0.246 / 0.323). A replaced file must be said so, with
+    the revision that holds the run quoted."""
+    replaced = re.search(rf"git show (\w+):benchmarks/results/{re.escape(name)}", between)
+    if replaced:
+        if not (ROOT / ".git").exists():
+            missing(f"no git history to read {replaced.group(0)!r} from")
+        text = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{replaced.group(1)}:benchmarks/results/{name}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    else:
+        text = (RESULTS / name).read_text(encoding="utf-8")
+    data = json.loads(text)
+    wrong = []
+    for key, value in re.findall(r"(\w+)=([\d.]+)", result):
+        held = _result_values(data, key)
+        tolerance = 0.06 if key == "wall_s" else 0.0006  # as printed: 1 and 3 decimals
+        if held is not None and abs(float(value) - held) > tolerance:
+            wrong.append(f"{key}: quoted {value}, the file holds {held}")
+    assert not wrong, wrong
