@@ -303,3 +303,14 @@ def test_a_quoted_meta_eval_result_is_what_its_out_file_holds(
         if held is not None and abs(float(value) - held) > tolerance:
             wrong.append(f"{key}: quoted {value}, the file holds {held}")
     assert not wrong, wrong
+
+
+def test_every_repository_file_the_docs_name_exists() -> None:
+    pattern = r"\b(?:tests|benchmarks|src/ragmeter|examples)/[\w./-]+\.(?:py|jsonl|csv|md|toml)\b"
+    missing_files = [
+        f"{_rel(doc)}: {path}"
+        for doc in DOCS
+        for path in sorted(set(re.findall(pattern, doc.read_text(encoding="utf-8"))))
+        if not (ROOT / path).exists()
+    ]
+    assert not missing_files, missing_files
