@@ -52,10 +52,11 @@ def _fenced_commands(text: str) -> list[str]:
 
 
 def _inline_commands(text: str) -> list[str]:
-    """`ragmeter ...` code spans in prose: fragments, so `[...]` and `...` are dropped."""
+    """`ragmeter ...` code spans in prose: fragments, so `[...]` brackets are dropped and a
+    `...` (arguments left out) is one placeholder argument."""
     prose = FENCE.sub("", text).replace("\n", " ")
     spans = re.findall(r"`(?:\.venv/bin/)?(ragmeter [a-z][^`]*)`", prose)
-    return [re.sub(r"\.\.\.|[\[\]]", " ", span) for span in spans]
+    return [re.sub(r"[\[\]]", " ", span).replace("...", "X") for span in spans]
 
 
 def _doc_commands() -> list[Any]:
@@ -72,9 +73,9 @@ def _doc_commands() -> list[Any]:
 def _parse(argv: list[str], fragment: bool) -> None:
     """Parse ``argv`` with the CLI's click commands, as the shell would hand them over.
 
-    A fragment (a command quoted in a sentence) may leave out required arguments
-    (``resilient_parsing``); an unknown command or option, or a value its type refuses,
-    is still an error.
+    A fragment (a command quoted in a sentence) may leave out required arguments and an
+    option's value (`ragmeter evaluate -o`); an unknown command or option, or a value its
+    type refuses, is still an error.
     """
     command: Any = typer.main.get_command(app)
     parent: Any = None
@@ -86,7 +87,14 @@ def _parse(argv: list[str], fragment: bool) -> None:
         name = rest.pop(0)
         assert name in command.commands, f"no command {name!r}: {sorted(command.commands)}"
         command = command.commands[name]
-    command.make_context(name, rest, parent=parent, resilient_parsing=fragment)
+    try:
+        command.make_context(name, rest, parent=parent)
+    except Exception as exc:  # click's classes: typer vendors its own copy of click
+        said = str(exc)
+        left_out = type(exc).__name__ == "MissingParameter" or "requires an argument" in said
+        left_out |= "unexpected extra argument" in said and "X" in rest  # X: a `...`
+        if not (fragment and left_out):
+            raise
 
 
 COMMANDS = _doc_commands()
