@@ -5,8 +5,10 @@ long (3,700 lines) and edited with nearly every change. Each test here reads the
 and checks one kind of claim against the code or the files: every ``ragmeter ...`` command
 parses with the CLI's own parser (run by nothing: no judge, no data), every relative link
 and anchor resolves, every metric a command or the metric table names exists, every
-``benchmarks/results`` file cited is there, the exit codes are the CLI's, and the headline
-WikiEval table holds the numbers of the file it cites. Fast: no command is run.
+``benchmarks/results`` file cited is there, the exit codes are the CLI's, and numbers said
+of a results file (the WikiEval table, quoted RESULT lines, tokens decoded, engine ratios) are
+what that file holds. Results files are rewritten by later runs: a number from a replaced
+run is cited by the revision holding it (`git show REV:PATH`). Fast: no command is run.
 """
 
 from __future__ import annotations
