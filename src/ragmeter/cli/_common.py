@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import Counter
-from typing import Any
+from typing import IO, Any
 
 import typer
 from rich.console import Console
@@ -12,10 +14,49 @@ from typer.core import TyperCommand
 
 from ragmeter.errors import DataError, RagmeterError, RunAborted
 
+
+def reader_gone(stream: IO[str]) -> None:
+    """The reader of ``stream`` went away (``| head -1``, ``| grep -q``, a closed pipe): what
+    is left to print there goes to os.devnull, and the command carries on.
+
+    Why: rich's default exits 1 at once and click's ``echo`` did the same, without a word.
+    A run whose scores all passed then exited 1 ("some scores failed") under ``set -o
+    pipefail``, and a ``--fail-under`` or ``--fail-on-regression`` gate printed after the
+    table was never checked: its ``gate failed:`` lines (stderr) never came. Carrying on
+    keeps the documented exit code and every line still read. devnull as in Python's note on
+    SIGPIPE (signal module): no "Exception ignored ... BrokenPipeError" at exit."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # no descriptor (a test's buffer): nothing to redirect
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+class CliConsole(Console):
+    """A rich Console that outlives the reader of its stream (``reader_gone`` says why)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # nothing more is written to a stream nobody reads
+        reader_gone(self.file)
+
+
+def echo(text: str, nl: bool = True) -> None:
+    """``typer.echo`` on stdout (machine-readable output, printed as is), outliving its
+    reader as the consoles do."""
+    try:
+        typer.echo(text, nl=nl)
+    except BrokenPipeError:
+        reader_gone(sys.stdout)
+
+
 # emoji=False: ":smile:" in a label, an id or a judge's reason is text, not an emoji; even
 # with markup=False rich replaced it. ragmeter's own text uses no emoji codes.
-console = Console(emoji=False)
-err_console = Console(stderr=True, emoji=False)
+console = CliConsole(emoji=False)
+err_console = CliConsole(stderr=True, emoji=False)
 
 # 0: every requested score computed (or not applicable by definition); 1: some scores failed
 # (or an internal error); 2: usage or configuration; 3: the judge is unreachable, run aborted;

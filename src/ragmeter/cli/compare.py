@@ -19,6 +19,7 @@ import typer
 from ragmeter.cli._common import (
     EXIT_BAD_INPUT,
     console,
+    echo,
     err_console,
     literal,
     run_guarded,
@@ -134,9 +135,9 @@ def compare_cmd(
     for warning in cmp.warnings:
         err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
-        typer.echo(cmp.to_json(alpha))
+        echo(cmp.to_json(alpha))
     elif output == "markdown":
-        typer.echo(to_markdown(cmp, alpha=alpha), nl=False)
+        echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:
         for renderable in to_rich(cmp, alpha=alpha):
             print_table(renderable)

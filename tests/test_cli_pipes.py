@@ -1,0 +1,70 @@
+"""The CLI in pipes, scripts and odd terminals (the 2026-11-27 audit): a reader that goes
+away (`| head -1`, `| grep -q`) changes no exit code and skips no gate; a table off a
+terminal is never cut to the width of COLUMNS; input that cannot be read twice (stdin, a
+FIFO, `<(...)`) and `-` given as an output file are refused, naming what to do. Each test
+failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import ragmeter
+
+ROOT = Path(__file__).resolve().parents[1]
+TURNS = ROOT / "examples" / "rag_turns.jsonl"
+RUNS = ROOT / "examples" / "compare" / "runs"
+LEXICAL = "token_f1,k_precision,mrr,refusal_rate"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    src = str(Path(ragmeter.__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+def _closed_stdout(args: list[str]) -> tuple[int, str]:
+    """Exit code and stderr of the command, its stdout closed before it prints (`| true`)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragmeter", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=120), err
+
+
+def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """The command with stdout and stderr pipes (not a terminal)."""
+    cmd = [sys.executable, "-m", "ragmeter", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(**env), timeout=120)
+
+
+def test_a_closed_stdout_leaves_a_passing_run_at_exit_0(tmp_path) -> None:
+    """Before: exit 1 ("some scores failed", a failed CI step under pipefail), no word."""
+    out = tmp_path / "run"
+    code, err = _closed_stdout(["evaluate", str(TURNS), "-m", LEXICAL, "-q", "-o", str(out)])
+    assert code == 0, err
+    assert (out / "summary.json").is_file()
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_closed_stdout_still_checks_the_gate() -> None:
+    """Before: exit 1 at the table, the gate never checked: no `gate failed:` line."""
+    args = ["evaluate", str(TURNS), "-m", LEXICAL, "-q", "--fail-under", "mrr=0.99"]
+    code, err = _closed_stdout(args)
+    assert code == 1
+    assert "gate failed: mrr" in err, err
+
+
+def test_compare_json_into_a_closed_pipe_keeps_its_exit_code() -> None:
+    """`compare A B -f json | grep -q ...`: exit 0 for runs with no regression (was 1)."""
+    args = ["compare", str(RUNS / "baseline"), str(RUNS / "reranked"), "-f", "json"]
+    code, err = _closed_stdout([*args, "--fail-on-regression"])
+    assert code == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
