@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import ragmeter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,3 +70,18 @@ def test_compare_json_into_a_closed_pipe_keeps_its_exit_code() -> None:
     code, err = _closed_stdout([*args, "--fail-on-regression"])
     assert code == 0, err
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize("columns", ["40"])
+def test_evaluate_table_is_never_cut_off_a_terminal(columns: str) -> None:
+    """COLUMNS=40 off a terminal: the means were cut to "0.…" and the ok/undef/skip/fail
+    columns vanished, without a word."""
+    done = _run(["evaluate", str(TURNS), "-m", LEXICAL, "-q"], COLUMNS=columns)
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout, done.stdout
+    assert "\x1b[" not in done.stdout  # not a terminal: no colour codes
+    for name in LEXICAL.split(","):
+        row = next(line for line in done.stdout.splitlines() if f" {name} " in line)
+        cells = [c.strip() for c in row.strip("│ ").split("│")]
+        assert len(cells) == 7, row  # metric, mean, CI, ok, undef, skip, fail
+        assert all(cells), row

@@ -20,6 +20,7 @@ from ragmeter.cli._common import (
     table_title,
 )
 from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
+from ragmeter.cli._long_tables import print_table
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import cost_text
@@ -287,7 +288,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             str(agg.n_skipped),
             f"[red]{agg.n_failed}[/red]" if agg.n_failed else "0",
         )
-    console.print(table)
+    print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
     failures = result.failures()
     counts = {
         s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")
@@ -377,7 +378,7 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
         str(est["completion_tokens"]),
         style="bold",
     )
-    console.print(table)
+    print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
     per = est.get("chars_per_token", 4)
     line = f"estimated cost: {cost_text(est)}; tokens at {per:g} characters a token"
     console.print(literal(line), highlight=False)
