@@ -6,6 +6,7 @@ failed before its fix."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -85,3 +86,81 @@ def test_evaluate_table_is_never_cut_off_a_terminal(columns: str) -> None:
         cells = [c.strip() for c in row.strip("│ ").split("│")]
         assert len(cells) == 7, row  # metric, mean, CI, ok, undef, skip, fail
         assert all(cells), row
+
+
+def _run_in(
+    cwd: Path, args: list[str], stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "ragmeter", *args]
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env=_env(), timeout=120, cwd=cwd, input=stdin
+    )
+
+
+def test_compare_json_dash_prints_only_json_on_stdout(tmp_path) -> None:
+    """`compare A B --json - | python -m json.tool`: a file named "-" was written and the
+    table piped, which json.tool refused."""
+    done = _run_in(
+        tmp_path, ["compare", str(RUNS / "baseline"), str(RUNS / "reranked"), "--json", "-"]
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["n_paired"] == 36
+    assert not (tmp_path / "-").exists()
+    md = _run_in(
+        tmp_path, ["compare", str(RUNS / "baseline"), str(RUNS / "reranked"), "--markdown", "-"]
+    )
+    assert md.returncode == 0 and md.stdout.startswith("### ragmeter compare"), md.stdout
+
+
+@pytest.mark.parametrize(
+    "extra", [["--json", "-", "--markdown", "-"], ["--json", "-", "-f", "markdown"]]
+)
+def test_two_outputs_on_stdout_are_refused(tmp_path, extra: list[str]) -> None:
+    done = _run_in(tmp_path, ["compare", str(RUNS / "baseline"), str(RUNS / "reranked"), *extra])
+    assert done.returncode == 2, done.stdout
+    assert "each print on stdout" in done.stderr and not done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", str(RUNS / "baseline"), "-o", "-"],
+        ["evaluate", str(TURNS), "-m", "mrr", "-o", "-"],
+    ],
+)
+def test_dash_as_an_output_file_is_refused(tmp_path, args: list[str]) -> None:
+    """`report -o -` wrote report.html as a file named "-", `evaluate -o -` a directory."""
+    done = _run_in(tmp_path, args)
+    assert done.returncode == 2, done.stderr
+    assert "-o -" in done.stderr and not (tmp_path / "-").exists()
+
+
+def test_evaluate_from_a_pipe_says_so(tmp_path) -> None:
+    """`cat rows.jsonl | ragmeter evaluate /dev/stdin`: "row 1: invalid JSON", good data
+    blamed (the pipe was read twice); `evaluate -`: "unsupported file type"."""
+    rows = TURNS.read_text()
+    piped = _run_in(tmp_path, ["evaluate", "/dev/stdin", "--format", "jsonl", "-m", "mrr"], rows)
+    dash = _run_in(tmp_path, ["evaluate", "-", "--format", "jsonl", "-m", "mrr"], rows)
+    for done in (piped, dash):
+        assert done.returncode == 2, done.stderr
+        assert "save it to a file first" in done.stderr, done.stderr
+        assert "invalid JSON" not in done.stderr
+
+
+def test_evaluate_a_fifo_says_so(tmp_path) -> None:
+    fifo = tmp_path / "rows.jsonl"
+    os.mkfifo(fifo)  # nobody writes: the check must not open it (it would block)
+    done = _run_in(tmp_path, ["evaluate", str(fifo), "-m", "mrr"])
+    assert done.returncode == 2, done.stderr
+    assert "no regular file" in done.stderr and "save it to a file first" in done.stderr
+
+
+def test_stdin_redirected_from_a_file_still_works(tmp_path) -> None:
+    """Guard: `< rows.jsonl` makes /dev/stdin a regular file, read as any other."""
+    cmd = [sys.executable, "-m", "ragmeter", "evaluate", "/dev/stdin", "--format", "jsonl"]
+    with TURNS.open() as rows:
+        done = subprocess.run(
+            [*cmd, "-m", "mrr", "-q"], stdin=rows, capture_output=True, text=True, env=_env()
+        )
+    assert done.returncode == 0, done.stderr
+    assert "25 samples" in done.stdout

@@ -57,10 +57,11 @@ def compare_cmd(
         str, typer.Option("--format", "-f", help="table | markdown | json (stdout).")
     ] = "table",
     markdown: Annotated[
-        Path | None, typer.Option(help="Also write the Markdown (PR comment) here.")
+        Path | None,
+        typer.Option(help="Also write the Markdown (PR comment) here; - prints it instead."),
     ] = None,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the JSON here.")
+        Path | None, typer.Option("--json", help="Also write the JSON here; - prints it instead.")
     ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level (Holm-adjusted).")] = 0.05,
     fail_on_regression: Annotated[
@@ -104,6 +105,7 @@ def compare_cmd(
             "only: add it, or leave the option out"
         )
         raise typer.Exit(EXIT_BAD_INPUT)
+    markdown, json_out, output = _stdout_outputs(markdown, json_out, output)
     # Every output path before any work: a bad one found after the statistics was an
     # internal error (exit 1) and the comparison was lost.
     outputs = {"--markdown": (markdown, "comment.md"), "--json": (json_out, "compare.json")}
@@ -143,3 +145,33 @@ def compare_cmd(
             print_table(renderable)
     if fail_on_regression:
         report_gate(regressions(cmp, alpha=alpha, allow_lost_scores=allow_lost_scores))
+
+
+STDOUT = Path("-")
+
+
+def _stdout_outputs(
+    markdown: Path | None, json_out: Path | None, output: str
+) -> tuple[Path | None, Path | None, str]:
+    """``--json -`` / ``--markdown -``: that output on stdout, alone (as ``-f json`` /
+    ``-f markdown``). Why: ``compare A B --json - | python -m json.tool`` wrote a file named
+    "-" in the current directory and piped the table, which json.tool refused. Two outputs
+    asked of stdout at once are refused (exit 2): mixed there, neither could be read."""
+    asked = {"json": json_out == STDOUT, "markdown": markdown == STDOUT}
+    on_stdout = [fmt for fmt, dash in asked.items() if dash]
+    if not on_stdout:
+        return markdown, json_out, output
+    if len(on_stdout) == 2 or output not in ("table", on_stdout[0]):
+        shown = [f"--{f} -" for f in on_stdout] + ([f"-f {output}"] if output != "table" else [])
+        err_console.print(
+            said(
+                "error:",
+                "bold red",
+                f"{' and '.join(shown)} each print on stdout: give one of them (a file path "
+                "for the other)",
+            ),
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
+    markdown = None if asked["markdown"] else markdown
+    return markdown, None if asked["json"] else json_out, on_stdout[0]

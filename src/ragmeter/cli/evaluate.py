@@ -19,7 +19,7 @@ from ragmeter.cli._common import (
     run_guarded,
     table_title,
 )
-from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
+from ragmeter.cli._gates import check_gate_on, check_paths, finish_evaluate, prepare_evaluate
 from ragmeter.cli._long_tables import print_table
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
@@ -179,6 +179,7 @@ def evaluate(
     --fail-under gate exits 1 with one `gate failed:` line per metric.
     """
     on = check_gate_on(gate_on)
+    check_paths(data, out)  # stdin, a pipe, -o -: before any work
     if structured_output is not None and structured_output not in STRUCTURED_MODES:
         # else Settings' pattern error, naming a field (structured_mode) nobody typed
         raise_usage(
