@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -164,3 +165,20 @@ def test_stdin_redirected_from_a_file_still_works(tmp_path) -> None:
         )
     assert done.returncode == 0, done.stderr
     assert "25 samples" in done.stdout
+
+
+ASCII_LOCALE = {"PYTHONUTF8": "0", "LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""}
+
+
+@pytest.mark.parametrize("args", [["evaluate", str(TURNS), "-m", LEXICAL, "-q"], ["metrics"]])
+def test_an_ascii_locale_prints_escapes_not_an_internal_error(args: list[str]) -> None:
+    """LC_ALL=C with PYTHONUTF8=0 (or a Windows pipe in cp1252): ragmeter's own "·" and
+    "∩" raised UnicodeEncodeError as the results were printed: "internal error", exit 1."""
+    cmd = [sys.executable, "-m", "ragmeter", *args]
+    env = {k: v for k, v in _env(**ASCII_LOCALE).items() if k != "PYTHONIOENCODING"}
+    done = subprocess.run(cmd, capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert b"internal error" not in done.stderr
+    done.stdout.decode("ascii")  # every character escaped, none raised
+    # a character ASCII lacks ("·", "∩"), shown as its escape
+    assert re.search(rb"\\(x[0-9a-f]{2}|u[0-9a-f]{4})", done.stdout), done.stdout

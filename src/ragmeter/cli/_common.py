@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections import Counter
@@ -51,6 +52,23 @@ def echo(text: str, nl: bool = True) -> None:
         typer.echo(text, nl=nl)
     except BrokenPipeError:
         reader_gone(sys.stdout)
+
+
+_RAISING = ("strict", "surrogateescape")
+
+
+def legible(stream: IO[str]) -> None:
+    """A character ``stream``'s encoding cannot hold is written as a backslash escape
+    (``\\u2229``) instead of raising. Why: under an ASCII or legacy locale (``LC_ALL=C``
+    with ``PYTHONUTF8=0``, a Windows pipe or log file in cp1252) ragmeter's own "·", "∩",
+    "−" or an id's "é" raised UnicodeEncodeError as the results were printed: "internal
+    error", exit 1, after the whole run, its table lost without ``-o``. Python's stderr
+    already does this; stdout is made to as well."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    # surrogateescape: Python's stdout in the C/POSIX locale, which raises as strict does
+    if reconfigure is not None and getattr(stream, "errors", None) in _RAISING:
+        with contextlib.suppress(ValueError, OSError):  # a closed or detached stream
+            reconfigure(errors="backslashreplace")
 
 
 # emoji=False: ":smile:" in a label, an id or a judge's reason is text, not an emoji; even
@@ -144,6 +162,11 @@ class OnceCommand(TyperCommand):
     below its threshold passed CI (exit 0 for a failed gate); ``-m token_f1 -m k_precision``
     scored k_precision alone. Other options keep click's rule, the last one given wins (a
     wrapper script's default overridden after it)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        legible(sys.stdout)
+        legible(sys.stderr)
+        return super().invoke(ctx)
 
     def make_parser(self, ctx: Any) -> Any:
         """click's parser, its ``parse_args`` checked for repeats: it returns every option
