@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
@@ -182,3 +183,38 @@ def test_an_ascii_locale_prints_escapes_not_an_internal_error(args: list[str]) -
     done.stdout.decode("ascii")  # every character escaped, none raised
     # a character ASCII lacks ("·", "∩"), shown as its escape
     assert re.search(rb"\\(x[0-9a-f]{2}|u[0-9a-f]{4})", done.stdout), done.stdout
+
+
+def _on_a_terminal(args: list[str], columns: str) -> str:
+    """The command's stdout as a terminal of ``columns`` columns shows it (a pty)."""
+    master, slave = pty.openpty()
+    cmd = [sys.executable, "-m", "ragmeter", *args]
+    env = _env(COLUMNS=columns, TERM="xterm")  # a dumb one: rich reads no COLUMNS
+    proc = subprocess.Popen(cmd, stdout=slave, stderr=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the command closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    return b"".join(chunks).decode()
+
+
+def test_a_table_cut_on_a_narrow_terminal_says_so() -> None:
+    """At 40 columns rich cut the means to "0.…" and dropped the ok/undef/skip/fail
+    columns, without a word."""
+    shown = _on_a_terminal(["evaluate", str(TURNS), "-m", LEXICAL, "-q"], "40")
+    assert "0.…" in shown  # the cut this note is about (rich's, on a terminal)
+    assert "note: the table above is cut" in shown, shown
+
+
+def test_a_table_that_fits_the_terminal_has_no_note() -> None:
+    """Guard: the note is for cut tables only."""
+    shown = _on_a_terminal(["evaluate", str(TURNS), "-m", LEXICAL, "-q"], "120")
+    assert "token_f1" in shown and "note: the table above" not in shown

@@ -47,6 +47,8 @@ def print_table(console: Console, renderable: Any) -> None:
         return  # quiet: its reader went away (a closed pipe, _common.reader_gone)
     if console.is_terminal or not isinstance(renderable, Table):
         console.print(renderable)
+        if isinstance(renderable, Table) and _cut_on_terminal(console, renderable):
+            console.print(_CUT.format(console.width), style="dim", highlight=False)
         return
     needed = console.measure(renderable, options=console.options.update_width(WIDEST)).maximum
     # a console of its own: Console.print(width=...) never goes beyond the console's width;
@@ -54,6 +56,22 @@ def print_table(console: Console, renderable: Any) -> None:
     wide = CliConsole(file=console.file, width=max(console.width, needed), emoji=False)
     wide.print(renderable)
     console.quiet = console.quiet or wide.quiet  # its reader gone: so is the console's
+
+
+_CUT = (
+    "note: the table above is cut to this terminal's {} columns (… or columns missing): "
+    "widen the window, or pipe the output (| cat, | less -S) for every cell whole"
+)
+
+
+def _cut_on_terminal(console: Console, table: Table) -> bool:
+    """Whether rich cut a cell of ``table`` to fit the terminal. Why: at 40 columns a mean
+    read "0.…" and the ok/undef/skip/fail columns were gone, without a word. Measured for
+    tables under LONG rows only (measuring thousands of slices costs seconds)."""
+    if table.row_count >= LONG:
+        return False
+    wide = console.options.update_width(WIDEST)  # at the console's width, clamped to it
+    return console.measure(table, options=wide).minimum > console.width
 
 
 def _qualifies(console: Console, table: Table) -> bool:
