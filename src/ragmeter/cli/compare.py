@@ -6,7 +6,8 @@ metric's scores than A, B has no score for samples A scored (failed, undefined o
 in B; --allow-lost-scores accepts the undefined or skipped), or B lacks a metric A computed
 (unless --metrics), 2 runs that
 do not pair (the ids are named), an output path (--markdown, --json) that is a directory or
-cannot be written (checked before any run is read) or other bad input.
+cannot be written (checked before any run is read), two outputs asked of stdout (``--json -``
+beside ``--markdown -`` or another ``-f``) or other bad input.
 """
 
 from __future__ import annotations
