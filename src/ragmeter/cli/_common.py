@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from collections import Counter
-from typing import Any
+from typing import IO, Any
 
 import typer
 from rich.console import Console
@@ -12,10 +15,66 @@ from typer.core import TyperCommand
 
 from ragmeter.errors import DataError, RagmeterError, RunAborted
 
+
+def reader_gone(stream: IO[str]) -> None:
+    """The reader of ``stream`` went away (``| head -1``, ``| grep -q``, a closed pipe): what
+    is left to print there goes to os.devnull, and the command carries on.
+
+    Why: rich's default exits 1 at once and click's ``echo`` did the same, without a word.
+    A run whose scores all passed then exited 1 ("some scores failed") under ``set -o
+    pipefail``, and a ``--fail-under`` or ``--fail-on-regression`` gate printed after the
+    table was never checked: its ``gate failed:`` lines (stderr) never came. Carrying on
+    keeps the documented exit code and every line still read. devnull as in Python's note on
+    SIGPIPE (signal module): no "Exception ignored ... BrokenPipeError" at exit."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # no descriptor (a test's buffer): nothing to redirect
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+class CliConsole(Console):
+    """A rich Console that outlives the reader of its stream (``reader_gone`` says why)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # nothing more is written to a stream nobody reads
+        reader_gone(self.file)
+
+
+def echo(text: str, nl: bool = True) -> None:
+    """``typer.echo`` on stdout (machine-readable output, printed as is), outliving its
+    reader as the consoles do."""
+    try:
+        typer.echo(text, nl=nl)
+    except BrokenPipeError:
+        reader_gone(sys.stdout)
+
+
+_RAISING = ("strict", "surrogateescape")
+
+
+def legible(stream: IO[str]) -> None:
+    """A character ``stream``'s encoding cannot hold is written as a backslash escape
+    (``\\u2229``) instead of raising. Why: under an ASCII or legacy locale (``LC_ALL=C``
+    with ``PYTHONUTF8=0``, a Windows pipe or log file in cp1252) ragmeter's own "·", "∩",
+    "−" or an id's "é" raised UnicodeEncodeError as the results were printed: "internal
+    error", exit 1, after the whole run, its table lost without ``-o``. Python's stderr
+    already does this; stdout is made to as well."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    # surrogateescape: Python's stdout in the C/POSIX locale, which raises as strict does
+    if reconfigure is not None and getattr(stream, "errors", None) in _RAISING:
+        with contextlib.suppress(ValueError, OSError):  # a closed or detached stream
+            reconfigure(errors="backslashreplace")
+
+
 # emoji=False: ":smile:" in a label, an id or a judge's reason is text, not an emoji; even
 # with markup=False rich replaced it. ragmeter's own text uses no emoji codes.
-console = Console(emoji=False)
-err_console = Console(stderr=True, emoji=False)
+console = CliConsole(emoji=False)
+err_console = CliConsole(stderr=True, emoji=False)
 
 # 0: every requested score computed (or not applicable by definition); 1: some scores failed
 # (or an internal error); 2: usage or configuration; 3: the judge is unreachable, run aborted;
@@ -103,6 +162,11 @@ class OnceCommand(TyperCommand):
     below its threshold passed CI (exit 0 for a failed gate); ``-m token_f1 -m k_precision``
     scored k_precision alone. Other options keep click's rule, the last one given wins (a
     wrapper script's default overridden after it)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        legible(sys.stdout)
+        legible(sys.stderr)
+        return super().invoke(ctx)
 
     def make_parser(self, ctx: Any) -> Any:
         """click's parser, its ``parse_args`` checked for repeats: it returns every option

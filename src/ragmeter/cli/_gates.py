@@ -1,4 +1,5 @@
-"""What evaluate and compare share for slices and CI gates: checks, tables, exit code 1.
+"""What evaluate and compare share for slices and CI gates: checks, tables, exit code 1;
+and evaluate's checks of its paths (DATA, --out) before any work.
 
 Exit codes: 1 when a gate failed (one ``gate failed: ...`` line per failed gate on stderr,
 after every output was written), 2 for a bad gate or slice column (before any scoring).
@@ -6,6 +7,9 @@ after every output was written), 2 for a bad gate or slice column (before any sc
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +90,33 @@ def print_slices(rows: list[Any], by: str, confidence: float = 0.95) -> None:
             "[yellow]small[/yellow]" if r.small else "",
         )
     print_table(console, table)
+
+
+def check_paths(data: Path, out: Path | None) -> None:
+    """DATA must be a file ragmeter can read more than once (its rows, then its sha256 for
+    run.json and for resuming), and ``-o -`` names no directory. Why: ``evaluate -`` said
+    "unsupported file type '-'"; ``/dev/stdin`` from a pipe, a FIFO or ``<(jq ...)`` said
+    "row 1: invalid JSON", blaming good data (the second read found the pipe empty); ``-o -``
+    wrote the run into a directory named "-"."""
+    piped = "no regular file (a pipe: stdin, a FIFO, <(...))"
+    if str(data) == "-":
+        _usage(f"DATA - (stdin) cannot be read: {_READ_TWICE}")
+    with contextlib.suppress(OSError):  # a missing file is the loader's to say
+        if not stat.S_ISREG(mode := os.stat(data).st_mode) and not stat.S_ISDIR(mode):
+            _usage(f"DATA {data} is {piped}: {_READ_TWICE}")
+    if out is not None and str(out) == "-":
+        _usage("-o - : --out is the directory the run is written into, not stdout")
+
+
+_READ_TWICE = (
+    "ragmeter reads its input more than once (rows, then its sha256 for run.json); "
+    "save it to a file first (cmd > rows.jsonl) and give that path"
+)
+
+
+def _usage(message: str) -> None:
+    err_console.print(literal(f"error: {message}"), soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def prepare_evaluate(

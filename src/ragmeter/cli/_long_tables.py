@@ -25,6 +25,8 @@ from rich.markup import RE_TAGS
 from rich.table import Table
 from rich.text import Span, Text
 
+from ragmeter.cli._common import CliConsole
+
 LONG = 200  # rows from which the plain layout is used: below it rich takes a few ms
 WIDEST = 10_000  # measuring a table at this width gives the width it needs
 
@@ -41,16 +43,35 @@ def print_table(console: Console, renderable: Any) -> None:
     verdict to 'wor', a slice label to '[bold]t[/bol…'), so a table is printed as wide as it
     needs. A long one (thousands of slices) is laid out without rich's measuring, the same
     lines in a fraction of the time."""
-    if print_long(console, renderable):
-        return
+    if console.quiet or print_long(console, renderable):
+        return  # quiet: its reader went away (a closed pipe, _common.reader_gone)
     if console.is_terminal or not isinstance(renderable, Table):
         console.print(renderable)
+        if isinstance(renderable, Table) and _cut_on_terminal(console, renderable):
+            console.print(_CUT.format(console.width), style="dim", highlight=False)
         return
     needed = console.measure(renderable, options=console.options.update_width(WIDEST)).maximum
     # a console of its own: Console.print(width=...) never goes beyond the console's width;
-    # no emoji codes read, as the CLI's consoles (cli._common)
-    wide = Console(file=console.file, width=max(console.width, needed), emoji=False)
+    # no emoji codes read, and a closed pipe outlived, as the CLI's consoles (cli._common)
+    wide = CliConsole(file=console.file, width=max(console.width, needed), emoji=False)
     wide.print(renderable)
+    console.quiet = console.quiet or wide.quiet  # its reader gone: so is the console's
+
+
+_CUT = (
+    "note: the table above is cut to this terminal's {} columns (… or columns missing): "
+    "widen the window, or pipe the output (| cat, | less -S) for every cell whole"
+)
+
+
+def _cut_on_terminal(console: Console, table: Table) -> bool:
+    """Whether rich cut a cell of ``table`` to fit the terminal. Why: at 40 columns a mean
+    read "0.…" and the ok/undef/skip/fail columns were gone, without a word. Measured for
+    tables under LONG rows only (measuring thousands of slices costs seconds)."""
+    if table.row_count >= LONG:
+        return False
+    wide = console.options.update_width(WIDEST)  # at the console's width, clamped to it
+    return console.measure(table, options=wide).minimum > console.width
 
 
 def _qualifies(console: Console, table: Table) -> bool:

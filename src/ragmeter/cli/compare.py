@@ -6,7 +6,8 @@ metric's scores than A, B has no score for samples A scored (failed, undefined o
 in B; --allow-lost-scores accepts the undefined or skipped), or B lacks a metric A computed
 (unless --metrics), 2 runs that
 do not pair (the ids are named), an output path (--markdown, --json) that is a directory or
-cannot be written (checked before any run is read) or other bad input.
+cannot be written (checked before any run is read), two outputs asked of stdout (``--json -``
+beside ``--markdown -`` or another ``-f``) or other bad input.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import typer
 from ragmeter.cli._common import (
     EXIT_BAD_INPUT,
     console,
+    echo,
     err_console,
     literal,
     run_guarded,
@@ -56,10 +58,11 @@ def compare_cmd(
         str, typer.Option("--format", "-f", help="table | markdown | json (stdout).")
     ] = "table",
     markdown: Annotated[
-        Path | None, typer.Option(help="Also write the Markdown (PR comment) here.")
+        Path | None,
+        typer.Option(help="Also write the Markdown (PR comment) here; - prints it instead."),
     ] = None,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the JSON here.")
+        Path | None, typer.Option("--json", help="Also write the JSON here; - prints it instead.")
     ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level (Holm-adjusted).")] = 0.05,
     fail_on_regression: Annotated[
@@ -103,6 +106,7 @@ def compare_cmd(
             "only: add it, or leave the option out"
         )
         raise typer.Exit(EXIT_BAD_INPUT)
+    markdown, json_out, output = _stdout_outputs(markdown, json_out, output)
     # Every output path before any work: a bad one found after the statistics was an
     # internal error (exit 1) and the comparison was lost.
     outputs = {"--markdown": (markdown, "comment.md"), "--json": (json_out, "compare.json")}
@@ -134,11 +138,41 @@ def compare_cmd(
     for warning in cmp.warnings:
         err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
-        typer.echo(cmp.to_json(alpha))
+        echo(cmp.to_json(alpha))
     elif output == "markdown":
-        typer.echo(to_markdown(cmp, alpha=alpha), nl=False)
+        echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:
         for renderable in to_rich(cmp, alpha=alpha):
             print_table(renderable)
     if fail_on_regression:
         report_gate(regressions(cmp, alpha=alpha, allow_lost_scores=allow_lost_scores))
+
+
+STDOUT = Path("-")
+
+
+def _stdout_outputs(
+    markdown: Path | None, json_out: Path | None, output: str
+) -> tuple[Path | None, Path | None, str]:
+    """``--json -`` / ``--markdown -``: that output on stdout, alone (as ``-f json`` /
+    ``-f markdown``). Why: ``compare A B --json - | python -m json.tool`` wrote a file named
+    "-" in the current directory and piped the table, which json.tool refused. Two outputs
+    asked of stdout at once are refused (exit 2): mixed there, neither could be read."""
+    asked = {"json": json_out == STDOUT, "markdown": markdown == STDOUT}
+    on_stdout = [fmt for fmt, dash in asked.items() if dash]
+    if not on_stdout:
+        return markdown, json_out, output
+    if len(on_stdout) == 2 or output not in ("table", on_stdout[0]):
+        shown = [f"--{f} -" for f in on_stdout] + ([f"-f {output}"] if output != "table" else [])
+        err_console.print(
+            said(
+                "error:",
+                "bold red",
+                f"{' and '.join(shown)} each print on stdout: give one of them (a file path "
+                "for the other)",
+            ),
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
+    markdown = None if asked["markdown"] else markdown
+    return markdown, None if asked["json"] else json_out, on_stdout[0]

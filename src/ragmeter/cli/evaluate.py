@@ -19,7 +19,8 @@ from ragmeter.cli._common import (
     run_guarded,
     table_title,
 )
-from ragmeter.cli._gates import check_gate_on, finish_evaluate, prepare_evaluate
+from ragmeter.cli._gates import check_gate_on, check_paths, finish_evaluate, prepare_evaluate
+from ragmeter.cli._long_tables import print_table
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import cost_text
@@ -178,6 +179,7 @@ def evaluate(
     --fail-under gate exits 1 with one `gate failed:` line per metric.
     """
     on = check_gate_on(gate_on)
+    check_paths(data, out)  # stdin, a pipe, -o -: before any work
     if structured_output is not None and structured_output not in STRUCTURED_MODES:
         # else Settings' pattern error, naming a field (structured_mode) nobody typed
         raise_usage(
@@ -287,7 +289,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             str(agg.n_skipped),
             f"[red]{agg.n_failed}[/red]" if agg.n_failed else "0",
         )
-    console.print(table)
+    print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
     failures = result.failures()
     counts = {
         s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")
@@ -377,7 +379,7 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
         str(est["completion_tokens"]),
         style="bold",
     )
-    console.print(table)
+    print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
     per = est.get("chars_per_token", 4)
     line = f"estimated cost: {cost_text(est)}; tokens at {per:g} characters a token"
     console.print(literal(line), highlight=False)

@@ -20,6 +20,7 @@ from ragmeter.cli._common import (
     said,
     table_title,
 )
+from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.config import settings_from_options
 from ragmeter.errors import OutputError
 from ragmeter.meta_eval import (
@@ -89,7 +90,7 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             "",
             "",
         )
-    console.print(table)
+    print_wide(console, table)  # off a terminal as wide as it needs: no number cut
     console.print(_usage_line(results), highlight=False)
     if modes:  # of the dimensions run (``meta_eval._checks.run_modes``)
         console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
@@ -148,7 +149,7 @@ def print_calibration(results: list[ScorerResult]) -> None:
                 str(cal.get("n", 0)),
             )
     if table.row_count:
-        console.print(table)
+        print_wide(console, table)
     for r in (x for x in results if x.kind == "ragas"):
         cal = r.calibration()
         if not cal:
@@ -160,7 +161,7 @@ def print_calibration(results: list[ScorerResult]) -> None:
             rel.add_row(
                 row["bin"], str(row["n"]), f"{row['mean_score']:.3f}", f"{row['positive_rate']:.3f}"
             )
-        console.print(rel)
+        print_wide(console, rel)
 
 
 def meta_eval_cmd(

@@ -42,6 +42,12 @@ def report_cmd(
     if intersect and compare_run is None:
         err_console.print("[bold red]error:[/bold red] --intersect needs --compare RUN_B")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if str(out) == "-":  # else a file named "-" in the current directory
+        err_console.print(
+            "[bold red]error:[/bold red] -o - : the report is written to a file, not stdout: "
+            "give its path (-o report.html)"
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
     run_guarded(check_out, out, runs=(run, compare_run))
     comparison = None
     base: Any = run
