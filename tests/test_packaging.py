@@ -160,3 +160,36 @@ def test_requires_python_admits_no_version_the_code_cannot_run_on() -> None:
         if c.startswith("Programming Language :: Python :: 3.")
     ]
     assert all(tuple(int(p) for p in v.split(".")) >= floor for v in versions), versions
+
+
+def _fresh(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_import_ragmeter_loads_nothing_heavy() -> None:
+    """Was: `import ragmeter` (run first by any ragmeter.* import, the pytest plugin's too)
+    imported numpy, pydantic and most of the package: about 0.7 s in every pytest session."""
+    heavy = ["numpy", "pandas", "pyarrow", "scipy", "pydantic", "openai", "rich", "typer"]
+    code = f"import sys, ragmeter; print([m for m in {heavy!r} if m in sys.modules])"
+    assert _fresh(code) == "[]"
+
+
+def test_every_public_name_resolves_and_functions_keep_their_names() -> None:
+    """``compare`` and ``dry_run`` are also module names: importing those modules later
+    must not turn ``ragmeter.compare`` into a module."""
+    code = (
+        "import ragmeter, ragmeter.compare, ragmeter.dry_run, ragmeter.gates\n"
+        "from ragmeter import *\n"
+        "missing = [n for n in ragmeter.__all__ if not hasattr(ragmeter, n)]\n"
+        "kinds = [type(ragmeter.compare).__name__, type(ragmeter.dry_run).__name__]\n"
+        "print(missing, kinds, compare is ragmeter.compare, set(ragmeter.__all__) <= set(dir()))"
+    )
+    assert _fresh(code) == "[] ['function', 'function'] True True"
+    # modules the eager imports used to bind: `import ragmeter` was enough to reach them
+    assert _fresh("import ragmeter; print(ragmeter.errors.ConfigError.__name__)") == "ConfigError"
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        ragmeter.nope  # noqa: B018
