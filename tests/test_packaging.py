@@ -40,8 +40,8 @@ print(json.dumps([build_meta.build_wheel(out), build_meta.build_sdist(out)]))
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(wheel, sdist) built from a copy of what the repository tracks for packaging."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """(wheel, sdist, the build's stderr) from a copy of what packaging reads."""
     tree = tmp_path_factory.mktemp("tree")
     junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
     for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
@@ -59,7 +59,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     wheel, sdist = json.loads(done.stdout.strip().splitlines()[-1])
-    return out / wheel, out / sdist
+    return out / wheel, out / sdist, done.stderr
 
 
 def _runtime_files() -> set[str]:
@@ -105,7 +105,7 @@ def test_version_without_an_install_falls_back_to_the_package(monkeypatch) -> No
 
 
 def test_wheel_holds_every_runtime_file_and_nothing_else(built) -> None:
-    wheel, _ = built
+    wheel, _, _ = built
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {n for n in names if not n.startswith("ragmeter-")}
     missing = _runtime_files() - package
@@ -120,7 +120,7 @@ def test_wheel_holds_every_runtime_file_and_nothing_else(built) -> None:
 def test_sdist_is_the_source_without_a_test_suite_that_cannot_run(built) -> None:
     """Was: setuptools' default put tests/test_*.py in the sdist without tests/conftest.py
     and the helpers they import, so every one of them failed at import."""
-    _, sdist = built
+    _, sdist, _ = built
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     assert not [n for n in names if n.startswith("tests")]
@@ -128,6 +128,13 @@ def test_sdist_is_the_source_without_a_test_suite_that_cannot_run(built) -> None
     source = {f"src/{n}" for n in _runtime_files()}
     assert not source - names, sorted(source - names)
     assert {"pyproject.toml", "README.md"} <= names
+
+
+def test_build_uses_no_deprecated_metadata(built) -> None:
+    """Was: `license = { text = ... }`, which setuptools deprecates ("By 2027-Feb-18 ... your
+    builds will no longer be supported"): pip install from the sdist would stop working."""
+    *_, stderr = built
+    assert "SetuptoolsDeprecationWarning" not in stderr, stderr[-2000:]
 
 
 def _imported_modules(path: Path) -> set[str]:
