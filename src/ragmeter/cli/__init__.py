@@ -11,6 +11,7 @@ run aborted, 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 
 import typer
 
@@ -27,6 +28,40 @@ app = typer.Typer(
     rich_markup_mode=HELP_MARKUP,
     help="Measure the quality of RAG pipelines.",
 )
+
+
+def installed_version() -> str:
+    """The version pip installed (the dist's metadata), else ``ragmeter.__version__``.
+
+    Why metadata first: it is what ``pip show ragmeter`` and a bug report's ``pip freeze``
+    say; the fallback covers a source tree run with ``PYTHONPATH=src`` and no install."""
+    try:
+        return metadata.version("ragmeter")
+    except metadata.PackageNotFoundError:
+        from ragmeter import __version__
+
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ragmeter {installed_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print ragmeter's version and exit.",
+    ),
+) -> None:
+    """Measure the quality of RAG pipelines."""
+
+
 # short_help: what `ragmeter --help` lists, short enough not to be cut at 80 columns
 # cls=OnceCommand: --fail-under or -m given twice is refused, not the last one kept.
 app.command("evaluate", cls=OnceCommand)(evaluate.evaluate)
