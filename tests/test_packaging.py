@@ -185,6 +185,17 @@ def test_import_ragmeter_loads_nothing_heavy() -> None:
     assert _fresh(code) == "[]"
 
 
+def test_the_pytest_plugin_loads_nothing_heavy() -> None:
+    """Was: ragmeter's pytest11 entry point, loaded by every pytest run where ragmeter is
+    installed, imported ragmeter.testing's Evaluator and judges, numpy and pydantic with
+    them: about 1.5 s added to an unrelated project's every test session."""
+    heavy = ["numpy", "pandas", "pyarrow", "scipy", "pydantic", "openai"]
+    code = f"import sys, ragmeter.testing.plugin; print([m for m in {heavy!r} if m in sys.modules])"
+    assert _fresh(code) == "[]"
+    names = "from ragmeter.testing import Evaluator, ScriptedJudge, assert_scores; print('ok')"
+    assert _fresh(names) == "ok"
+
+
 def test_every_public_name_resolves_and_functions_keep_their_names() -> None:
     """``compare`` and ``dry_run`` are also module names: importing those modules later
     must not turn ``ragmeter.compare`` into a module."""
