@@ -271,3 +271,34 @@ def test_public_functions_named_after_unitxt_equal_unitxt(row):
         metric, _ = fetch_artifact(PAIRS[name][0])
         theirs = metric.compute([list(relevant)], list(retrieved), {})[PAIRS[name][1]]
         assert _same(theirs, fn(retrieved, relevant)), (name, theirs, row)
+
+
+@pytest.mark.parametrize("module", ["test_unitxt_crosscheck.py", "test_unitxt_fuzz.py"])
+@pytest.mark.parametrize("ci", ["", "1"])
+def test_missing_unitxt_skips_with_the_reason_or_fails_under_ci(module, ci, tmp_path):
+    """Without unitxt the cross-checks skip, saying why, and under CI fail; before, the
+    cross-check's import-time skip was a collection error that interrupted the whole run."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    runner = tmp_path / "run.py"
+    runner.write_text(
+        "import sys, pytest\n"
+        "sys.modules['unitxt'] = None  # as if not installed\n"
+        "args = ['-q', '-rs', '--tb=line', '-p', 'no:cacheprovider']\n"
+        f"sys.exit(pytest.main([*args, {str(tests / module)!r}]))\n"
+    )
+    env = {**os.environ, "CI": ci}
+    done = subprocess.run(
+        [sys.executable, str(runner)], capture_output=True, text=True, env=env, cwd=tests.parent
+    )
+    out = done.stdout + done.stderr
+    assert "error during collection" not in out and "outside of a test" not in out, out
+    assert "unitxt is not installed" in out, out
+    if ci:
+        assert done.returncode != 0 and "CI is set, so this is a failure" in out, out
+    else:
+        assert done.returncode == 0 and " skipped" in out and "passed" not in out, out
