@@ -20,7 +20,7 @@ def missing(reason: str) -> None:
     """Skip with ``reason``, or fail with it under CI."""
     if IN_CI:
         pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)  # at import time too: no session stopped
 
 
 def require_module(name: str) -> ModuleType:
