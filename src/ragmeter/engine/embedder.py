@@ -87,8 +87,6 @@ class CachedEmbedder:
         if matrix.shape[0] != len(batch):
             why = f"embedder returned {matrix.shape[0]} vectors for {len(batch)} texts"
             return None, reply.usage, attempts, why
-        if not np.isfinite(matrix).all():  # else every similarity built on it came out NaN
-            return None, reply.usage, attempts, "embedder returned a vector holding NaN or inf"
         return matrix, reply.usage, attempts, None
 
     async def embed(self, texts: Sequence[str]) -> JudgeReply[np.ndarray]:
@@ -120,7 +118,11 @@ class CachedEmbedder:
                 if matrix is None:
                     error = why
                     continue
-                fresh.extend((k, row) for (k, _), row in zip(batch, matrix, strict=True))
+                rows = list(zip((k for k, _ in batch), matrix, strict=True))
+                good = [(k, row) for k, row in rows if np.isfinite(row).all()]
+                if len(good) < len(rows):  # else every similarity built on it came out NaN
+                    error = "embedder returned a vector holding NaN or inf"
+                fresh.extend(good)  # the good ones kept: asked again, only the bad ones
             if self.core.cache is not None and fresh:
                 self.core.cache.put_vectors(self.name, fresh)
             found.update(fresh)
