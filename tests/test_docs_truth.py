@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 from needs import require_module
 from ragmeter.cli import _common as cli_common
 from ragmeter.cli import app
+from ragmeter.metrics import registry
 from ragmeter.metrics.registry import get_metric
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,6 +162,8 @@ def test_the_readme_metric_table_names_every_metric_and_only_those() -> None:
     result = CliRunner().invoke(app, ["metrics"])
     assert result.exit_code == 0, result.output
     registered = {line.split()[0] for line in result.output.splitlines() if line[:1].strip()}
+    # the built-in ones: other tests in the session register metrics of their own
+    registered = {n for n in registered if n in registry._BUILT_IN or n.endswith("@k")}
     assert registered == set(listed), registered ^ set(listed)
 
 
