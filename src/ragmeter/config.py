@@ -242,7 +242,7 @@ class Settings(BaseModel):
         import tomllib
 
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a BOM (Notepad's) is no TOML error
         except (OSError, UnicodeDecodeError) as exc:
             _file_error(src, f"cannot read config file: {exc}")
         kind = "JSON" if suffix == ".json" else "TOML"
