@@ -44,6 +44,7 @@ EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]*)\})")
 
 
 class PriceConfig(BaseModel):
@@ -193,9 +194,15 @@ class Settings(BaseModel):
     @field_validator("cache")
     @classmethod
     def _cache(cls, v: str | None) -> str | None:
+        """``~`` and ``$VARIABLE`` expanded, an unset one refused: a file's ``cache =
+        "$HOME/x"`` (no shell reads it) made a directory named ``$HOME`` in the current one."""
         if v is None or v.strip().lower() in ("off", "none", "false", "0", ""):
             return None
-        return str(Path(v).expanduser())
+        expanded = os.path.expandvars(v)
+        if unset := _VARIABLE.search(expanded):  # expandvars leaves an unset one as it is
+            name = unset.group(1) or unset.group(2)
+            raise ConfigError(f"--cache (cache): the environment variable {name} is not set")
+        return str(Path(expanded).expanduser())
 
     # -- derived -------------------------------------------------------------------------
     @property
