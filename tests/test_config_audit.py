@@ -6,6 +6,7 @@ Each test is a defect a user met: a config file saved with a BOM, a ``$HOME`` in
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,48 @@ def test_model_copy_keeps_the_key_and_what_was_given() -> None:
     assert c.api_key is not None and c.api_key.get_secret_value() == "sk-test-1234567890"
     assert {"judge", "concurrency", "base_url"} <= c.model_fields_set
     assert s.model_copy() == s and s.model_copy() is not s
+
+
+def test_an_option_given_at_its_default_is_the_same_run(tmp_path: Path) -> None:
+    """A team file that writes a default out (``evidence_k = 3``) resumes a run made without
+    it: the resume was refused ("settings.options.evidence_k: null there, 3 now"), and only
+    --overwrite, which pays for every call again, got past it."""
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"question": "q?", "answer": "a b.", "contexts": ["a."], "reference": "a."}\n')
+    bare, spelt = tmp_path / "bare.toml", tmp_path / "spelt.toml"
+    bare.write_text('[ragmeter]\njudge = "none"\ncache = "off"\n')
+    spelt.write_text(
+        bare.read_text() + '[ragmeter.options]\nevidence_k = 3\nevidence = "auto"\n'
+        "answer_correctness_weights = [0.75, 0.25]\n"
+    )
+    out = tmp_path / "out"
+    for config in (bare, spelt):
+        args = ["evaluate", str(data), "--config", str(config), "-m", "token_f1", "-o", str(out)]
+        result = CliRunner().invoke(app, [*args, "-q"])
+        assert result.exit_code == 0, result.output
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["options"] == {}
+
+
+def test_an_option_away_from_its_default_still_tells_runs_apart() -> None:
+    assert Settings(options={"evidence_k": 4}).options == {"evidence_k": 4}
+    assert Settings(options={"evidence_k": 3}).options == Settings().options == {}
+
+
+def test_option_defaults_are_the_metrics_own() -> None:
+    """An option given at its MetricOptions default is dropped (the run is the same run):
+    true only while those defaults are the ones the metrics use when it is absent."""
+    from ragmeter.metric_options import MetricOptions
+    from ragmeter.metrics.context import DEFAULT_EVIDENCE_K
+    from ragmeter.metrics.relevance import DEFAULT_CANDIDATES
+
+    defaults = MetricOptions()
+    assert defaults.evidence_k == DEFAULT_EVIDENCE_K
+    assert defaults.context_relevance_candidates == DEFAULT_CANDIDATES
+    assert defaults.answer_relevance_n == 3  # relevance.py: .get("answer_relevance_n", 3)
+    assert defaults.answer_correctness_weights == (0.75, 0.25)  # reference.py's
+    assert (defaults.evidence, defaults.group_verdicts) == ("auto", "off")  # resources.py's
