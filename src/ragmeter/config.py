@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Self
 
 from pydantic import (
     BaseModel,
@@ -44,6 +45,7 @@ EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai):.+)$")
 # What a URL setting is called where the user gave it (CLI option, else the settings key).
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]*)\})")
 
 
 class PriceConfig(BaseModel):
@@ -193,9 +195,15 @@ class Settings(BaseModel):
     @field_validator("cache")
     @classmethod
     def _cache(cls, v: str | None) -> str | None:
+        """``~`` and ``$VARIABLE`` expanded, an unset one refused: a file's ``cache =
+        "$HOME/x"`` (no shell reads it) made a directory named ``$HOME`` in the current one."""
         if v is None or v.strip().lower() in ("off", "none", "false", "0", ""):
             return None
-        return str(Path(v).expanduser())
+        expanded = os.path.expandvars(v)
+        if unset := _VARIABLE.search(expanded):  # expandvars leaves an unset one as it is
+            name = unset.group(1) or unset.group(2)
+            raise ConfigError(f"--cache (cache): the environment variable {name} is not set")
+        return str(Path(expanded).expanduser())
 
     # -- derived -------------------------------------------------------------------------
     @property
@@ -219,16 +227,24 @@ class Settings(BaseModel):
         return dict(_redact.redact_tree(data))
 
     def merged(self, **overrides: Any) -> Settings:
-        """A copy with every override that is not None applied (CLI options over a file).
-        What was given stays given (``model_fields_set``: this one's, and the overrides): a
-        judge named in a file or on the command line is not the default one."""
-        given = {k: v for k, v in overrides.items() if v is not None}
-        data = {**self.model_dump(exclude={"api_key"}), **given}
-        merged = Settings.model_validate(data)
-        if self.api_key is not None:
-            merged.api_key = self.api_key
-        merged.__pydantic_fields_set__ = set(self.model_fields_set) | set(given)
-        return merged
+        """A copy with every override that is not None applied (CLI options over a file)."""
+        return self._rebuilt({k: v for k, v in overrides.items() if v is not None})
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, ``update`` validated: pydantic's own took ``update={"concurrency": 0}``
+        unchecked, and the settings failed deep in a run, after the judge was paid."""
+        return self._rebuilt(dict(update)) if update else super().model_copy(deep=deep)
+
+    def _rebuilt(self, given: dict[str, Any]) -> Self:
+        """``given`` over what was given here (``model_fields_set``); both stay given. A URL
+        ``$OPENAI_BASE_URL`` filled is found anew: kept, it beat ``--base-url`` for an
+        ``openai:`` embedder and went to a ``litellm:anthropic/`` judge."""
+        data = {**self.model_dump(include=self.model_fields_set - secret_fields()), **given}
+        rebuilt = type(self).model_validate(data)
+        if "api_key" not in given and self.api_key is not None:
+            rebuilt.api_key = self.api_key
+        rebuilt.__pydantic_fields_set__ = set(self.model_fields_set) | set(given)
+        return rebuilt
 
     @classmethod
     def from_file(cls, path: str | Path) -> Settings:
@@ -242,7 +258,7 @@ class Settings(BaseModel):
         import tomllib
 
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a BOM (Notepad's) is no TOML error
         except (OSError, UnicodeDecodeError) as exc:
             _file_error(src, f"cannot read config file: {exc}")
         kind = "JSON" if suffix == ".json" else "TOML"

@@ -76,7 +76,9 @@ def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Probl
             where = "options." + ".".join(map(str, e["loc"]))
             problems.append(Problem(None, where, f"{e['msg'].lower()}, not {shown}"))
         return {}, problems
-    return checked.model_dump(mode="json", exclude_unset=True), problems
+    # An option at its default is left out: ``evidence_k = 3`` written in a file is the run
+    # made without it (the resume fingerprint compares options), not "other settings".
+    return checked.model_dump(mode="json", exclude_defaults=True), problems
 
 
 def closest(name: str, known: list[str]) -> str:
