@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import make_row
@@ -227,3 +228,29 @@ def test_ctrl_c_on_the_stream_executor_says_where_it_got_to(tmp_path: Path) -> N
         code, text = invoke(args)  # the same command resumes
         assert code == 0, text
         assert json.loads((out / "run.json").read_text())["status"] == "complete"
+
+
+def test_preflight_option_beats_the_config_file(tmp_path: Path, monkeypatch: Any) -> None:
+    """--preflight on the command line could not undo a file's preflight = false: the flag's
+    default True was passed as 'not given'."""
+    import ragmeter.cli.evaluate as ev
+
+    config = tmp_path / "team.toml"
+    config.write_text(
+        '[ragmeter]\njudge = "openai:m"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'preflight = false\ncache = "off"\n'
+    )
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"question": "q?", "answer": "a.", "contexts": ["a."], "reference": "a."}\n')
+    seen = []
+    real = ev.settings_from_options
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(real(*args, **kwargs).preflight)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(ev, "settings_from_options", spy)
+    for extra in ([], ["--preflight"], ["--no-preflight"]):
+        args = ["evaluate", str(data), "--config", str(config), "-m", "token_f1", *extra]
+        CliRunner().invoke(app, args)
+    assert seen == [False, True, False]

@@ -127,13 +127,16 @@ def test_server_options_beside_a_judge_that_calls_no_server_are_refused(
 
 
 def test_options_not_given_are_not_refused(data: Path) -> None:
-    """The CLI passes None for an option left out (and for --preflight, the default), which
-    ``Settings.merged`` does not count as given."""
+    """The CLI passes None for an option left out, which ``Settings.merged`` does not count
+    as given. An explicit --preflight is given (it overrides a --config's preflight = false),
+    so beside a judge that calls no server it is refused as --no-preflight is."""
     s = settings_from_options(None, structured_mode=None, preflight=None)
     assert not {"structured_mode", "preflight"} & s.model_fields_set
     check_settings(s)
-    res = runner.invoke(app, ["evaluate", str(data), "-m", "token_f1", "--preflight", "-q"])
+    res = runner.invoke(app, ["evaluate", str(data), "-m", "token_f1", "-q"])
     assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["evaluate", str(data), "-m", "token_f1", "--preflight", "-q"])
+    assert res.exit_code == 2 and "--preflight (preflight) is given" in _flat(res.output)
     # a judge that calls a server reads both
     check_settings(Settings(judge="openai:m", structured_mode="json_object", preflight=False))
     check_settings(Settings(judge="litellm:m", structured_mode="none", preflight=False))

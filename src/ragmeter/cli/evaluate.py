@@ -127,11 +127,12 @@ def evaluate(
         ),
     ] = None,
     preflight: Annotated[
-        bool,
+        bool | None,
         typer.Option(
-            "--preflight/--no-preflight", help="One tiny request to a remote judge first."
+            "--preflight/--no-preflight",
+            help="One tiny request to a remote judge first (default: yes, or the --config's).",
         ),
-    ] = True,
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     data_format: Annotated[
         str | None,
@@ -198,7 +199,7 @@ def evaluate(
         cache=cache,
         modes=mode,
         structured_mode=structured_output,
-        preflight=None if preflight else False,
+        preflight=preflight,
     )
     checks = {"actors": actors, "ray_address": ray_address, "batch_size": batch_size}
     run_guarded(_check_executor_options, executor, by, **checks)  # before --by loads
