@@ -108,6 +108,7 @@ async def test_causal_scorer_fits_a_long_context_to_the_model_positions(models):
 
     s = await _ppl(models["gpt2"], [LONG])
     assert s.status == "ok", s.reason
+    assert s.details["truncated_contexts"] == [0]
     tok = AutoTokenizer.from_pretrained(models["gpt2"])
     model = AutoModelForCausalLM.from_pretrained(models["gpt2"]).eval()
     target = tok(Q, add_special_tokens=False).input_ids
@@ -156,3 +157,14 @@ async def test_reward_equals_unitxt_reward(models):
     s = await answer_reward(RS, Resources(reward_model=HFRewardModel(models["rm"])))
     assert s.status == "ok", s.reason
     assert s.value == pytest.approx(want, rel=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["t5", "gpt2"])
+async def test_a_context_cut_to_the_token_limit_is_listed(models, kind):
+    """A context under MAX_CONTEXT_CHARS but over the scorer's token limit was scored in part
+    while truncated_contexts said nothing was cut."""
+    scorer = HFScorer(models[kind], max_input_tokens=20)
+    sample = Sample(question=Q, question_id="q", contexts=["we are the world", LONG])
+    s = await context_relevance_perplexity(sample, Resources(scorer=scorer))
+    assert s.status == "ok", s.reason
+    assert s.details["truncated_contexts"] == [1]

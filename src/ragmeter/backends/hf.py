@@ -82,7 +82,7 @@ class HFScorer:
                 target_ids = labels[0]
             else:
                 t_ids = tok(target, add_special_tokens=False, return_tensors="pt").input_ids[0]
-                room = min(self.max_input_tokens, (self._positions or 1 << 62) - len(t_ids))
+                room = self._prompt_room(len(t_ids))
                 if room < 1:
                     raise ValueError(
                         f"the question is {len(t_ids)} tokens, more than the {self._positions} "
@@ -98,6 +98,20 @@ class HFScorer:
             lps = logp.gather(1, target_ids.view(-1, 1).to(logp.device)).squeeze(1)
         pieces = tok.convert_ids_to_tokens(target_ids.tolist())
         return TokenLogprobs(tokens=[str(p) for p in pieces], logprobs=lps.tolist())
+
+    def _prompt_room(self, n_target: int) -> int:
+        """How many prompt tokens a causal model reads beside ``n_target`` target tokens."""
+        return min(self.max_input_tokens, (self._positions or 1 << 62) - n_target)
+
+    def prompt_cut(self, prompt: str, target: str) -> bool:
+        """Whether scoring cuts ``prompt`` to fit the model. Why: a context cut to
+        ``max_input_tokens`` or the model's positions was scored in part while the metric's
+        ``truncated_contexts`` listed only contexts cut by characters."""
+        self.load()
+        n = len(self._tok(prompt).input_ids)
+        if self.seq2seq:
+            return n > self.max_input_tokens
+        return n > self._prompt_room(len(self._tok(target, add_special_tokens=False).input_ids))
 
     async def target_logprobs(
         self, prompt: str, target: str, *, prompt_version: str
