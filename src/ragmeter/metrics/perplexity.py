@@ -18,7 +18,9 @@ Hugging Face scorer's token limit (``max_input_tokens``, or a causal model's pos
 (listed in ``truncated_contexts``; Unitxt cuts nothing). With a decoder-only scorer
 Unitxt's own values depend on the batch (it right-pads the prompts of a batch with EOS and
 attends to the padding); ragmeter scores each context alone, as an encoder-decoder does in
-Unitxt's batch.
+Unitxt's batch. Even alone, Unitxt's decoder-only values differ where the tokenizer adds special
+tokens (a Llama tokenizer's BOS is scored as the question's first token; ragmeter reads the
+question without them) or the question holds token id 0 (left out of Unitxt's mean's count).
 """
 
 from __future__ import annotations
