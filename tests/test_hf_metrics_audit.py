@@ -168,3 +168,11 @@ async def test_a_context_cut_to_the_token_limit_is_listed(models, kind):
     s = await context_relevance_perplexity(sample, Resources(scorer=scorer))
     assert s.status == "ok", s.reason
     assert s.details["truncated_contexts"] == [1]
+
+
+async def test_a_question_longer_than_the_causal_model_positions_is_named(models):
+    """No prompt fits beside a question of 140 tokens in 128 positions: the failure says so
+    (before: "IndexError: index out of range in self")."""
+    s = await _ppl(models["gpt2"], ["we are the world"], question=" ".join(["who"] * 140))
+    assert s.status == "failed"
+    assert "the question is 140 tokens, more than the 128 positions" in s.reason
