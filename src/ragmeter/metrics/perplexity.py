@@ -13,14 +13,19 @@ GGUF judge (the prompt is then wrapped in its chat template).
 As Unitxt (checked against the real package with flan-t5's architecture,
 ``tests/test_perplexity.py``): the question as given, and every context scored, a blank one
 too. Two differences, both said: a blank question is undefined (Unitxt would score the
-end-of-sequence token alone), and a context over ``MAX_CONTEXT_CHARS`` is cut (listed in
-``truncated_contexts``). With a decoder-only scorer Unitxt's own values depend on the batch
-(it right-pads the prompts of a batch with EOS and attends to the padding); ragmeter scores
-each context alone, as an encoder-decoder does in Unitxt's batch.
+end-of-sequence token alone), and a context over ``MAX_CONTEXT_CHARS``, or a prompt over the
+Hugging Face scorer's token limit (``max_input_tokens``, or a causal model's positions), is cut
+(listed in ``truncated_contexts``; Unitxt cuts nothing). With a decoder-only scorer
+Unitxt's own values depend on the batch (it right-pads the prompts of a batch with EOS and
+attends to the padding); ragmeter scores each context alone, as an encoder-decoder does in
+Unitxt's batch. Even alone, Unitxt's decoder-only values differ where the tokenizer adds special
+tokens (a Llama tokenizer's BOS is scored as the question's first token; ragmeter reads the
+question without them) or the question holds token id 0 (left out of Unitxt's mean's count).
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import numbers
 from typing import Any
@@ -64,6 +69,13 @@ def _prompt_for(scorer: Any, context: str) -> str:
     return text
 
 
+async def _cut_by_scorer(scorer: Any, prompt: str, question: str) -> bool:
+    """Whether the scorer read only part of ``prompt`` (a Hugging Face scorer cuts it to its
+    token limit), so that ``truncated_contexts`` lists every context scored in part."""
+    cut_by = getattr(scorer, "prompt_cut", None)
+    return callable(cut_by) and bool(await asyncio.to_thread(cut_by, prompt, question))
+
+
 @guarded
 async def context_relevance_perplexity(sample: Sample, resources: Resources) -> Score:
     scorer = getattr(resources, "scorer", None)
@@ -87,11 +99,12 @@ async def context_relevance_perplexity(sample: Sample, resources: Resources) -> 
     for i, ctx in enumerate(contexts):
         if len(ctx) > MAX_CONTEXT_CHARS:
             ctx, _ = ctx[:MAX_CONTEXT_CHARS], cut.append(i)
-        reply = await scorer.target_logprobs(
-            _prompt_for(scorer, ctx), question, prompt_version=PROMPT_VERSION
-        )
+        prompt = _prompt_for(scorer, ctx)
+        reply = await scorer.target_logprobs(prompt, question, prompt_version=PROMPT_VERSION)
         if not reply.ok or reply.value is None or not reply.value.logprobs:
             return Score.failed(f"scorer error on context {i}: {reply.error or 'no tokens'}")
+        if i not in cut and await _cut_by_scorer(scorer, prompt, question):
+            cut.append(i)
         tokens_used += reply.usage.total
         logprobs = reply.value.logprobs
         bad = _not_logprobs(logprobs, i)
