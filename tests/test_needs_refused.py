@@ -81,8 +81,10 @@ def everything_found(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def models(tmp_path: Path) -> dict[str, Any]:
     """MET with the Hugging Face scorer and reward model set to paths that exist."""
-    (tmp_path / "scorer").mkdir()
-    (tmp_path / "reward").mkdir()
+    for folder in ("scorer", "reward"):  # a saved model's files, by name (never loaded here)
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "config.json").write_text("{}")
+        (tmp_path / folder / "model.safetensors").write_bytes(b"")
     options = {"scorer_model": str(tmp_path / "scorer"), "reward_model": str(tmp_path / "reward")}
     return {**MET, "options": options}
 
@@ -286,3 +288,24 @@ def test_dry_run_refuses_ray_when_it_is_not_installed(
     monkeypatch.undo()
     if availability.ray_problem() is None:  # installed: the dry run goes on (Ray not started)
         assert ragmeter.dry_run(str(data), ["token_f1"], settings, executor="ray", out=out)
+
+
+@pytest.mark.parametrize(
+    ("option", "metric"),
+    [("reward_model", "answer_reward"), ("scorer_model", "context_relevance_perplexity")],
+)
+def test_a_folder_that_is_no_saved_model_is_refused_up_front(
+    data: Path, tmp_path: Path, option: str, metric: str, no_scoring: None
+) -> None:
+    """A folder without config.json or weights (or a file) passed the up-front check and
+    failed every score it was to give, one by one."""
+    config = tmp_path / "c.json"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "w.bin").write_bytes(b"x")
+    args = ["evaluate", str(data), "--judge", "none", "-m", metric, "--config", str(config)]
+    for given, why in ((empty, "has no config.json"), (tmp_path / "w.bin", "is a file")):
+        config.write_text(json.dumps({"options": {option: str(given)}}))
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert f"the option {option}={given}:" in _flat(res.output) and why in _flat(res.output)

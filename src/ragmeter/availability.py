@@ -307,6 +307,10 @@ def _hf_problem(option: str, path: Any) -> str | None:
             f"the option {option}={path} names no file or directory; give the path of a "
             "local Hugging Face model (downloaded beforehand: a run fetches none)"
         )
+    from ragmeter.backends.hf import model_folder_problem  # no config, no weights, a file
+
+    if problem := model_folder_problem(path, option.removesuffix("_model")):
+        return f"the option {option}={path}: {problem}"
     return None
 
 
