@@ -6,7 +6,9 @@ module imports it. ``register`` is also how a user adds a metric of their own.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import decimal
 import inspect
 import math
 import numbers
@@ -29,6 +31,7 @@ from ragmeter.metrics import (
 )
 from ragmeter.metrics.base import Metric, Score, checked
 from ragmeter.metrics.column import OK, STATUSES, ScoreColumn
+from ragmeter.redact import describe, redact
 
 _FIXED: dict[str, Metric] = {}
 _BUILT_IN: set[str] = set()
@@ -51,7 +54,8 @@ def register(metric: Metric) -> Metric:
     Returns the registered metric: the same definition, its results checked on every sample
     (a value that is not a Score, an unknown status, or an ok value that is not a finite
     number within ``value_range`` becomes a failed Score saying so; ``acompute`` may also be
-    a plain function). MetricError when the name is taken or could not be selected.
+    a plain function). MetricError when the name is taken or could not be selected; the
+    same Metric registered again is no error (the metric registered is returned).
     """
     if not isinstance(metric, Metric):
         raise MetricError(f"register takes a ragmeter Metric, not {type(metric).__name__}")
@@ -67,6 +71,10 @@ def register(metric: Metric) -> Metric:
             f"({', '.join(sorted(RECORD_KEYS))}), whose value the score would overwrite; "
             "choose another name"
         )
+    if _GIVEN.get(name) is metric or (name not in _BUILT_IN and _FIXED.get(name) is metric):
+        # the same definition again (a module imported twice, a notebook cell re-run that
+        # registers one made elsewhere): nothing to change, so no error
+        return _FIXED[name]
     if name in _FIXED:
         whose = "a built-in metric" if name in _BUILT_IN else "already registered"
         raise MetricError(f"metric {name!r} is {whose}: choose another name")
@@ -87,7 +95,13 @@ def _checking(metric: Metric) -> Metric:
         sync = metric.compute
 
         def compute(sample: Any) -> Score:
-            return checked_result(metric, sync(sample))
+            if _interrupted():
+                raise asyncio.CancelledError  # Ctrl-C: stop at this sample, not the last
+            try:
+                result = sync(sample)
+            except Exception as exc:  # this sample fails alone, its reason masked
+                return Score.failed(f"internal error: {describe(exc)}")
+            return checked_result(metric, result)
 
         changes["compute"] = compute
     if metric.acompute is not None:
@@ -116,6 +130,18 @@ def _checking(metric: Metric) -> Metric:
     return dataclasses.replace(metric, **changes)
 
 
+def _interrupted() -> bool:
+    """Whether the run's task is being cancelled (Ctrl-C). Why asked before each sample:
+    arithmetic metrics run in the event loop's thread and await nothing, so a cancel was
+    felt only once every sample was computed; a slow metric of one's own (minutes, hours)
+    went on to the end after Ctrl-C, then the local executor threw its scores away."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop here (a Ray actor's thread): nothing cancels it
+        return False
+    return task is not None and task.cancelling() > 0
+
+
 def checked_result(metric: Metric, result: Any) -> Score:
     """``result`` when it is a Score a run can count, else a failed Score saying what is wrong:
     a value that is not a Score, an unknown status, or an ok value that is not a finite number
@@ -136,6 +162,8 @@ def checked_result(metric: Metric, result: Any) -> Score:
     if result.status != "ok":
         return _without_value(metric, result)
     value = result.value
+    if isinstance(value, decimal.Decimal):  # a number, though not a numbers.Real
+        value = float(value) if not value.is_snan() else math.nan  # float(sNaN) raises
     if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
         return Score.failed(
             f"{metric.name} returned an ok Score whose value is {type(value).__name__}, "
@@ -145,7 +173,7 @@ def checked_result(metric: Metric, result: Any) -> Score:
     try:
         # a plain float: numpy scalars, Fractions and bools were written to scores.jsonl as
         # strings ("1/3", "0.25") or true, which no reader of a run takes for a score
-        value = float(value)
+        value = float(value) + 0.0  # + 0.0: a -0.0 was written and averaged as "-0.0"
     except OverflowError:
         value = math.inf  # an int beyond any float (10**400): not finite, said below
     if not math.isfinite(value):
@@ -165,13 +193,14 @@ def checked_result(metric: Metric, result: Any) -> Score:
 def _without_value(metric: Metric, result: Score) -> Score:
     """A Score that is not ok, as a run can show it: no value (an ``undefined`` Score holding
     0.5 was written as 0.5 beside its status, though no mean counted it) and a reason in words
-    (a missing one was written as "", a number as a number)."""
+    (a missing one was written as "", a number as a number), secrets masked."""
     reason = result.reason
     if reason is None or (isinstance(reason, str) and not reason.strip()):
         reason = f"{metric.name} returned status {result.status!r} without a reason"
     elif not isinstance(reason, str):
         reason = str(reason)
-    if result.value is None and reason is result.reason:
+    reason = redact(reason)  # a server's reply quoted with its key: masked, as a judge's
+    if result.value is None and reason == result.reason:
         return result
     return Score(None, result.status, reason, result.details)
 
