@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import decimal
 import json
+import re
 import signal
 import threading
 import time
@@ -179,3 +180,57 @@ def test_the_check_for_ctrl_c_needs_no_event_loop(registered: list[str]) -> None
     assert metric.compute is not None and metric.compute(sample).value == 0.5
     got = asyncio.run(asyncio.to_thread(metric.compute, sample))
     assert got.value == 0.5
+
+
+@pytest.fixture
+def templates() -> Iterator[None]:
+    """The templates as they were before the test, restored after it."""
+    before = dict(registry._TEMPLATES)
+    yield
+    registry._TEMPLATES.clear()
+    registry._TEMPLATES.update(before)
+    getattr(registry, "_GIVEN_TEMPLATES", {}).clear()
+
+
+def _top(k: int) -> Metric:
+    return Metric(
+        name=f"mapi_top@{k}",
+        description="k",
+        requires=(("answer",),),
+        compute=lambda s: Score.ok(k),
+    )
+
+
+@pytest.mark.parametrize(
+    ("prefix", "factory", "ks", "says"),
+    [
+        ("ndcg", _top, (5,), "'ndcg' is a built-in template"),  # replaced the built-in ndcg@k
+        ("mapi-top", _top, (5,), "lower-case letters and '_'"),  # registered, never found
+        ("a@b", _top, (5,), "lower-case letters and '_'"),
+        ("mapi_top", _top, (0,), "default_ks must be positive integers"),
+        ("mapi_top", lambda k: _top(k + 1), (1,), "factory(1) gave mapi_top@2, not mapi_top@1"),
+        ("mapi_top", lambda k: None, (1,), "factory(1) gave NoneType"),
+        ("mapi_top", lambda k: 1 / 0, (1,), "factory(1) raised ZeroDivisionError"),
+    ],
+)
+def test_a_template_that_cannot_work_is_refused_when_registered(
+    templates: None, prefix: str, factory: Any, ks: tuple[int, ...], says: str
+) -> None:
+    ndcg = ragmeter.get_metric("ndcg@10")
+    with pytest.raises(MetricError, match=re.escape(says)):
+        registry.register_template(prefix, factory, ks)
+    assert prefix == "ndcg" or prefix not in registry._TEMPLATES
+    assert ragmeter.get_metric("ndcg@10").description == ndcg.description  # still the built-in
+    assert "ndcg@k" in [m.name for m in ragmeter.list_metrics()]  # listings still work
+
+
+def test_a_templates_results_are_checked_as_a_registered_metrics(templates: None) -> None:
+    registry.register_template("mapi_top", _top, (1,))
+    registry.register_template("mapi_top", _top, (1,))  # the same again: no error
+    with pytest.raises(MetricError, match="'mapi_top' is already registered"):
+        registry.register_template("mapi_top", lambda k: _top(k), (1,))
+    result = ragmeter.evaluate(ROWS, ["mapi_top@1", "mapi_top@3"], n_resamples=0)
+    assert [s.value for s in result.scores["mapi_top@1"]] == [1.0] * 3
+    three = result.scores["mapi_top@3"][0]  # 3 was an ok score of a metric in [0, 1]
+    assert (three.status, three.value) == ("failed", None)
+    assert "mapi_top@3 computed 3, outside its value_range [0, 1]" in (three.reason or "")

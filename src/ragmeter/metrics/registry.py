@@ -36,6 +36,7 @@ from ragmeter.redact import describe, redact
 _FIXED: dict[str, Metric] = {}
 _BUILT_IN: set[str] = set()
 _GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
+_GIVEN_TEMPLATES: dict[str, Callable[[int], Metric]] = {}  # a user's template factories
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
 _MAX_K = 2**63 - 1  # the retrieval kernels' int64
@@ -208,8 +209,43 @@ def _without_value(metric: Metric, result: Score) -> Score:
 def register_template(
     prefix: str, factory: Callable[[int], Metric], default_ks: tuple[int, ...]
 ) -> None:
-    """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named."""
-    _TEMPLATES[prefix] = (factory, default_ks)
+    """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named.
+
+    ``factory(k)`` returns the Metric named ``prefix@k``, its results checked as a registered
+    metric's (``register``). MetricError for a prefix ``-m`` cannot spell (lower-case letters
+    and '_') or one taken: a prefix ``ndcg`` silently replaced the built-in ndcg@k, and one
+    such as ``top-x`` was taken but never found."""
+    if _GIVEN_TEMPLATES.get(prefix) is factory:
+        return  # the same template again (a module imported twice): nothing changes
+    if not isinstance(prefix, str) or not re.fullmatch(r"[a-z_]+", prefix):  # _TEMPLATE_RE
+        raise MetricError(f"template {prefix!r}: the prefix must be lower-case letters and '_'")
+    if prefix in _TEMPLATES:
+        whose = "already registered" if prefix in _GIVEN_TEMPLATES else "a built-in template"
+        raise MetricError(f"template {prefix!r} is {whose}: choose another prefix")
+    if not callable(factory):
+        raise MetricError(f"template {prefix!r}: factory must be a function of k")
+    ks = tuple(default_ks)
+    if any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K for k in ks):
+        raise MetricError(f"template {prefix!r}: default_ks must be positive integers, not {ks}")
+
+    def checked_factory(k: int) -> Metric:
+        metric = factory(k)
+        if not isinstance(metric, Metric) or metric.name != f"{prefix}@{k}":
+            said = metric.name if isinstance(metric, Metric) else type(metric).__name__
+            raise MetricError(f"template {prefix!r}: factory({k}) gave {said}, not {prefix}@{k}")
+        return _checking(metric)
+
+    try:  # made now, as every listing of the metrics makes factory(1): broken, it broke them
+        checked_factory(1)
+    except MetricError:
+        raise
+    except Exception as exc:
+        raise MetricError(f"template {prefix!r}: factory(1) raised {describe(exc)}") from None
+    text = getattr(factory, "description_template", None)
+    if text is not None:  # what list_metrics shows for prefix@k
+        checked_factory.description_template = text  # type: ignore[attr-defined]
+    _TEMPLATES[prefix] = (checked_factory, ks)
+    _GIVEN_TEMPLATES[prefix] = factory
 
 
 # Built-in metrics, model-based first (the order of default runs and listings).
@@ -229,7 +265,7 @@ for _metric in (
 ):
     _add_built_in(_metric)
 for _prefix, _factory, _ks in retrieval.TEMPLATES:
-    register_template(_prefix, _factory, _ks)
+    _TEMPLATES[_prefix] = (_factory, _ks)
 
 
 def default_modes() -> dict[str, str]:
