@@ -234,3 +234,21 @@ def test_a_templates_results_are_checked_as_a_registered_metrics(templates: None
     three = result.scores["mapi_top@3"][0]  # 3 was an ok score of a metric in [0, 1]
     assert (three.status, three.value) == ("failed", None)
     assert "mapi_top@3 computed 3, outside its value_range [0, 1]" in (three.reason or "")
+
+
+def test_a_numpy_bool_is_taken_as_a_bool_is(registered: list[str]) -> None:
+    import numpy as np
+
+    _register(registered, "mapi_npbool", lambda s: Score(np.bool_(s.question_id == "q1")))
+    result = ragmeter.evaluate(ROWS, ["mapi_npbool"], n_resamples=0)
+    assert [(s.status, s.value) for s in result.scores["mapi_npbool"]] == [
+        ("ok", 1.0),
+        ("ok", 0.0),
+        ("ok", 0.0),
+    ]
+
+
+def test_a_non_ascii_name_is_refused_saying_ascii(registered: list[str]) -> None:
+    """'métrique' was refused as not "letters, digits, ...", though é is a letter."""
+    with pytest.raises(MetricError, match="the name must be ASCII letters"):
+        _register(registered, "métrique", lambda s: Score.ok(1))

@@ -207,8 +207,8 @@ def _definition_problems(m: Metric) -> list[str]:
     out: list[str] = []
     if not isinstance(m.name, str) or not NAME_RE.match(m.name):
         out.append(
-            "the name must be letters, digits, '_', '.' or '-' (no spaces, commas or '=': "
-            "-m, --mode and --fail-under could not name it)"
+            "the name must be ASCII letters, digits, '_', '.' or '-' (no spaces, commas or "
+            "'=': -m, --mode and --fail-under could not name it)"
         )
     if (m.compute is None) == (m.acompute is None):
         out.append(

@@ -40,6 +40,8 @@ _GIVEN_TEMPLATES: dict[str, Callable[[int], Metric]] = {}  # a user's template f
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
 _MAX_K = 2**63 - 1  # the retrieval kernels' int64
+# An ok value a run takes: np.bool_ too, as bool is (``Score(arr.mean() > 0.5)`` failed)
+_NUMBERS = (numbers.Real, np.number, np.bool_)
 # The keys of a scores.jsonl record besides the metrics' values (runs.RECORD_KEYS, a layer
 # above: tests/test_metrics_edges_audit.py keeps the two equal). A metric named "answer" or
 # "question_id" wrote its value over the sample's, losing it and breaking resume and compare.
@@ -165,7 +167,7 @@ def checked_result(metric: Metric, result: Any) -> Score:
     value = result.value
     if isinstance(value, decimal.Decimal):  # a number, though not a numbers.Real
         value = float(value) if not value.is_snan() else math.nan  # float(sNaN) raises
-    if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
+    if not isinstance(value, _NUMBERS) or isinstance(value, np.complexfloating):
         return Score.failed(
             f"{metric.name} returned an ok Score whose value is {type(value).__name__}, "
             "not a number",
