@@ -41,8 +41,15 @@ class Score:
     @classmethod
     def ok(cls, value: float, **details: Any) -> Score:
         """A computed value; a NaN or infinite one is a failed Score saying so, never an ok
-        NaN that would turn every mean and CI it enters into NaN."""
-        value = float(value)
+        NaN that would turn every mean and CI it enters into NaN. A value that is no number
+        (``Score.ok(None)``) is a failed Score saying so, where it failed its sample as
+        "internal error: TypeError: float() argument must be ..."."""
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return cls(None, "failed", not_a_number_reason(value), details)
+        except OverflowError:  # an int beyond any float (10**400)
+            value = math.inf
         if not math.isfinite(value):
             return cls(None, "failed", non_finite_reason(value), details)
         return cls(value, "ok", None, details)
@@ -61,6 +68,11 @@ class Score:
     def failed(cls, reason: str, **details: Any) -> Score:
         """Something went wrong computing it (judge error, model error, internal error)."""
         return cls(None, "failed", reason, details)
+
+
+def not_a_number_reason(value: Any) -> str:
+    hint = " (Score.undefined(reason) when the sample has no value)" if value is None else ""
+    return f"Score.ok takes a number, not {type(value).__name__}{hint}"
 
 
 def non_finite_reason(value: float) -> str:
@@ -195,8 +207,8 @@ def _definition_problems(m: Metric) -> list[str]:
     out: list[str] = []
     if not isinstance(m.name, str) or not NAME_RE.match(m.name):
         out.append(
-            "the name must be letters, digits, '_', '.' or '-' (no spaces, commas or '=': "
-            "-m, --mode and --fail-under could not name it)"
+            "the name must be ASCII letters, digits, '_', '.' or '-' (no spaces, commas or "
+            "'=': -m, --mode and --fail-under could not name it)"
         )
     if (m.compute is None) == (m.acompute is None):
         out.append(

@@ -6,7 +6,9 @@ module imports it. ``register`` is also how a user adds a metric of their own.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import decimal
 import inspect
 import math
 import numbers
@@ -29,13 +31,17 @@ from ragmeter.metrics import (
 )
 from ragmeter.metrics.base import Metric, Score, checked
 from ragmeter.metrics.column import OK, STATUSES, ScoreColumn
+from ragmeter.redact import describe, redact
 
 _FIXED: dict[str, Metric] = {}
 _BUILT_IN: set[str] = set()
 _GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
+_GIVEN_TEMPLATES: dict[str, Callable[[int], Metric]] = {}  # a user's template factories
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
 _MAX_K = 2**63 - 1  # the retrieval kernels' int64
+# An ok value a run takes: np.bool_ too, as bool is (``Score(arr.mean() > 0.5)`` failed)
+_NUMBERS = (numbers.Real, np.number, np.bool_)
 # The keys of a scores.jsonl record besides the metrics' values (runs.RECORD_KEYS, a layer
 # above: tests/test_metrics_edges_audit.py keeps the two equal). A metric named "answer" or
 # "question_id" wrote its value over the sample's, losing it and breaking resume and compare.
@@ -51,7 +57,8 @@ def register(metric: Metric) -> Metric:
     Returns the registered metric: the same definition, its results checked on every sample
     (a value that is not a Score, an unknown status, or an ok value that is not a finite
     number within ``value_range`` becomes a failed Score saying so; ``acompute`` may also be
-    a plain function). MetricError when the name is taken or could not be selected.
+    a plain function). MetricError when the name is taken or could not be selected; the
+    same Metric registered again is no error (the metric registered is returned).
     """
     if not isinstance(metric, Metric):
         raise MetricError(f"register takes a ragmeter Metric, not {type(metric).__name__}")
@@ -67,6 +74,10 @@ def register(metric: Metric) -> Metric:
             f"({', '.join(sorted(RECORD_KEYS))}), whose value the score would overwrite; "
             "choose another name"
         )
+    if _GIVEN.get(name) is metric or (name not in _BUILT_IN and _FIXED.get(name) is metric):
+        # the same definition again (a module imported twice, a notebook cell re-run that
+        # registers one made elsewhere): nothing to change, so no error
+        return _FIXED[name]
     if name in _FIXED:
         whose = "a built-in metric" if name in _BUILT_IN else "already registered"
         raise MetricError(f"metric {name!r} is {whose}: choose another name")
@@ -87,7 +98,13 @@ def _checking(metric: Metric) -> Metric:
         sync = metric.compute
 
         def compute(sample: Any) -> Score:
-            return checked_result(metric, sync(sample))
+            if _interrupted():
+                raise asyncio.CancelledError  # Ctrl-C: stop at this sample, not the last
+            try:
+                result = sync(sample)
+            except Exception as exc:  # this sample fails alone, its reason masked
+                return Score.failed(f"internal error: {describe(exc)}")
+            return checked_result(metric, result)
 
         changes["compute"] = compute
     if metric.acompute is not None:
@@ -116,6 +133,18 @@ def _checking(metric: Metric) -> Metric:
     return dataclasses.replace(metric, **changes)
 
 
+def _interrupted() -> bool:
+    """Whether the run's task is being cancelled (Ctrl-C). Why asked before each sample:
+    arithmetic metrics run in the event loop's thread and await nothing, so a cancel was
+    felt only once every sample was computed; a slow metric of one's own (minutes, hours)
+    went on to the end after Ctrl-C, then the local executor threw its scores away."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop here (a Ray actor's thread): nothing cancels it
+        return False
+    return task is not None and task.cancelling() > 0
+
+
 def checked_result(metric: Metric, result: Any) -> Score:
     """``result`` when it is a Score a run can count, else a failed Score saying what is wrong:
     a value that is not a Score, an unknown status, or an ok value that is not a finite number
@@ -136,7 +165,9 @@ def checked_result(metric: Metric, result: Any) -> Score:
     if result.status != "ok":
         return _without_value(metric, result)
     value = result.value
-    if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
+    if isinstance(value, decimal.Decimal):  # a number, though not a numbers.Real
+        value = float(value) if not value.is_snan() else math.nan  # float(sNaN) raises
+    if not isinstance(value, _NUMBERS) or isinstance(value, np.complexfloating):
         return Score.failed(
             f"{metric.name} returned an ok Score whose value is {type(value).__name__}, "
             "not a number",
@@ -145,7 +176,7 @@ def checked_result(metric: Metric, result: Any) -> Score:
     try:
         # a plain float: numpy scalars, Fractions and bools were written to scores.jsonl as
         # strings ("1/3", "0.25") or true, which no reader of a run takes for a score
-        value = float(value)
+        value = float(value) + 0.0  # + 0.0: a -0.0 was written and averaged as "-0.0"
     except OverflowError:
         value = math.inf  # an int beyond any float (10**400): not finite, said below
     if not math.isfinite(value):
@@ -165,13 +196,14 @@ def checked_result(metric: Metric, result: Any) -> Score:
 def _without_value(metric: Metric, result: Score) -> Score:
     """A Score that is not ok, as a run can show it: no value (an ``undefined`` Score holding
     0.5 was written as 0.5 beside its status, though no mean counted it) and a reason in words
-    (a missing one was written as "", a number as a number)."""
+    (a missing one was written as "", a number as a number), secrets masked."""
     reason = result.reason
     if reason is None or (isinstance(reason, str) and not reason.strip()):
         reason = f"{metric.name} returned status {result.status!r} without a reason"
     elif not isinstance(reason, str):
         reason = str(reason)
-    if result.value is None and reason is result.reason:
+    reason = redact(reason)  # a server's reply quoted with its key: masked, as a judge's
+    if result.value is None and reason == result.reason:
         return result
     return Score(None, result.status, reason, result.details)
 
@@ -179,8 +211,43 @@ def _without_value(metric: Metric, result: Score) -> Score:
 def register_template(
     prefix: str, factory: Callable[[int], Metric], default_ks: tuple[int, ...]
 ) -> None:
-    """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named."""
-    _TEMPLATES[prefix] = (factory, default_ks)
+    """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named.
+
+    ``factory(k)`` returns the Metric named ``prefix@k``, its results checked as a registered
+    metric's (``register``). MetricError for a prefix ``-m`` cannot spell (lower-case letters
+    and '_') or one taken: a prefix ``ndcg`` silently replaced the built-in ndcg@k, and one
+    such as ``top-x`` was taken but never found."""
+    if _GIVEN_TEMPLATES.get(prefix) is factory:
+        return  # the same template again (a module imported twice): nothing changes
+    if not isinstance(prefix, str) or not re.fullmatch(r"[a-z_]+", prefix):  # _TEMPLATE_RE
+        raise MetricError(f"template {prefix!r}: the prefix must be lower-case letters and '_'")
+    if prefix in _TEMPLATES:
+        whose = "already registered" if prefix in _GIVEN_TEMPLATES else "a built-in template"
+        raise MetricError(f"template {prefix!r} is {whose}: choose another prefix")
+    if not callable(factory):
+        raise MetricError(f"template {prefix!r}: factory must be a function of k")
+    ks = tuple(default_ks)
+    if any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K for k in ks):
+        raise MetricError(f"template {prefix!r}: default_ks must be positive integers, not {ks}")
+
+    def checked_factory(k: int) -> Metric:
+        metric = factory(k)
+        if not isinstance(metric, Metric) or metric.name != f"{prefix}@{k}":
+            said = metric.name if isinstance(metric, Metric) else type(metric).__name__
+            raise MetricError(f"template {prefix!r}: factory({k}) gave {said}, not {prefix}@{k}")
+        return _checking(metric)
+
+    try:  # made now, as every listing of the metrics makes factory(1): broken, it broke them
+        checked_factory(1)
+    except MetricError:
+        raise
+    except Exception as exc:
+        raise MetricError(f"template {prefix!r}: factory(1) raised {describe(exc)}") from None
+    text = getattr(factory, "description_template", None)
+    if text is not None:  # what list_metrics shows for prefix@k
+        checked_factory.description_template = text  # type: ignore[attr-defined]
+    _TEMPLATES[prefix] = (checked_factory, ks)
+    _GIVEN_TEMPLATES[prefix] = factory
 
 
 # Built-in metrics, model-based first (the order of default runs and listings).
@@ -200,7 +267,7 @@ for _metric in (
 ):
     _add_built_in(_metric)
 for _prefix, _factory, _ks in retrieval.TEMPLATES:
-    register_template(_prefix, _factory, _ks)
+    _TEMPLATES[_prefix] = (_factory, _ks)
 
 
 def default_modes() -> dict[str, str]:
