@@ -144,8 +144,15 @@ def test_json_line_reads_back_as_json_dumps_did() -> None:
     got, want = json.loads(line), json.loads(old)
     assert math.isnan(want.pop("nan")) and want.pop("inf") == -math.inf
     assert got.pop("nan") is None and got.pop("inf") is None  # JSON has no NaN: null
+    assert got["details"].pop("n") == 3  # a numpy int as a number, not json.dumps's "3"
+    assert want["details"].pop("n") == "3"
     assert got == want
     assert json.loads(json_line({"s": {"b"}})) == {"s": ["b"]}  # a set becomes a list
+    # a metric's numpy details as their values: str() wrote "[   0    1 ... 1999]"
+    assert json.loads(json_line({"a": np.arange(2000), "m": np.eye(2)})) == {
+        "a": list(range(2000)),
+        "m": [[1.0, 0.0], [0.0, 1.0]],
+    }
 
 
 @pytest.mark.parametrize(

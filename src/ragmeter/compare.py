@@ -49,13 +49,16 @@ def too_few(n: int) -> str | None:
     return None
 
 
-def direction_of(metric: str) -> str:
-    """ "higher", "lower" or "none" as the metric registry declares; "higher" for a name it
-    does not know (a metric registered in another process, read back from a run directory)."""
+def direction_of(metric: str, runs: tuple[Run, ...] = ()) -> str:
+    """ "higher", "lower" or "none" as the metric registry declares; for a name it does not
+    know (registered in another process), as the runs' run.json recorded it, else "higher":
+    assumed, a rise of one's own direction="lower" metric was called better."""
     try:
         return get_metric(metric).direction
     except MetricError:
-        return "higher"
+        said = (e for r in runs for e in r.manifest.get("metrics") or () if isinstance(e, dict))
+        found = (e.get("direction") for e in said if e.get("name") == metric)
+        return next((d for d in found if d in ("higher", "lower", "none")), "higher")
 
 
 def models_of(metric: str, mode: str | None) -> frozenset[str] | None:
@@ -346,7 +349,7 @@ def compare(
                 "wins": wins,
                 "ties": len(diffs) - wins - losses,
                 "losses": losses,
-                "direction": direction_of(name),
+                "direction": direction_of(name, (run_a, run_b)),
                 **exclusion_counts(run_a, run_b, name, ids),
             }
         )

@@ -320,8 +320,17 @@ def json_line(row: Any) -> str:
     ``1e-05``).
     """
     if _NAN_KW:
-        return pydantic_core.to_json(row, fallback=str, **_NAN_KW).decode()
-    return json.dumps(json_safe(row), ensure_ascii=False, default=str)  # pragma: no cover
+        return pydantic_core.to_json(row, fallback=_fallback, **_NAN_KW).decode()
+    return json.dumps(json_safe(row), ensure_ascii=False, default=_fallback)  # pragma: no cover
+
+
+def _fallback(value: Any) -> Any:
+    """A numpy array or scalar (a metric's ``details``) as its values, anything else as its
+    ``str``. Why: as ``str``, an array of 2,000 was written as "[0 1 2 ... 1999]", six of its
+    values, and ``np.int64(3)`` as the string "3"."""
+    if type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None)):
+        return value.tolist()
+    return str(value)
 
 
 _NAN_KW: dict[str, str] = {"inf_nan_mode": "null"}

@@ -5,7 +5,6 @@ prompt files (version and sha256), the judge (model, weights' sha256 for local f
 base URL, sampling settings, the structured-output mode in use), the embedder, the input
 file's sha256 and row count, timings, calls and tokens. No key ever: URLs pass through
 ``public_url`` and the settings through ``Settings.public_dict``.
-
 It also guards ``--out``: ``prepare_out`` runs before any work, refuses a path that is a
 file or cannot be written, or a directory holding a run of other settings or input
 (``overwrite=True`` replaces it). A matching run there is a resume: the cache answers it.
@@ -69,6 +68,7 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
                 "name": m.name,
                 "version": m.version,
                 "mode": mode,
+                "direction": m.direction,  # compare's, for a metric not registered there
                 "needs": sorted(m.needs_in(mode)),
                 "uses": sorted(m.uses_in(mode)),
                 "prompts": {
