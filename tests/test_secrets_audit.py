@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import traceback
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -197,3 +198,23 @@ def test_a_placeholder_key_local_servers_ignore_does_not_mask_ordinary_words(
     assert redact(text) == text
     register_secret("EMPTY-but-a-real-key-0123456789")  # a real key containing one is masked
     assert redact("got EMPTY-but-a-real-key-0123456789") == "got ***"
+
+
+def test_a_built_in_metrics_internal_error_is_masked() -> None:
+    """run_compute wrote ``{type}: {exc}`` unmasked (a registered metric's wrapper masked its
+    own; a built-in's exception carrying a key went to scores.jsonl in clear)."""
+    from ragmeter.metrics.base import Metric
+    from ragmeter.redact import register_secret
+    from ragmeter.sample import Sample
+    from ragmeter.scheduler import run_compute
+
+    key = "sk-builtinLEAK0123456789abcdef"
+    register_secret(key)
+
+    def boom(sample: Sample) -> Any:
+        raise RuntimeError(f"request failed with key {key}\nsecond line")
+
+    metric = Metric(name="boom_builtin", description="d", requires=(("answer",),), compute=boom)
+    score = run_compute(metric, Sample(question_id="q1", question="q?", answer="a"))
+    assert score.status == "failed" and key not in (score.reason or "")
+    assert "RuntimeError" in (score.reason or "") and "second line" not in (score.reason or "")

@@ -38,7 +38,7 @@ def run_compute(metric: Metric, sample: Sample) -> Score:
     try:
         return checked(metric.compute(sample))
     except Exception as exc:  # one bad (sample, metric) must not sink the run
-        return Score.failed(f"internal error: {type(exc).__name__}: {exc}")
+        return Score.failed(f"internal error: {describe(exc)}")  # masked, one line
 
 
 def compute_all(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, Sequence[Score]]:
