@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, require  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
 from ragmeter.meta_eval import wikieval_pairs  # noqa: E402
 from ragmeter.metrics.claims import claims_of, neutralise  # noqa: E402
@@ -117,8 +117,10 @@ def main() -> None:
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--limit", type=int, default=0, help="first N WikiEval rows (0 = all)")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    require(WIKIEVAL, "WikiEval")
     settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
     built = build_resources(settings, {"judge"})
     if "judge" in built.unavailable:

@@ -40,6 +40,9 @@ from ragmeter.sample import Sample
 from ragmeter.text import split_sentences
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out  # noqa: E402
+
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 OUT = ROOT / "results" / "faithfulness_layout.json"
 LOSS = 0.05
@@ -151,8 +154,9 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=20, help="first N WikiEval rows")
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
     rows = load_rows(args.limit)
     settings = settings_from_options(
         None, judge=args.judge, cache=args.cache, modes=[], embedder="none"

@@ -64,7 +64,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out  # noqa: E402
 from _stats import summary  # noqa: E402
 from faithfulness_visible import load_set  # noqa: E402
 from fit_faithfulness_calibration import EPS, answer_scores, fit  # noqa: E402
@@ -283,13 +283,14 @@ def main() -> None:
     )
     ap.add_argument("--fit-rows", type=int, default=90, help="first N QA rows are the fit set")
     ap.add_argument("--l2", type=float, default=0.02)
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     ap.add_argument(
         "--shipped",
         action="store_true",
         help="no refit: score every set with calibration 1 and the shipped calibration",
     )
     args = ap.parse_args()
+    check_out(args.out, args.force)
     results: dict = {"sets": {}}
     for path in args.results:
         results["sets"].update(json.loads(path.read_text())["sets"])

@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -35,6 +36,9 @@ from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, require  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent.parent / "shared" / "datasets" / "scifact"
 QUESTION = "What does the study find?"  # SciFact has claims, not questions; one neutral stand-in
 
@@ -113,8 +117,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--evidence-k", default="3,0")
     ap.add_argument("--judge", default="local")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_scifact.json")
+    add_out(ap, ROOT / "results" / "faithfulness_scifact.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    for name in ("corpus.jsonl", "queries.jsonl"):
+        require(args.data / name, "SciFact (BEIR layout, --data)")
     claims = load_claims(args.data, args.n)
     settings = settings_from_options(None, judge=args.judge, cache="off", modes=[])
     built = build_resources(settings, {"judge", "embedder"})

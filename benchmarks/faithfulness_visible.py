@@ -50,7 +50,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out  # noqa: E402
 from _rewrites import (  # noqa: E402
     attributed,
     chatty,
@@ -332,7 +332,7 @@ def main() -> None:
     ap.add_argument("--scifact-n", type=int, default=60)
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_visible.json")
+    add_out(ap, ROOT / "results" / "faithfulness_visible.json")
     ap.add_argument(
         "--glue-contexts",
         action="store_true",
@@ -422,6 +422,7 @@ def main() -> None:
         help="a judge option, e.g. group_verdicts=on (repeatable)",
     )
     args = ap.parse_args()
+    check_out(args.out, args.force)
     opts = dict(o.split("=", 1) for o in args.option)
     settings = settings_from_options(
         None,

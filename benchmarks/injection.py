@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,9 @@ from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out  # noqa: E402
+
 DATA = ROOT / "data" / "injection.jsonl"
 METRICS = ("faithfulness", "answer_relevance", "context_relevance")
 
@@ -150,7 +154,7 @@ def main() -> None:
     )
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "injection.json")
+    add_out(ap, ROOT / "results" / "injection.json")
     ap.add_argument(
         "--merge",
         type=Path,
@@ -158,6 +162,7 @@ def main() -> None:
         "only when a change touches just the forms re-run: check with claims_changes.py)",
     )
     args = ap.parse_args()
+    check_out(args.out, args.force)
     metrics = args.metrics.split(",")
     if args.no_phrase_lists:
         import re

@@ -21,10 +21,14 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out  # noqa: E402
+
 TEXT = "The PSLV-C56 mission will be launched from the Satish Dhawan Space Centre. " * 80
 
 
@@ -61,8 +65,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--tokens", type=int, default=500)
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "llama_threads.json")
+    add_out(ap, ROOT / "results" / "llama_threads.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     one = _rate(1, args.tokens, args.repeats)
     two = _rate(2, args.tokens, args.repeats)
     start = time.time() + 20  # both children loaded before either starts

@@ -22,6 +22,7 @@ import os
 import platform
 import resource
 import statistics
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -31,7 +32,10 @@ from pydantic import BaseModel
 from ragmeter.backends.llamacpp import LocalJudge
 
 ROOT = Path(__file__).resolve().parent
-WIKIEVAL = Path("/work/shared/datasets/wikieval/wikieval.jsonl")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out  # noqa: E402
+
+WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 FALLBACK_CONTEXT = (
     "The PSLV-C56 is the 58th mission of Indian Space Research Organisation's Polar Satellite "
     "Launch Vehicle (PSLV) and the 17th flight of the PSLV-CA variant. It is scheduled to launch "
@@ -198,8 +202,9 @@ def main() -> None:
     ap.add_argument("--gen-tokens", type=int, default=48)
     ap.add_argument("--gen-repeats", type=int, default=3)
     ap.add_argument("--model", default=None, help="a GGUF path (default: the embedded judge)")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "local_judge.json")
+    add_out(ap, ROOT / "results" / "local_judge.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     res = asyncio.run(bench(args))
 
     rows = [

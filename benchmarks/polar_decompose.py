@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out  # noqa: E402
 from faithfulness_visible import build_resources, load_set, settings_from_options  # noqa: E402
 from ragmeter.metrics.context import ContextSentences  # noqa: E402
 from ragmeter.metrics.judging import Calls, context_first, judge_of  # noqa: E402
@@ -117,8 +117,9 @@ async def probe(resources) -> list[dict]:  # type: ignore[no-untyped-def]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
     built = build_resources(
         settings_from_options(None, judge="local", cache=args.cache, modes=[]), {"judge"}
     )

@@ -40,6 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+from _record import add_out, check_out  # noqa: E402
+
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
 HZ = os.sysconf("SC_CLK_TCK")
@@ -292,8 +294,9 @@ def main() -> None:
     ap.add_argument("--per-actor", type=int, default=4)
     ap.add_argument("--batch", type=int, default=250)
     ap.add_argument("--latency", type=float, default=0.05)
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "ray_profile.json")
+    add_out(ap, ROOT / "results" / "ray_profile.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     from scale import judged_rows
 
     with tempfile.TemporaryDirectory() as d:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out  # noqa: E402
 from _rewrites import chatty  # noqa: E402
 from _stats import auroc  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
@@ -120,7 +120,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "relevance_refusals.json")
+    add_out(ap, ROOT / "results" / "relevance_refusals.json")
     ap.add_argument(
         "--chatty",
         action="store_true",
@@ -129,6 +129,7 @@ def main() -> None:
     )
     ap.add_argument("--no-refusals", action="store_true", help="the answer_relevance part only")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
     built = build_resources(settings, {"judge"})
     if "judge" in built.unavailable:

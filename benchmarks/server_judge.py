@@ -44,8 +44,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ragmeter  # noqa: E402
+from _record import add_out, check_out  # noqa: E402
 from ragmeter.backends import model_store  # noqa: E402
 
 RAGAS_TOKENS_PER_ROW = 2477  # 20,566 prompt + 4,199 completion over 10 rows (issue 14)
@@ -267,7 +268,7 @@ def main() -> None:
         help="path of llama.cpp's llama-server binary (make llama-server) instead of "
         "llama-cpp-python's server",
     )
-    parser.add_argument("--out", type=Path, default=OUT)
+    add_out(parser, OUT)
     parser.add_argument(
         "--local-evidence",
         default="auto",
@@ -275,6 +276,7 @@ def main() -> None:
         help="evidence selection of the in-process run (server runs use auto = lexical)",
     )
     args = parser.parse_args()
+    check_out(args.out, args.force)
     data = rows(args.rows)
     gguf = model_store.ensure_model(None)
     counts = Counts()
