@@ -43,7 +43,7 @@ def _run(script: str, *args: str, timeout: float = 60) -> subprocess.CompletedPr
 def test_every_benchmark_has_a_working_help_with_out_and_force() -> None:
     assert len(SCRIPTS) >= 20  # the glob found the scripts
     with ThreadPoolExecutor(max_workers=2) as pool:
-        done = dict(zip(SCRIPTS, pool.map(lambda p: _run(p.name, "--help"), SCRIPTS)))
+        done = dict(zip(SCRIPTS, pool.map(lambda p: _run(p.name, "--help"), SCRIPTS), strict=True))
     for path, proc in done.items():
         assert proc.returncode == 0, (path.name, proc.stderr[-2000:])
         assert proc.stdout.startswith("usage:"), path.name
