@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from _record import add_out, check_out, require  # noqa: E402
+from _record import add_out, check_out, require, write_json  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
 from ragmeter.meta_eval import wikieval_pairs  # noqa: E402
 from ragmeter.metrics.claims import claims_of, neutralise  # noqa: E402
@@ -151,7 +151,7 @@ def main() -> None:
             f"{k:10s} {summary['wikieval_agreement'][k]:9.3f} "
             + " ".join(f"{means[v]:10.3f}" for v in variants)
         )
-    args.out.write_text(json.dumps({"summary": summary, **res}, indent=1), encoding="utf-8")
+    write_json(args.out, {"summary": summary, **res}, indent=1)
     print(f"wrote {args.out}")
     print(
         "RESULT "

@@ -41,7 +41,7 @@ from ragmeter.text import split_sentences
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 OUT = ROOT / "results" / "faithfulness_layout.json"
@@ -189,20 +189,17 @@ def main() -> None:
     print("\nagreement with WikiEval's preference (grounded above ungrounded):")
     for k, v in res["agreement"].items():
         print(f"  {k:40s} {v:.3f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "judge": args.judge,
-                "limit": args.limit,
-                "wall_s": round(wall, 1),
-                **res,
-                # no WikiEval text: ids, scores and what layout took out
-                "rows": [{k: v for k, v in r.items() if k not in TEXT_FIELDS} for r in rows],
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "judge": args.judge,
+            "limit": args.limit,
+            "wall_s": round(wall, 1),
+            **res,
+            # no WikiEval text: ids, scores and what layout took out
+            "rows": [{k: v for k, v in r.items() if k not in TEXT_FIELDS} for r in rows],
+        },
+        indent=1,
     )
     print(f"wrote {args.out} ({wall:.0f} s)")
     g, a = res["grounded"], res["agreement"]

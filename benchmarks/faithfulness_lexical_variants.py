@@ -64,7 +64,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from _stats import summary  # noqa: E402
 from faithfulness_visible import load_set  # noqa: E402
 from fit_faithfulness_calibration import EPS, answer_scores, fit  # noqa: E402
@@ -325,18 +325,17 @@ def main() -> None:
         + " ".join(f"{loso[s]['auroc']:>13.3f}/{loso[s]['brier']:.3f}" for s in sets)
         + "  (shipped feature, fitted on every other set)"
     )
-    args.out.write_text(
-        json.dumps(
-            {
-                "results": [str(p) for p in args.results],
-                "fit_rows": args.fit_rows,
-                "l2": args.l2,
-                "variants": table,
-                "judge_alone_auroc": judge,
-                "leave_one_set_out": loso,
-            },
-            indent=1,
-        )
+    write_json(
+        args.out,
+        {
+            "results": [str(p) for p in args.results],
+            "fit_rows": args.fit_rows,
+            "l2": args.l2,
+            "variants": table,
+            "judge_alone_auroc": judge,
+            "leave_one_set_out": loso,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     best = max(
@@ -369,15 +368,14 @@ def score_shipped(results: dict, args: argparse.Namespace) -> None:
             summ = summary(answer_scores(w, xs), y)
             table[s][name] = {k: round(summ[k], 4) for k in ("auroc", "brier", "ece")}
         print(s, json.dumps(table[s]))
-    args.out.write_text(
-        json.dumps(
-            {
-                "results": [str(p) for p in args.results],
-                "weights": {"calibration_1": CALIBRATION_1.tolist(), cal.version: shipped.tolist()},
-                "sets": table,
-            },
-            indent=1,
-        )
+    write_json(
+        args.out,
+        {
+            "results": [str(p) for p in args.results],
+            "weights": {"calibration_1": CALIBRATION_1.tolist(), cal.version: shipped.tolist()},
+            "sets": table,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     print(

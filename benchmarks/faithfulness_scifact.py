@@ -37,7 +37,7 @@ from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out, require  # noqa: E402
+from _record import add_out, check_out, require, write_json  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent.parent / "shared" / "datasets" / "scifact"
 QUESTION = "What does the study find?"  # SciFact has claims, not questions; one neutral stand-in
@@ -166,21 +166,18 @@ def main() -> None:
         tok = f"{per:.0f}" if per else "—"
         wall = str(r.get("wall_s", "—"))
         print(f"{r['setting']:30s} {r['auc']:6.3f} {acc:>6s} {tok:>10s} {wall:>8s}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "data": str(args.data),
-                "n_per_label": args.n,
-                "judge": args.judge,
-                "question": QUESTION,
-                "cpu_count": os.cpu_count(),
-                "rows": rows,
-                "claims": per_setting,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "data": str(args.data),
+            "n_per_label": args.n,
+            "judge": args.judge,
+            "question": QUESTION,
+            "cpu_count": os.cpu_count(),
+            "rows": rows,
+            "claims": per_setting,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     judged = [r for r in rows if "accuracy" in r]

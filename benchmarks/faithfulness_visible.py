@@ -50,7 +50,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from _rewrites import (  # noqa: E402
     attributed,
     chatty,
@@ -458,31 +458,28 @@ def main() -> None:
             await built.aclose()
 
     asyncio.run(run())
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "judge": args.judge,
-                "cpu_count": os.cpu_count(),
-                "limit": args.limit,
-                "options": opts,
-                "embedder": args.embedder,
-                "glue_contexts": args.glue_contexts,
-                "lower_tokenized": args.lower_tokenized,
-                "cite": args.cite,
-                "frame": args.frame,
-                "reason": args.reason,
-                "wrap": args.wrap,
-                "chatty": args.chatty,
-                "structured": args.structured,
-                "polar_replies": args.polar_replies,
-                "it_is": args.it_is,
-                "attributed": args.attributed,
-                "sets": results,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "judge": args.judge,
+            "cpu_count": os.cpu_count(),
+            "limit": args.limit,
+            "options": opts,
+            "embedder": args.embedder,
+            "glue_contexts": args.glue_contexts,
+            "lower_tokenized": args.lower_tokenized,
+            "cite": args.cite,
+            "frame": args.frame,
+            "reason": args.reason,
+            "wrap": args.wrap,
+            "chatty": args.chatty,
+            "structured": args.structured,
+            "polar_replies": args.polar_replies,
+            "it_is": args.it_is,
+            "attributed": args.attributed,
+            "sets": results,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     parts = []

@@ -42,7 +42,7 @@ from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 
 DATA = ROOT / "data" / "injection.jsonl"
 METRICS = ("faithfulness", "answer_relevance", "context_relevance")
@@ -220,19 +220,16 @@ def main() -> None:
             f"{s['flip_rate_old_forms']}, new held-out forms: {s['flip_rate_new_forms']}; "
             f"mean score change {s['mean_delta']:+.3f})"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "judge": args.judge,
-                "cpu_count": os.cpu_count(),
-                "wall_s": round(wall, 1),
-                "summary": summary,
-                "rows": scored,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "judge": args.judge,
+            "cpu_count": os.cpu_count(),
+            "wall_s": round(wall, 1),
+            "summary": summary,
+            "rows": scored,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     parts = []

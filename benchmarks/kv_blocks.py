@@ -35,7 +35,7 @@ from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out, require  # noqa: E402
+from _record import add_out, check_out, require, write_json  # noqa: E402
 
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 OUT = ROOT / "results" / "kv_blocks.json"
@@ -135,8 +135,7 @@ async def main() -> None:
         "fresh_tokens_decoded": fresh_tokens,
         "p_yes": {"forward": forward, "reverse": reverse, "fresh": fresh},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1))
+    write_json(args.out, record, indent=1)
     differing = sum(c["differing"] for c in pairs.values())
     print(
         f"RESULT max_abs_diff={worst:.4f} differing={differing} "

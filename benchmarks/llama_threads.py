@@ -17,7 +17,6 @@ Prints a table, writes benchmarks/results/llama_threads.json, ends with a RESULT
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import os
 import platform
@@ -27,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 
 TEXT = "The PSLV-C56 mission will be launched from the Satish Dhawan Space Centre. " * 80
 
@@ -90,8 +89,7 @@ def main() -> None:
         "two_threads": round(two, 1),
         "two_processes": [round(r, 1) for r in pair],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    write_json(args.out, out, indent=1)
     print(f"wrote {args.out}")
     print(
         f"RESULT one_thread_tok_s={one:.1f} two_threads_tok_s={two:.1f} "

@@ -33,7 +33,7 @@ from ragmeter.backends.llamacpp import LocalJudge
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 FALLBACK_CONTEXT = (
@@ -234,8 +234,7 @@ def main() -> None:
     print(f"{'measure':<{width}}  value")
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(res, indent=2) + "\n")
+    write_json(args.out, res, indent=2)
     print(f"wrote {args.out}")
     print(
         f"RESULT prompt_tok_s={res['prompt_tok_s']} gen_tok_s={res['gen_tok_s']} "

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from faithfulness_visible import build_resources, load_set, settings_from_options  # noqa: E402
 from ragmeter.metrics.context import ContextSentences  # noqa: E402
 from ragmeter.metrics.judging import Calls, context_first, judge_of  # noqa: E402
@@ -144,11 +143,7 @@ def main() -> None:
             f"{it['product']:8.3f} {it['smaller']:8.3f}"
         )
     counts = {k: sum(it[k] > 0.5 for it in items) for k in ("whole", "product", "smaller")}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps({"n": len(items), "right_above_half": counts, "items": items}, indent=1),
-        encoding="utf-8",
-    )
+    write_json(args.out, {"n": len(items), "right_above_half": counts, "items": items}, indent=1)
     print(f"wrote {args.out}")
     print(
         f"RESULT n={len(items)} whole={counts['whole']} product={counts['product']} "

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from faithfulness_visible import (  # noqa: E402
     build_resources,
     load_set,
@@ -127,7 +126,7 @@ def main() -> None:
         f"pairs won by the judge: shipped statements {summary['shipped_pairs_won']}, "
         f"wrong answers without their leading Yes/No {summary['stripped_pairs_won']}"
     )
-    args.out.write_text(json.dumps({"summary": summary, **got}, indent=1))
+    write_json(args.out, {"summary": summary, **got}, indent=1)
     print(f"wrote {args.out}")
     print(
         "RESULT "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from _rewrites import chatty  # noqa: E402
 from _stats import auroc  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
@@ -170,12 +170,10 @@ def main() -> None:
             f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
             f"refusal_detection={summary['refusal_detection_accuracy']:.3f}"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {"judge": args.judge, "cpu_count": os.cpu_count(), "summary": summary, **res}, indent=1
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {"judge": args.judge, "cpu_count": os.cpu_count(), "summary": summary, **res},
+        indent=1,
     )
     print(f"wrote {args.out}")
     print(result.strip())

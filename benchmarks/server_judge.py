@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ragmeter  # noqa: E402
-from _record import add_out, check_out  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from ragmeter.backends import model_store  # noqa: E402
 
 RAGAS_TOKENS_PER_ROW = 2477  # 20,566 prompt + 4,199 completion over 10 rows (issue 14)
@@ -334,7 +334,7 @@ def main() -> None:
         "local_evidence": args.local_evidence,
         "load_avg_1min": os.getloadavg()[0],
     }
-    args.out.write_text(json.dumps(out, indent=2) + "\n")
+    write_json(args.out, out, indent=2)
     ratio = best["s_per_row"] / local["s_per_row"] if local else float("nan")
     print(
         f"RESULT server_s_per_row={best['s_per_row']} server_run={best['name']} "
