@@ -114,7 +114,11 @@ async def run(resources, limit: int) -> dict:  # type: ignore[no-untyped-def]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--limit", type=int, default=0, help="first N WikiEval rows (0 = all)")
     add_out(ap, OUT)

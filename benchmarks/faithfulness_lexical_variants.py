@@ -282,7 +282,7 @@ def main() -> None:
         help="faithfulness_visible.py outputs; a set in a later file replaces an earlier one's",
     )
     ap.add_argument("--fit-rows", type=int, default=90, help="first N QA rows are the fit set")
-    ap.add_argument("--l2", type=float, default=0.02)
+    ap.add_argument("--l2", type=float, default=0.02, help="L2 penalty of the refits")
     add_out(ap, OUT)
     ap.add_argument(
         "--shipped",

@@ -113,10 +113,23 @@ def summarise(name: str, scored: list[dict], wall: float, stats, ev0: int) -> di
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--n", type=int, default=60)
-    ap.add_argument("--evidence-k", default="3,0")
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="the BEIR SciFact folder (default: ../shared/datasets/scifact)",
+    )
+    ap.add_argument("--n", type=int, default=60, help="claims per label (SUPPORT, CONTRADICT)")
+    ap.add_argument(
+        "--evidence-k",
+        default="3,0",
+        help="evidence sentences per claim, comma-separated; 0 = the whole abstract",
+    )
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     add_out(ap, ROOT / "results" / "faithfulness_scifact.json")
     args = ap.parse_args()
     check_out(args.out, args.force)

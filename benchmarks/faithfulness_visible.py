@@ -326,11 +326,19 @@ def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,distractor,scifact")
+    ap.add_argument(
+        "--sets",
+        default="qa,dialogue,chat,wikiqa,polar,distractor,scifact",
+        help="comma-separated visible sets",
+    )
     ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
-    ap.add_argument("--scifact-n", type=int, default=60)
-    ap.add_argument("--judge", default="local")
+    ap.add_argument("--scifact-n", type=int, default=60, help="SciFact claims per label")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     add_out(ap, ROOT / "results" / "faithfulness_visible.json")
     ap.add_argument(

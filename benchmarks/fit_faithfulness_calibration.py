@@ -122,13 +122,25 @@ def fit_relevance(args: argparse.Namespace, data: dict) -> tuple[np.ndarray, dic
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--results", type=Path, required=True)
     ap.add_argument(
-        "--metric", default="faithfulness", choices=["faithfulness", "answer_relevance"]
+        "--results",
+        type=Path,
+        required=True,
+        help="a faithfulness_visible.py or relevance_refusals.py JSON",
+    )
+    ap.add_argument(
+        "--metric",
+        default="faithfulness",
+        choices=["faithfulness", "answer_relevance"],
+        help="whose calibration is fitted (answer_relevance without --out writes the shipped one)",
     )
     ap.add_argument("--fit", default="qa", help="the set the coefficients are fitted on")
-    ap.add_argument("--l2", type=float, default=0.001)
-    ap.add_argument("--version", default="1")
+    ap.add_argument(
+        "--l2", type=float, default=0.001, help="L2 penalty on the judge and lexical coefficients"
+    )
+    ap.add_argument(
+        "--version", default="1", help="the calibration version written into the output"
+    )
     add_out(ap, None)
     args = ap.parse_args()
     require(args.results, "--results file")

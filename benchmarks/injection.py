@@ -143,7 +143,7 @@ def summarise(scored: list[dict], metrics: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--metrics", default=",".join(METRICS))
+    ap.add_argument("--metrics", default=",".join(METRICS), help="comma-separated judged metrics")
     ap.add_argument("--forms", default="", help="comma-separated forms (default: all)")
     ap.add_argument("--groups", default="seen,old,new", help="form groups to run")
     ap.add_argument("--limit-bases", type=int, default=0, help="first N clean bases per metric")
@@ -152,7 +152,11 @@ def main() -> None:
         action="store_true",
         help="switch the evaluator-directed phrase lists off (measures the other defences)",
     )
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     add_out(ap, ROOT / "results" / "injection.json")
     ap.add_argument(

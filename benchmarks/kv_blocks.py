@@ -92,7 +92,7 @@ def compare(a: dict, b: dict) -> dict:
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rows", type=int, default=8)
+    parser.add_argument("--rows", type=int, default=8, help="WikiEval answers judged")
     add_out(parser, OUT)
     args = parser.parse_args()
     check_out(args.out, args.force)

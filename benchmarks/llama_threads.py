@@ -62,8 +62,8 @@ def _child(args: tuple[int, int, int, float]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--tokens", type=int, default=500)
+    ap.add_argument("--repeats", type=int, default=3, help="timed prompts per setting")
+    ap.add_argument("--tokens", type=int, default=500, help="prompt length in tokens")
     add_out(ap, ROOT / "results" / "llama_threads.json")
     args = ap.parse_args()
     check_out(args.out, args.force)

@@ -197,10 +197,10 @@ async def bench(args: argparse.Namespace) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="contexts for the P(yes) timings")
-    ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument("--n-ctx", type=int, default=8192, help="the judge's context window")
     ap.add_argument("--threads", type=int, default=None, help="default: all cores")
-    ap.add_argument("--gen-tokens", type=int, default=48)
-    ap.add_argument("--gen-repeats", type=int, default=3)
+    ap.add_argument("--gen-tokens", type=int, default=48, help="tokens generated per timed call")
+    ap.add_argument("--gen-repeats", type=int, default=3, help="timed generations")
     ap.add_argument("--model", default=None, help="a GGUF path (default: the embedded judge)")
     add_out(ap, ROOT / "results" / "local_judge.json")
     args = ap.parse_args()

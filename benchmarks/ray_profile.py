@@ -288,11 +288,13 @@ def main() -> None:
         serve(float(sys.argv[2]), sys.argv[3])
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=10_000)
-    ap.add_argument("--actors", type=int, default=4)
-    ap.add_argument("--per-actor", type=int, default=4)
-    ap.add_argument("--batch", type=int, default=250)
-    ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--samples", type=int, default=10_000, help="judged samples")
+    ap.add_argument("--actors", type=int, default=4, help="Ray judge actors")
+    ap.add_argument("--per-actor", type=int, default=4, help="concurrency of each actor")
+    ap.add_argument("--batch", type=int, default=250, help="rows per Ray batch")
+    ap.add_argument(
+        "--latency", type=float, default=0.05, help="the fake server's reply latency, seconds"
+    )
     add_out(ap, ROOT / "results" / "ray_profile.json")
     args = ap.parse_args()
     check_out(args.out, args.force)

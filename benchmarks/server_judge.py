@@ -253,15 +253,17 @@ def run_local(data: list[dict[str, Any]], evidence: str = "auto") -> dict[str, A
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=10)
+    parser.add_argument("--rows", type=int, default=10, help="first N WikiEval grounded answers")
     parser.add_argument(
         "--runs",
         default="8:on,1:off",
         help="server runs as concurrency:group_verdicts, comma-separated",
     )
-    parser.add_argument("--n-ctx", type=int, default=4096)
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--n-ctx", type=int, default=4096, help="the server's context window")
+    parser.add_argument("--port", type=int, default=8765, help="port for the judge server")
+    parser.add_argument(
+        "--skip-local", action="store_true", help="no in-process run to compare with"
+    )
     parser.add_argument(
         "--native",
         metavar="LLAMA_SERVER",

@@ -49,6 +49,20 @@ def test_every_benchmark_has_a_working_help_with_out_and_force() -> None:
         assert proc.stdout.startswith("usage:"), path.name
         if path.name not in PRINT_ONLY:
             assert "--out" in proc.stdout and "--force" in proc.stdout, path.name
+        assert not _undescribed(proc.stdout), (path.name, _undescribed(proc.stdout))
+
+
+def _undescribed(usage: str) -> list[str]:
+    """Options that ``--help`` lists without a word of description."""
+    lines = usage.split("options:", 1)[-1].splitlines()
+    bare = []
+    for i, line in enumerate(lines):
+        if not line.startswith("  -") or "  " in line.strip():
+            continue  # not an option, or its help follows on the same line
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if not (following.startswith("   ") and not following.lstrip().startswith("-")):
+            bare.append(line.strip())
+    return bare
 
 
 # (script, smallest-size arguments, data set it needs or None)
