@@ -140,3 +140,17 @@ def test_claims_changes_rejects_an_unknown_set_before_any_work() -> None:
     assert proc.returncode == 2
     assert "nonesuch" in proc.stderr and "Traceback" not in proc.stderr
     assert "set" not in proc.stdout  # no table started
+
+
+def test_faithfulness_visible_reads_every_set_before_the_judge() -> None:
+    """A mistyped set name after good ones used to stop the run only when the loop reached
+    it, after the judge calls on the sets before it; now it stops before the judge is built
+    (``--judge none`` here: the old code reached the judge and failed on that instead)."""
+    proc = _run(
+        "faithfulness_visible.py",
+        *("--sets", "qa,nonesuch", "--judge", "none", "--embedder", "none"),
+        *("--out", "/nonexistent/never_written.json"),
+        timeout=30,
+    )
+    assert proc.returncode != 0
+    assert "nonesuch" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-2000:]
