@@ -154,3 +154,17 @@ def test_faithfulness_visible_reads_every_set_before_the_judge() -> None:
     )
     assert proc.returncode != 0
     assert "nonesuch" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_probe_contradiction_never_defaults_to_faithfulness_visible_json() -> None:
+    """probe_contradiction.py runs faithfulness_visible.main() with another prompt; its
+    default --out was that script's faithfulness_visible.json (the shipped prompt's run)."""
+    assert (BENCH / "results" / "faithfulness_visible.json").exists()
+    proc = _run(
+        "probe_contradiction.py",
+        *("--sets", "qa", "--judge", "none", "--embedder", "none"),
+        timeout=30,
+    )
+    assert proc.returncode != 0  # no judge: it stops before any call
+    assert "faithfulness_visible.json" not in proc.stderr, proc.stderr[-2000:]
+    assert "no judge" in proc.stderr
