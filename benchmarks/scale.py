@@ -206,6 +206,8 @@ def main() -> None:
     add_out(ap, OUT)
     args = ap.parse_args()
     check_out(args.out, args.force)
+    if not args.rows and not args.samples:
+        ap.error("--rows 0 and --samples 0: nothing to measure")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         stream = stream_part(args.rows, tmp) if args.rows else {}

@@ -168,3 +168,12 @@ def test_probe_contradiction_never_defaults_to_faithfulness_visible_json() -> No
     assert proc.returncode != 0  # no judge: it stops before any call
     assert "faithfulness_visible.json" not in proc.stderr, proc.stderr[-2000:]
     assert "no judge" in proc.stderr
+
+
+def test_scale_with_nothing_to_measure_is_an_error_not_an_empty_result(tmp_path: Path) -> None:
+    """``--rows 0 --samples 0`` used to write a JSON of empty parts and end with a bare
+    ``RESULT`` line, which a reviewer reads as a run that measured something."""
+    out = tmp_path / "scale.json"
+    proc = _run("scale.py", "--rows", "0", "--samples", "0", "--out", str(out), timeout=30)
+    assert proc.returncode == 2 and "nothing to measure" in proc.stderr
+    assert not out.exists()
