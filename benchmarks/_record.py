@@ -17,6 +17,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,9 @@ def provenance() -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "machine": platform.machine(),
         "python": platform.python_version(),
+        # the commit above is this checkout's; the code measured is the ragmeter imported,
+        # which is another tree's when PYTHONPATH does not point here (a git worktree)
+        "ragmeter_src": _ragmeter_src(),
     }
 
 
@@ -72,6 +76,11 @@ def write_json(path: Path, data: dict[str, Any], indent: int = 1) -> None:
         json.dumps(record, indent=indent, ensure_ascii=False, default=str) + "\n",
         encoding="utf-8",
     )
+
+
+def _ragmeter_src() -> str | None:
+    module = sys.modules.get("ragmeter")
+    return str(Path(module.__file__).resolve().parent) if module and module.__file__ else None
 
 
 def _shown(path: Path) -> str:
