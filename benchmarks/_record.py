@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import json
 import os
 import platform
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +79,8 @@ def write_json(path: Path, data: dict[str, Any], indent: int = 1) -> None:
 
 
 def _ragmeter_src() -> str | None:
-    module = sys.modules.get("ragmeter")
-    return str(Path(module.__file__).resolve().parent) if module and module.__file__ else None
+    spec = importlib.util.find_spec("ragmeter")  # the imported one, or the one that would be
+    return str(Path(spec.origin).resolve().parent) if spec and spec.origin else None
 
 
 def _shown(path: Path) -> str:
