@@ -33,7 +33,7 @@ from ragmeter.backends.llamacpp import LocalJudge
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import add_out, check_out, write_json  # noqa: E402
+from _record import add_out, check_out, require, write_json  # noqa: E402
 
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 FALLBACK_CONTEXT = (
@@ -205,6 +205,8 @@ def main() -> None:
     add_out(ap, ROOT / "results" / "local_judge.json")
     args = ap.parse_args()
     check_out(args.out, args.force)
+    if args.model is not None:
+        require(Path(args.model), "GGUF model (--model)")
     res = asyncio.run(bench(args))
 
     rows = [

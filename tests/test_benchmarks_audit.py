@@ -120,8 +120,15 @@ def test_default_out_is_never_replaced_silently() -> None:
             ["--results", "{tmp}/no_results.json", "--out", "{tmp}/fit.json"],
             "no_results.json",
         ),
+        ("local_judge.py", ["--model", "{tmp}/no_model.gguf"], "no_model.gguf"),
     ],
-    ids=["retrieval_crosscheck", "engine", "faithfulness_scifact", "fit_calibration"],
+    ids=[
+        "retrieval_crosscheck",
+        "engine",
+        "faithfulness_scifact",
+        "fit_calibration",
+        "local_judge",
+    ],
 )
 def test_missing_data_is_one_line_naming_the_path(
     tmp_path: Path, script: str, args: list[str], named: str
