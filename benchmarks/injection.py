@@ -177,6 +177,14 @@ def main() -> None:
     forms = set(args.forms.split(",")) if args.forms else None
     groups = set(args.groups.split(","))
     rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
+    known = {r["metadata"]["form"] for r in rows} - {None}
+    for flag, given, valid in (
+        ("--metrics", set(metrics), set(METRICS)),
+        ("--forms", forms or set(), known),
+        ("--groups", groups, {"seen", "old", "new"}),
+    ):
+        if given - valid:  # a typo would otherwise judge the clean bases alone, or nothing
+            ap.error(f"{flag}: unknown {', '.join(sorted(given - valid))}; known: {sorted(valid)}")
     rows = [
         r
         for r in rows

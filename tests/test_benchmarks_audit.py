@@ -185,3 +185,18 @@ def test_scale_with_nothing_to_measure_is_an_error_not_an_empty_result(tmp_path:
     proc = _run("scale.py", "--rows", "0", "--samples", "0", "--out", str(out), timeout=30)
     assert proc.returncode == 2 and "nothing to measure" in proc.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "typo"),
+    [("--forms", "question-echo"), ("--metrics", "faithfulnes"), ("--groups", "held")],
+)
+def test_injection_rejects_unknown_names_before_the_judge(flag: str, typo: str) -> None:
+    """A mistyped form, metric or group used to filter its rows away silently: the run then
+    judged the clean bases alone (or nothing) and reported flip rates for forms never run.
+    ``--judge none``: the old code went on to the judge and stopped there instead."""
+    proc = _run(
+        "injection.py", flag, typo, "--judge", "none", "--out", "/nonexistent/i.json", timeout=30
+    )
+    assert proc.returncode == 2
+    assert typo in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-2000:]
