@@ -60,6 +60,8 @@ def provenance() -> dict[str, Any]:
         "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        # the one name for it across scripts (their own fields say load_1m, load_average_1m...)
+        "load_avg_1min": round(os.getloadavg()[0], 2),
         "machine": platform.machine(),
         "python": platform.python_version(),
         # the commit above is this checkout's; the code measured is the ragmeter imported,

@@ -88,6 +88,7 @@ def test_cheap_benchmark_ends_with_result_writes_traceable_json_and_keeps_it(
     record = json.loads(out.read_text(encoding="utf-8"))
     run = record["provenance"]
     assert run["cpu_count"] == os.cpu_count() and run["cpu_model"]
+    assert run["load_avg_1min"] >= 0
     assert len(run["git_commit"]) == 40 and run["date_utc"].startswith("20")
     assert run["ragmeter_src"] == str(ROOT / "src" / "ragmeter")  # the code measured
 
