@@ -292,9 +292,7 @@ def main() -> None:
     ap.add_argument("--actors", type=int, default=4, help="Ray judge actors")
     ap.add_argument("--per-actor", type=int, default=4, help="concurrency of each actor")
     ap.add_argument("--batch", type=int, default=250, help="rows per Ray batch")
-    ap.add_argument(
-        "--latency", type=float, default=0.05, help="the fake server's reply latency, seconds"
-    )
+    ap.add_argument("--latency", type=float, default=0.05, help="server reply latency, s")
     add_out(ap, ROOT / "results" / "ray_profile.json")
     args = ap.parse_args()
     check_out(args.out, args.force)
