@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, require, write_json  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
 from ragmeter.meta_eval import wikieval_pairs  # noqa: E402
 from ragmeter.metrics.claims import claims_of, neutralise  # noqa: E402
@@ -114,11 +114,17 @@ async def run(resources, limit: int) -> dict:  # type: ignore[no-untyped-def]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
     ap.add_argument("--limit", type=int, default=0, help="first N WikiEval rows (0 = all)")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    require(WIKIEVAL, "WikiEval")
     settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
     built = build_resources(settings, {"judge"})
     if "judge" in built.unavailable:
@@ -149,7 +155,7 @@ def main() -> None:
             f"{k:10s} {summary['wikieval_agreement'][k]:9.3f} "
             + " ".join(f"{means[v]:10.3f}" for v in variants)
         )
-    args.out.write_text(json.dumps({"summary": summary, **res}, indent=1), encoding="utf-8")
+    write_json(args.out, {"summary": summary, **res}, indent=1)
     print(f"wrote {args.out}")
     print(
         "RESULT "

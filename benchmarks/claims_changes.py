@@ -33,7 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from faithfulness_visible import DATA, load_jsonl, load_set  # noqa: E402
+from _record import require  # noqa: E402
+from faithfulness_visible import DATA, DEFAULT_DATA, load_jsonl, load_set  # noqa: E402
 
 SETS = (
     "qa,dialogue,chat,wikiqa,polar,distractor,scifact,wikieval,answer_relevance,refusals,injection"
@@ -110,13 +111,20 @@ def rows_of(name: str) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rev", default="HEAD", help="the git revision to compare with")
-    ap.add_argument("--sets", default=SETS)
+    ap.add_argument("--sets", default=SETS, help=f"comma-separated, of {SETS}")
     ap.add_argument("--show", type=int, default=3, help="changed answers printed per set")
     ap.add_argument("--emit", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.emit:  # the child of claims_at: rows on stdin, what it makes of them on stdout
         print(json.dumps(made(json.loads(sys.stdin.read()))))
         return
+    unknown = sorted(set(args.sets.split(",")) - set(SETS.split(",")))
+    if unknown:
+        ap.error(f"unknown set(s) {', '.join(unknown)}; choose from {SETS}")
+    if "wikieval" in args.sets.split(","):
+        require(WIKIEVAL, "WikiEval (set wikieval)")
+    if "scifact" in args.sets.split(","):
+        require(DEFAULT_DATA / "corpus.jsonl", "SciFact (set scifact)")
     counts: dict[str, int] = {}
     print(
         f"{'set':<18}{'answers':>8}{'claims changed':>16}{'contexts changed':>18}"

@@ -38,6 +38,9 @@ from ragmeter._perf import relaxed_gc  # noqa: E402
 from ragmeter.backends.openai_compat import OpenAICompatBackend  # noqa: E402
 from ragmeter.engine import CachedJudge  # noqa: E402
 from ragmeter.engine.cache import CallCache  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _record import add_out, check_out, require, write_json  # noqa: E402
 from ragmeter.engine.retry import RetryPolicy  # noqa: E402
 
 
@@ -260,20 +263,31 @@ def end_to_end(args: argparse.Namespace) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--latency", type=float, default=0.05)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--e2e-concurrency", dest="e2e_conc", type=int, default=8)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=2000, help="structured calls of part 1")
+    parser.add_argument(
+        "--latency", type=float, default=0.05, help="the fake server's reply latency, seconds"
+    )
+    parser.add_argument("--concurrency", type=int, default=32, help="part 1's concurrency")
+    parser.add_argument(
+        "--e2e-concurrency", dest="e2e_conc", type=int, default=8, help="evaluate()'s concurrency"
+    )
     parser.add_argument(
         "--e2e-repeat", type=int, default=5, help="warm evaluate() runs; the median is kept"
     )
-    parser.add_argument("--samples", type=int, default=50)
+    parser.add_argument("--samples", type=int, default=50, help="WikiEval answers evaluated")
     parser.add_argument(
-        "--data", default=str(ROOT.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl")
+        "--data",
+        default=str(ROOT.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"),
+        help="WikiEval as JSON lines (default: ../shared/datasets/wikieval/wikieval.jsonl)",
     )
-    parser.add_argument("--with-embedder", action="store_true")
+    parser.add_argument(
+        "--with-embedder", action="store_true", help="also time evidence by the local embedder"
+    )
+    add_out(parser, ROOT / "benchmarks" / "results" / "engine.json")
     args = parser.parse_args()
+    check_out(args.out, args.force)
+    require(Path(args.data), "WikiEval (--data)")
     proc, url = start_server(args.latency)
     try:
         with tempfile.TemporaryDirectory() as cache_dir:
@@ -327,22 +341,19 @@ def main() -> None:
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
-    out = ROOT / "benchmarks" / "results" / "engine.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            {
-                **dict(rows),
-                "evaluate_end_to_end": e2e,
-                "cpu_count": os.cpu_count(),
-                "target_overhead_ratio": 1.10,
-                "target_e2e_ratio": 1.25,
-                "target_fixed_cost_s": 0.2,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_json(
+        args.out,
+        {
+            **dict(rows),
+            "evaluate_end_to_end": e2e,
+            "cpu_count": os.cpu_count(),
+            "target_overhead_ratio": 1.10,
+            "target_e2e_ratio": 1.25,
+            "target_fixed_cost_s": 0.2,
+        },
+        indent=2,
     )
+    print(f"wrote {args.out}")
     print(
         f"RESULT calls={args.calls} ok={ok} overhead_ratio={ratio:.3f} wall_s={wall:.3f} "
         f"bare_ratio={bare / ideal:.3f} e2e_ratio={second['ratio_median']:.3f} "

@@ -40,6 +40,9 @@ from ragmeter.sample import Sample
 from ragmeter.text import split_sentences
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, write_json  # noqa: E402
+
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 OUT = ROOT / "results" / "faithfulness_layout.json"
 LOSS = 0.05
@@ -149,10 +152,15 @@ def summarise(rows: list[dict]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=20, help="first N WikiEval rows")
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
     rows = load_rows(args.limit)
     settings = settings_from_options(
         None, judge=args.judge, cache=args.cache, modes=[], embedder="none"
@@ -185,20 +193,17 @@ def main() -> None:
     print("\nagreement with WikiEval's preference (grounded above ungrounded):")
     for k, v in res["agreement"].items():
         print(f"  {k:40s} {v:.3f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "judge": args.judge,
-                "limit": args.limit,
-                "wall_s": round(wall, 1),
-                **res,
-                # no WikiEval text: ids, scores and what layout took out
-                "rows": [{k: v for k, v in r.items() if k not in TEXT_FIELDS} for r in rows],
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "judge": args.judge,
+            "limit": args.limit,
+            "wall_s": round(wall, 1),
+            **res,
+            # no WikiEval text: ids, scores and what layout took out
+            "rows": [{k: v for k, v in r.items() if k not in TEXT_FIELDS} for r in rows],
+        },
+        indent=1,
     )
     print(f"wrote {args.out} ({wall:.0f} s)")
     g, a = res["grounded"], res["agreement"]

@@ -64,7 +64,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, write_json  # noqa: E402
 from _stats import summary  # noqa: E402
 from faithfulness_visible import load_set  # noqa: E402
 from fit_faithfulness_calibration import EPS, answer_scores, fit  # noqa: E402
@@ -282,14 +282,15 @@ def main() -> None:
         help="faithfulness_visible.py outputs; a set in a later file replaces an earlier one's",
     )
     ap.add_argument("--fit-rows", type=int, default=90, help="first N QA rows are the fit set")
-    ap.add_argument("--l2", type=float, default=0.02)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--l2", type=float, default=0.02, help="L2 penalty of the refits")
+    add_out(ap, OUT)
     ap.add_argument(
         "--shipped",
         action="store_true",
         help="no refit: score every set with calibration 1 and the shipped calibration",
     )
     args = ap.parse_args()
+    check_out(args.out, args.force)
     results: dict = {"sets": {}}
     for path in args.results:
         results["sets"].update(json.loads(path.read_text())["sets"])
@@ -324,18 +325,17 @@ def main() -> None:
         + " ".join(f"{loso[s]['auroc']:>13.3f}/{loso[s]['brier']:.3f}" for s in sets)
         + "  (shipped feature, fitted on every other set)"
     )
-    args.out.write_text(
-        json.dumps(
-            {
-                "results": [str(p) for p in args.results],
-                "fit_rows": args.fit_rows,
-                "l2": args.l2,
-                "variants": table,
-                "judge_alone_auroc": judge,
-                "leave_one_set_out": loso,
-            },
-            indent=1,
-        )
+    write_json(
+        args.out,
+        {
+            "results": [str(p) for p in args.results],
+            "fit_rows": args.fit_rows,
+            "l2": args.l2,
+            "variants": table,
+            "judge_alone_auroc": judge,
+            "leave_one_set_out": loso,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     best = max(
@@ -368,15 +368,14 @@ def score_shipped(results: dict, args: argparse.Namespace) -> None:
             summ = summary(answer_scores(w, xs), y)
             table[s][name] = {k: round(summ[k], 4) for k in ("auroc", "brier", "ece")}
         print(s, json.dumps(table[s]))
-    args.out.write_text(
-        json.dumps(
-            {
-                "results": [str(p) for p in args.results],
-                "weights": {"calibration_1": CALIBRATION_1.tolist(), cal.version: shipped.tolist()},
-                "sets": table,
-            },
-            indent=1,
-        )
+    write_json(
+        args.out,
+        {
+            "results": [str(p) for p in args.results],
+            "weights": {"calibration_1": CALIBRATION_1.tolist(), cal.version: shipped.tolist()},
+            "sets": table,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     print(

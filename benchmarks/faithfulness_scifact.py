@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -35,6 +36,9 @@ from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, require, write_json  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent.parent / "shared" / "datasets" / "scifact"
 QUESTION = "What does the study find?"  # SciFact has claims, not questions; one neutral stand-in
 
@@ -109,12 +113,28 @@ def summarise(name: str, scored: list[dict], wall: float, stats, ev0: int) -> di
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--n", type=int, default=60)
-    ap.add_argument("--evidence-k", default="3,0")
-    ap.add_argument("--judge", default="local")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_scifact.json")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="the BEIR SciFact folder (default: ../shared/datasets/scifact)",
+    )
+    ap.add_argument("--n", type=int, default=60, help="claims per label (SUPPORT, CONTRADICT)")
+    ap.add_argument(
+        "--evidence-k",
+        default="3,0",
+        help="evidence sentences per claim, comma-separated; 0 = the whole abstract",
+    )
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
+    add_out(ap, ROOT / "results" / "faithfulness_scifact.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    for name in ("corpus.jsonl", "queries.jsonl"):
+        require(args.data / name, "SciFact (BEIR layout, --data)")
     claims = load_claims(args.data, args.n)
     settings = settings_from_options(None, judge=args.judge, cache="off", modes=[])
     built = build_resources(settings, {"judge", "embedder"})
@@ -159,21 +179,18 @@ def main() -> None:
         tok = f"{per:.0f}" if per else "—"
         wall = str(r.get("wall_s", "—"))
         print(f"{r['setting']:30s} {r['auc']:6.3f} {acc:>6s} {tok:>10s} {wall:>8s}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "data": str(args.data),
-                "n_per_label": args.n,
-                "judge": args.judge,
-                "question": QUESTION,
-                "cpu_count": os.cpu_count(),
-                "rows": rows,
-                "claims": per_setting,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "data": str(args.data),
+            "n_per_label": args.n,
+            "judge": args.judge,
+            "question": QUESTION,
+            "cpu_count": os.cpu_count(),
+            "rows": rows,
+            "claims": per_setting,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     judged = [r for r in rows if "accuracy" in r]

@@ -50,7 +50,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, require, write_json  # noqa: E402
 from _rewrites import (  # noqa: E402
     attributed,
     chatty,
@@ -84,6 +84,9 @@ def load_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+SETS = "qa,dialogue,chat,wikiqa,polar,distractor,scifact"
+
+
 def load_set(name: str, scifact_n: int) -> list[dict]:
     """Rows with question, contexts, answer, label, item, variant, pair (the right variant)."""
     if name == "wikiqa":
@@ -93,6 +96,7 @@ def load_set(name: str, scifact_n: int) -> list[dict]:
     if name == "distractor":
         return distractor_rows()
     if name == "scifact":
+        require(DEFAULT_DATA / "corpus.jsonl", "SciFact (set scifact)")
         return [
             {
                 "question_id": f"scifact-{cid}",
@@ -104,6 +108,8 @@ def load_set(name: str, scifact_n: int) -> list[dict]:
             for cid, lab, claim, abstract in load_claims(DEFAULT_DATA, scifact_n)
         ]
     files = {"qa": "qa_perturbed.jsonl", "dialogue": "dialogue.jsonl", "chat": "chat.jsonl"}
+    if name not in files:
+        raise SystemExit(f"error: unknown set {name!r}; the sets are {SETS}")
     rows = load_jsonl(DATA / files[name])
     if name == "dialogue":
         for r in rows:
@@ -326,13 +332,21 @@ def rewrite(rows: list[dict], args: argparse.Namespace) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", default="qa,dialogue,chat,wikiqa,polar,distractor,scifact")
+    ap.add_argument(
+        "--sets",
+        default=SETS,
+        help="comma-separated visible sets",
+    )
     ap.add_argument("--limit", type=int, default=0, help="first N rows per set (0 = all)")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N rows of each set")
-    ap.add_argument("--scifact-n", type=int, default=60)
-    ap.add_argument("--judge", default="local")
+    ap.add_argument("--scifact-n", type=int, default=60, help="SciFact claims per label")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "faithfulness_visible.json")
+    add_out(ap, ROOT / "results" / "faithfulness_visible.json")
     ap.add_argument(
         "--glue-contexts",
         action="store_true",
@@ -422,6 +436,10 @@ def main() -> None:
         help="a judge option, e.g. group_verdicts=on (repeatable)",
     )
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    # every set is read before the judge loads: a missing data set or a mistyped name stops
+    # the run now, not after hours of judge calls on the sets before it
+    loaded = {name: load_set(name, args.scifact_n) for name in args.sets.split(",")}
     opts = dict(o.split("=", 1) for o in args.option)
     settings = settings_from_options(
         None,
@@ -441,7 +459,7 @@ def main() -> None:
     async def run() -> None:
         try:
             for name in args.sets.split(","):
-                rows = load_set(name, args.scifact_n)[args.skip :]
+                rows = loaded[name][args.skip :]
                 rows = rows[: args.limit] if args.limit else rows
                 rows = rewrite(rows, args)
                 t0 = time.perf_counter()
@@ -457,31 +475,28 @@ def main() -> None:
             await built.aclose()
 
     asyncio.run(run())
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "judge": args.judge,
-                "cpu_count": os.cpu_count(),
-                "limit": args.limit,
-                "options": opts,
-                "embedder": args.embedder,
-                "glue_contexts": args.glue_contexts,
-                "lower_tokenized": args.lower_tokenized,
-                "cite": args.cite,
-                "frame": args.frame,
-                "reason": args.reason,
-                "wrap": args.wrap,
-                "chatty": args.chatty,
-                "structured": args.structured,
-                "polar_replies": args.polar_replies,
-                "it_is": args.it_is,
-                "attributed": args.attributed,
-                "sets": results,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "judge": args.judge,
+            "cpu_count": os.cpu_count(),
+            "limit": args.limit,
+            "options": opts,
+            "embedder": args.embedder,
+            "glue_contexts": args.glue_contexts,
+            "lower_tokenized": args.lower_tokenized,
+            "cite": args.cite,
+            "frame": args.frame,
+            "reason": args.reason,
+            "wrap": args.wrap,
+            "chatty": args.chatty,
+            "structured": args.structured,
+            "polar_replies": args.polar_replies,
+            "it_is": args.it_is,
+            "attributed": args.attributed,
+            "sets": results,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     parts = []

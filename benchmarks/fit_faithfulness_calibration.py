@@ -34,7 +34,7 @@ from scipy.optimize import minimize
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, require  # noqa: E402
 from _stats import summary  # noqa: E402
 
 ABOUT = {
@@ -122,15 +122,28 @@ def fit_relevance(args: argparse.Namespace, data: dict) -> tuple[np.ndarray, dic
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--results", type=Path, required=True)
     ap.add_argument(
-        "--metric", default="faithfulness", choices=["faithfulness", "answer_relevance"]
+        "--results",
+        type=Path,
+        required=True,
+        help="a faithfulness_visible.py or relevance_refusals.py JSON",
+    )
+    ap.add_argument(
+        "--metric",
+        default="faithfulness",
+        choices=["faithfulness", "answer_relevance"],
+        help="whose calibration is fitted (answer_relevance without --out writes the shipped one)",
     )
     ap.add_argument("--fit", default="qa", help="the set the coefficients are fitted on")
-    ap.add_argument("--l2", type=float, default=0.001)
-    ap.add_argument("--version", default="1")
-    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument(
+        "--l2", type=float, default=0.001, help="L2 penalty on the judge and lexical coefficients"
+    )
+    ap.add_argument(
+        "--version", default="1", help="the calibration version written into the output"
+    )
+    add_out(ap, None)
     args = ap.parse_args()
+    require(args.results, "--results file")
     data = json.loads(args.results.read_text(encoding="utf-8"))
     prefix = "faithfulness" if args.metric == "faithfulness" else "answer-relevance"
     out_path = args.out or OUT.with_name(f"{args.metric}_calibration.json")
@@ -141,6 +154,7 @@ def main() -> None:
             "benchmarks/faithfulness_lexical_variants.py (row plus_specific_any); give --out "
             "to write this two-feature fit elsewhere"
         )
+    check_out(out_path, args.force)
     if args.metric == "answer_relevance":
         w, report, n_fit = fit_relevance(args, data)
         fit_set, prompt_versions = "answer_relevance.jsonl, first half of the items", None
@@ -164,7 +178,10 @@ def main() -> None:
             f"{name:24s} {r['role']:6s} {r['auroc']:6.3f} {r['brier']:6.3f} {r['ece']:6.3f} "
             f"{r['n']:4d}"
         )
-    rel = str(args.results.resolve().relative_to(ROOT.parent))
+    try:
+        rel = str(args.results.resolve().relative_to(ROOT.parent))
+    except ValueError:  # a results file outside the repository (a reviewer's /tmp run)
+        rel = str(args.results.resolve())
     out = {
         "version": f"{prefix}-calibration-{args.version}",
         "about": ABOUT[args.metric],

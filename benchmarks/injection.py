@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,9 @@ from ragmeter.resources import build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, write_json  # noqa: E402
+
 DATA = ROOT / "data" / "injection.jsonl"
 METRICS = ("faithfulness", "answer_relevance", "context_relevance")
 
@@ -139,7 +143,7 @@ def summarise(scored: list[dict], metrics: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--metrics", default=",".join(METRICS))
+    ap.add_argument("--metrics", default=",".join(METRICS), help="comma-separated judged metrics")
     ap.add_argument("--forms", default="", help="comma-separated forms (default: all)")
     ap.add_argument("--groups", default="seen,old,new", help="form groups to run")
     ap.add_argument("--limit-bases", type=int, default=0, help="first N clean bases per metric")
@@ -148,9 +152,13 @@ def main() -> None:
         action="store_true",
         help="switch the evaluator-directed phrase lists off (measures the other defences)",
     )
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "injection.json")
+    add_out(ap, ROOT / "results" / "injection.json")
     ap.add_argument(
         "--merge",
         type=Path,
@@ -158,6 +166,7 @@ def main() -> None:
         "only when a change touches just the forms re-run: check with claims_changes.py)",
     )
     args = ap.parse_args()
+    check_out(args.out, args.force)
     metrics = args.metrics.split(",")
     if args.no_phrase_lists:
         import re
@@ -168,6 +177,14 @@ def main() -> None:
     forms = set(args.forms.split(",")) if args.forms else None
     groups = set(args.groups.split(","))
     rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
+    known = {r["metadata"]["form"] for r in rows} - {None}
+    for flag, given, valid in (
+        ("--metrics", set(metrics), set(METRICS)),
+        ("--forms", forms or set(), known),
+        ("--groups", groups, {"seen", "old", "new"}),
+    ):
+        if given - valid:  # a typo would otherwise judge the clean bases alone, or nothing
+            ap.error(f"{flag}: unknown {', '.join(sorted(given - valid))}; known: {sorted(valid)}")
     rows = [
         r
         for r in rows
@@ -215,19 +232,16 @@ def main() -> None:
             f"{s['flip_rate_old_forms']}, new held-out forms: {s['flip_rate_new_forms']}; "
             f"mean score change {s['mean_delta']:+.3f})"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "judge": args.judge,
-                "cpu_count": os.cpu_count(),
-                "wall_s": round(wall, 1),
-                "summary": summary,
-                "rows": scored,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {
+            "judge": args.judge,
+            "cpu_count": os.cpu_count(),
+            "wall_s": round(wall, 1),
+            "summary": summary,
+            "rows": scored,
+        },
+        indent=1,
     )
     print(f"wrote {args.out}")
     parts = []

@@ -24,6 +24,7 @@ import asyncio
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +34,9 @@ from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, require, write_json  # noqa: E402
+
 WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 OUT = ROOT / "results" / "kv_blocks.json"
 
@@ -88,9 +92,11 @@ def compare(a: dict, b: dict) -> dict:
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rows", type=int, default=8)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--rows", type=int, default=8, help="WikiEval answers judged")
+    add_out(parser, OUT)
     args = parser.parse_args()
+    check_out(args.out, args.force)
+    require(WIKIEVAL, "WikiEval")
     batch = samples(args.rows)
     judge = LocalJudge()
     judge.load()
@@ -129,8 +135,7 @@ async def main() -> None:
         "fresh_tokens_decoded": fresh_tokens,
         "p_yes": {"forward": forward, "reverse": reverse, "fresh": fresh},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1))
+    write_json(args.out, record, indent=1)
     differing = sum(c["differing"] for c in pairs.values())
     print(
         f"RESULT max_abs_diff={worst:.4f} differing={differing} "

@@ -31,13 +31,16 @@ retriever over a real corpus does.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, write_json
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -198,15 +201,26 @@ def _timed_runs(samples: list, repeat: int) -> tuple[list, list, object, float]:
     return walls, cpus, result, time.process_time() - c0
 
 
+def _positive(text: str) -> int:
+    """argparse type: a count of at least 1 (0 samples would divide by zero at the end)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--n", type=_positive, default=100_000, help="synthetic samples")
     parser.add_argument("--pool", type=int, default=0, help="corpus size; 0 = unique contexts")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs; the median is kept")
+    parser.add_argument(
+        "--repeat", type=_positive, default=5, help="timed runs; the median is kept"
+    )
     parser.add_argument("--unitxt-n", type=int, default=10_000, help="rows timed against unitxt")
-    parser.add_argument("--out", type=Path, default=OUT)
+    add_out(parser, OUT)
     parser.add_argument("--no-kernel", action="store_true", help="count tokens in Python")
     args = parser.parse_args()
+    check_out(args.out, args.force)
     from ragmeter.metrics import overlap_kernel
 
     if args.no_kernel:
@@ -290,8 +304,7 @@ def main() -> None:
         "cpu_count": os.cpu_count(),
         "load_average_1m": {"before": load_before, "after": os.getloadavg()[0]},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    write_json(args.out, report)
     print(
         f"load average (1 min) before/after: {load_before:.2f} / {os.getloadavg()[0]:.2f} "
         f"on {os.cpu_count()} cores (shared machine: other work slows the timed loop)"

@@ -17,14 +17,17 @@ Prints a table, writes benchmarks/results/llama_threads.json, ends with a RESULT
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, write_json  # noqa: E402
+
 TEXT = "The PSLV-C56 mission will be launched from the Satish Dhawan Space Centre. " * 80
 
 
@@ -59,10 +62,11 @@ def _child(args: tuple[int, int, int, float]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--tokens", type=int, default=500)
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "llama_threads.json")
+    ap.add_argument("--repeats", type=int, default=3, help="timed prompts per setting")
+    ap.add_argument("--tokens", type=int, default=500, help="prompt length in tokens")
+    add_out(ap, ROOT / "results" / "llama_threads.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     one = _rate(1, args.tokens, args.repeats)
     two = _rate(2, args.tokens, args.repeats)
     start = time.time() + 20  # both children loaded before either starts
@@ -85,8 +89,7 @@ def main() -> None:
         "two_threads": round(two, 1),
         "two_processes": [round(r, 1) for r in pair],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    write_json(args.out, out, indent=1)
     print(f"wrote {args.out}")
     print(
         f"RESULT one_thread_tok_s={one:.1f} two_threads_tok_s={two:.1f} "

@@ -22,6 +22,7 @@ import os
 import platform
 import resource
 import statistics
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -31,7 +32,10 @@ from pydantic import BaseModel
 from ragmeter.backends.llamacpp import LocalJudge
 
 ROOT = Path(__file__).resolve().parent
-WIKIEVAL = Path("/work/shared/datasets/wikieval/wikieval.jsonl")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, require, write_json  # noqa: E402
+
+WIKIEVAL = ROOT.parent.parent / "shared" / "datasets" / "wikieval" / "wikieval.jsonl"
 FALLBACK_CONTEXT = (
     "The PSLV-C56 is the 58th mission of Indian Space Research Organisation's Polar Satellite "
     "Launch Vehicle (PSLV) and the 17th flight of the PSLV-CA variant. It is scheduled to launch "
@@ -193,13 +197,16 @@ async def bench(args: argparse.Namespace) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="contexts for the P(yes) timings")
-    ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument("--n-ctx", type=int, default=8192, help="the judge's context window")
     ap.add_argument("--threads", type=int, default=None, help="default: all cores")
-    ap.add_argument("--gen-tokens", type=int, default=48)
-    ap.add_argument("--gen-repeats", type=int, default=3)
+    ap.add_argument("--gen-tokens", type=int, default=48, help="tokens generated per timed call")
+    ap.add_argument("--gen-repeats", type=int, default=3, help="timed generations")
     ap.add_argument("--model", default=None, help="a GGUF path (default: the embedded judge)")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "local_judge.json")
+    add_out(ap, ROOT / "results" / "local_judge.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    if args.model is not None:
+        require(Path(args.model), "GGUF model (--model)")
     res = asyncio.run(bench(args))
 
     rows = [
@@ -229,8 +236,7 @@ def main() -> None:
     print(f"{'measure':<{width}}  value")
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(res, indent=2) + "\n")
+    write_json(args.out, res, indent=2)
     print(f"wrote {args.out}")
     print(
         f"RESULT prompt_tok_s={res['prompt_tok_s']} gen_tok_s={res['gen_tok_s']} "

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, write_json  # noqa: E402
 from faithfulness_visible import build_resources, load_set, settings_from_options  # noqa: E402
 from ragmeter.metrics.context import ContextSentences  # noqa: E402
 from ragmeter.metrics.judging import Calls, context_first, judge_of  # noqa: E402
@@ -117,8 +116,9 @@ async def probe(resources) -> list[dict]:  # type: ignore[no-untyped-def]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
     built = build_resources(
         settings_from_options(None, judge="local", cache=args.cache, modes=[]), {"judge"}
     )
@@ -143,11 +143,7 @@ def main() -> None:
             f"{it['product']:8.3f} {it['smaller']:8.3f}"
         )
     counts = {k: sum(it[k] > 0.5 for it in items) for k in ("whole", "product", "smaller")}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps({"n": len(items), "right_above_half": counts, "items": items}, indent=1),
-        encoding="utf-8",
-    )
+    write_json(args.out, {"n": len(items), "right_above_half": counts, "items": items}, indent=1)
     print(f"wrote {args.out}")
     print(
         f"RESULT n={len(items)} whole={counts['whole']} product={counts['product']} "

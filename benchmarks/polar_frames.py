@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, write_json  # noqa: E402
 from faithfulness_visible import (  # noqa: E402
     build_resources,
     load_set,
@@ -101,8 +100,9 @@ async def frames(resources) -> dict:  # type: ignore[no-untyped-def]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
     built = build_resources(
         settings_from_options(None, judge="local", cache=args.cache, modes=[]), {"judge"}
     )
@@ -126,7 +126,7 @@ def main() -> None:
         f"pairs won by the judge: shipped statements {summary['shipped_pairs_won']}, "
         f"wrong answers without their leading Yes/No {summary['stripped_pairs_won']}"
     )
-    args.out.write_text(json.dumps({"summary": summary, **got}, indent=1))
+    write_json(args.out, {"summary": summary, **got}, indent=1)
     print(f"wrote {args.out}")
     print(
         "RESULT "

@@ -29,6 +29,7 @@ TASK = (
     "Does the context contradict the statement? Answer yes or no."
 )
 _load = faithfulness.load_prompts
+OUT_NAME = "probe_contradiction.json"
 
 
 def _patched(family: str) -> dict:
@@ -39,6 +40,9 @@ def _patched(family: str) -> dict:
 
 
 if __name__ == "__main__":
+    if not any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:]):
+        # never faithfulness_visible.py's own default: that file holds the shipped prompt's run
+        sys.argv += ["--out", str(Path(__file__).resolve().parent / "results" / OUT_NAME)]
     faithfulness.load_prompts = _patched
     import faithfulness_visible
 

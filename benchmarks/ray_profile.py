@@ -17,8 +17,7 @@ sides at once:
 Plus Ray Data's own ``ds.stats()``. Why a separate script: scale.py reports one ratio; this
 one says which part of the pipeline the ratio comes from, so a change can be aimed at it.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/ray_profile.py [--samples 10000] [--batch 250]
-        [--out benchmarks/results/ray_profile.json]
+    PYTHONPATH=src .venv/bin/python benchmarks/ray_profile.py [--samples 10000] [--out F]
 """
 
 from __future__ import annotations
@@ -40,6 +39,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+from _record import add_out, check_out, write_json  # noqa: E402
+
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
 HZ = os.sysconf("SC_CLK_TCK")
@@ -287,13 +288,14 @@ def main() -> None:
         serve(float(sys.argv[2]), sys.argv[3])
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=10_000)
-    ap.add_argument("--actors", type=int, default=4)
-    ap.add_argument("--per-actor", type=int, default=4)
-    ap.add_argument("--batch", type=int, default=250)
-    ap.add_argument("--latency", type=float, default=0.05)
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "ray_profile.json")
+    ap.add_argument("--samples", type=int, default=10_000, help="judged samples")
+    ap.add_argument("--actors", type=int, default=4, help="Ray judge actors")
+    ap.add_argument("--per-actor", type=int, default=4, help="concurrency of each actor")
+    ap.add_argument("--batch", type=int, default=250, help="rows per Ray batch")
+    ap.add_argument("--latency", type=float, default=0.05, help="server reply latency, s")
+    add_out(ap, ROOT / "results" / "ray_profile.json")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     from scale import judged_rows
 
     with tempfile.TemporaryDirectory() as d:
@@ -302,10 +304,13 @@ def main() -> None:
         data.write_text("".join(json.dumps(r) + "\n" for r in judged_rows(args.samples)))
         report = profile(args, tmp, data)
     report["load_1m_after"] = round(os.getloadavg()[0], 2)
-    args.out.write_text(json.dumps(report, indent=1))
+    write_json(args.out, report)
     skip = ("ray_data_stats", "processes")
     print(json.dumps({k: v for k, v in report.items() if k not in skip}, indent=1))
     print(f"wrote {args.out}")
+    slots = report["slots"]  # the RESULT line; its ratios are named as scale.py names them
+    wo = slots["pipeline_s"] / slots["ideal_s"]
+    print(f"RESULT ray_ratio={report['ratio_with_init']} ray_ratio_without_start={wo:.3f}")
 
 
 def profile(args: argparse.Namespace, tmp: Path, data: Path) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-
+from _record import add_out, check_out, write_json  # noqa: E402
 from _rewrites import chatty  # noqa: E402
 from _stats import auroc  # noqa: E402
 from ragmeter.config import settings_from_options  # noqa: E402
@@ -118,9 +118,13 @@ def refusal_summary(ref: list[dict]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--judge", default="local")
+    ap.add_argument(
+        "--judge",
+        default="local",
+        help="the judge, as ragmeter --judge takes it (local = the embedded model)",
+    )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "relevance_refusals.json")
+    add_out(ap, ROOT / "results" / "relevance_refusals.json")
     ap.add_argument(
         "--chatty",
         action="store_true",
@@ -129,6 +133,7 @@ def main() -> None:
     )
     ap.add_argument("--no-refusals", action="store_true", help="the answer_relevance part only")
     args = ap.parse_args()
+    check_out(args.out, args.force)
     settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
     built = build_resources(settings, {"judge"})
     if "judge" in built.unavailable:
@@ -169,12 +174,10 @@ def main() -> None:
             f"refusal_precision={conf['precision']:.3f} refusal_recall={conf['recall']:.3f} "
             f"refusal_detection={summary['refusal_detection_accuracy']:.3f}"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {"judge": args.judge, "cpu_count": os.cpu_count(), "summary": summary, **res}, indent=1
-        ),
-        encoding="utf-8",
+    write_json(
+        args.out,
+        {"judge": args.judge, "cpu_count": os.cpu_count(), "summary": summary, **res},
+        indent=1,
     )
     print(f"wrote {args.out}")
     print(result.strip())

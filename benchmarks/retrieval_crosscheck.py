@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
-DATA = Path("/work/shared/datasets/scifact")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, require, write_json
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 OUT = Path(__file__).parent / "results" / "retrieval_crosscheck.json"
 TOLERANCE = 1e-9
 # trec_eval measure -> ragmeter metric
@@ -160,10 +164,15 @@ def crosscheck(data: Path = DATA, k: int = 100) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--k", type=int, default=100)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--data", type=Path, default=DATA, help=f"the BEIR SciFact folder (default: {DATA})"
+    )
+    parser.add_argument("--k", type=int, default=100, help="BM25 documents kept per query")
+    add_out(parser, OUT)
     args = parser.parse_args()
+    check_out(args.out, args.force)
+    for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
+        require(args.data / name, "SciFact (BEIR layout)")
     report = crosscheck(args.data, args.k)
     print(
         f"BM25 top-{report['depth']} on {report['dataset']}: {report['queries']} queries, "
@@ -180,8 +189,7 @@ def main() -> None:
             f"{row['mean_ragmeter']:>10.6f} {row['max_abs_diff']:>11.3g} "
             f"{row['n_over_tolerance']:>7}"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    write_json(args.out, report)
     print(f"wrote {args.out} ({report['seconds']['total']} s)")
     print(f"RESULT queries={report['queries']} max_abs_diff={report['max_abs_diff']:.3g}")
 

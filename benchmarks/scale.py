@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
+from _record import add_out, check_out, write_json  # noqa: E402
 from lexical import METRICS, make_records  # noqa: E402
 
 OUT = ROOT / "results" / "scale.json"
@@ -189,15 +190,24 @@ def main() -> None:
         child_stream(sys.argv[2], sys.argv[3])
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--samples", type=int, default=10_000)
-    ap.add_argument("--actors", type=int, default=4)
-    ap.add_argument("--per-actor", type=int, default=4)
+    ap.add_argument(
+        "--rows", type=int, default=1_000_000, help="(a) rows streamed; 0 skips part (a)"
+    )
+    ap.add_argument(
+        "--samples", type=int, default=10_000, help="(b) judged samples; 0 skips part (b) and Ray"
+    )
+    ap.add_argument("--actors", type=int, default=4, help="(b) Ray judge actors")
+    ap.add_argument("--per-actor", type=int, default=4, help="(b) concurrency of each actor")
     ap.add_argument("--batch", type=int, default=250, help="rows per Ray batch")
-    ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument(
+        "--latency", type=float, default=0.05, help="the fake server's reply latency, seconds"
+    )
     ap.add_argument("--no-cache", action="store_true", help="diagnosis: judge cache off")
-    ap.add_argument("--out", type=Path, default=OUT)
+    add_out(ap, OUT)
     args = ap.parse_args()
+    check_out(args.out, args.force)
+    if not args.rows and not args.samples:
+        ap.error("--rows 0 and --samples 0: nothing to measure")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         stream = stream_part(args.rows, tmp) if args.rows else {}
@@ -208,11 +218,9 @@ def main() -> None:
     for k, v in judged.items():
         print(f"judged: {k:30s} {v:>12}")
     load = os.getloadavg()[0]
-    args.out.write_text(
-        json.dumps(
-            {"stream": stream, "judged": judged, "cpu_count": os.cpu_count(), "load_1m": load},
-            indent=1,
-        )
+    write_json(
+        args.out,
+        {"stream": stream, "judged": judged, "cpu_count": os.cpu_count(), "load_1m": load},
     )
     print(f"wrote {args.out}")
     parts = []

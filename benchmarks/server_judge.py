@@ -44,8 +44,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ragmeter  # noqa: E402
+from _record import add_out, check_out, write_json  # noqa: E402
 from ragmeter.backends import model_store  # noqa: E402
 
 RAGAS_TOKENS_PER_ROW = 2477  # 20,566 prompt + 4,199 completion over 10 rows (issue 14)
@@ -252,22 +253,24 @@ def run_local(data: list[dict[str, Any]], evidence: str = "auto") -> dict[str, A
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=10)
+    parser.add_argument("--rows", type=int, default=10, help="first N WikiEval grounded answers")
     parser.add_argument(
         "--runs",
         default="8:on,1:off",
         help="server runs as concurrency:group_verdicts, comma-separated",
     )
-    parser.add_argument("--n-ctx", type=int, default=4096)
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--n-ctx", type=int, default=4096, help="the server's context window")
+    parser.add_argument("--port", type=int, default=8765, help="port for the judge server")
+    parser.add_argument(
+        "--skip-local", action="store_true", help="no in-process run to compare with"
+    )
     parser.add_argument(
         "--native",
         metavar="LLAMA_SERVER",
         help="path of llama.cpp's llama-server binary (make llama-server) instead of "
         "llama-cpp-python's server",
     )
-    parser.add_argument("--out", type=Path, default=OUT)
+    add_out(parser, OUT)
     parser.add_argument(
         "--local-evidence",
         default="auto",
@@ -275,6 +278,7 @@ def main() -> None:
         help="evidence selection of the in-process run (server runs use auto = lexical)",
     )
     args = parser.parse_args()
+    check_out(args.out, args.force)
     data = rows(args.rows)
     gguf = model_store.ensure_model(None)
     counts = Counts()
@@ -332,7 +336,7 @@ def main() -> None:
         "local_evidence": args.local_evidence,
         "load_avg_1min": os.getloadavg()[0],
     }
-    args.out.write_text(json.dumps(out, indent=2) + "\n")
+    write_json(args.out, out, indent=2)
     ratio = best["s_per_row"] / local["s_per_row"] if local else float("nan")
     print(
         f"RESULT server_s_per_row={best['s_per_row']} server_run={best['name']} "

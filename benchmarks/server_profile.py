@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _record import add_out, check_out, write_json  # noqa: E402
 from ragmeter.backends import model_store  # noqa: E402
 from ragmeter.backends.llamacpp import LocalJudge  # noqa: E402
 from ragmeter.metrics.context import ContextSentences  # noqa: E402
@@ -51,10 +52,14 @@ def post(port: int, body: dict[str, object]) -> tuple[float, dict[str, object]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8766)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="timed requests after the cold one, per variant"
+    )
+    parser.add_argument("--port", type=int, default=8766, help="port for llama-cpp-python's server")
+    add_out(parser, ROOT / "benchmarks" / "results" / "server_profile.json")
     args = parser.parse_args()
+    check_out(args.out, args.force)
     gguf = model_store.ensure_model(None)
     out: dict[str, object] = {}
     server = start_llama_server(gguf, args.port, 2048)
@@ -94,8 +99,8 @@ def main() -> None:
     out["load_avg_1min"] = os.getloadavg()[0]
     for k, v in out.items():
         print(f"{k:<40} {v}")
-    path = ROOT / "benchmarks" / "results" / "server_profile.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    write_json(args.out, out, indent=2)
+    print(f"wrote {args.out}")
     reused = out["server_prefix_reused_with_logprobs_s"]
     plain = out["server_prefix_reused_no_logprobs_s"]
     print(

@@ -33,11 +33,14 @@ in ragmeter, while unitxt compares ``2 == "2"`` and finds nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import add_out, check_out, write_json
 
 OUT = Path(__file__).parent / "results" / "unitxt_crosscheck.json"
 RAISES = "raises"
@@ -284,9 +287,10 @@ def edge_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=10_000)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--n", type=int, default=10_000, help="generated rows")
+    add_out(parser, OUT)
     args = parser.parse_args()
+    check_out(args.out, args.force)
     rows = make_rows(args.n)
     t0 = time.perf_counter()
     theirs = score_unitxt(rows)
@@ -318,8 +322,7 @@ def main() -> None:
         "variants": variants,
         "seconds": {"unitxt_compute": t_unitxt, "ragmeter_evaluate": t_ours},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1, default=str), encoding="utf-8")
+    write_json(args.out, out)
     print(f"wrote {args.out}")
     print(f"RESULT rows={args.n} metrics={len(report)} mismatches={total}")
 
