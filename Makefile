@@ -95,11 +95,11 @@ examples: $(VENV)/.test $(VENV)/.browser
 	$(PY) $(EXAMPLE)/screenshot.py $(EXAMPLE)/report.html docs/report.png
 
 bench: $(VENV)/.test
-	$(PY) benchmarks/lexical.py
-	$(PY) benchmarks/retrieval_crosscheck.py
-	$(PY) benchmarks/engine.py
-	$(PY) benchmarks/local_judge.py
-	$(PY) benchmarks/faithfulness_scifact.py
+	$(PY) benchmarks/lexical.py --force
+	$(PY) benchmarks/retrieval_crosscheck.py --force
+	$(PY) benchmarks/engine.py --force
+	$(PY) benchmarks/local_judge.py --force
+	$(PY) benchmarks/faithfulness_scifact.py --force
 
 # llama.cpp's own server (`llama-server`), for benchmarks/server_judge.py --native: built from
 # the llama.cpp sources that llama-cpp-python $(LLAMA_VERSION) vendors, with the same CPU flags,
@@ -124,6 +124,6 @@ $(LLAMA_SERVER): | $(PY)
 
 # The judged metrics on the visible labelled sets (benchmarks/data, make_visible_sets.py).
 bench-judged: $(VENV)/.test
-	$(PY) benchmarks/faithfulness_visible.py
-	$(PY) benchmarks/relevance_refusals.py
-	$(PY) benchmarks/injection.py
+	$(PY) benchmarks/faithfulness_visible.py --force
+	$(PY) benchmarks/relevance_refusals.py --force
+	$(PY) benchmarks/injection.py --force
