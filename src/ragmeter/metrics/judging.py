@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Score
 from ragmeter.metrics.claims import neutralise
+from ragmeter.metrics.untrusted import inert_message
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Judge, JudgeReply, Message, Resources
 from ragmeter.sample import Sample
@@ -56,7 +58,9 @@ class Calls:
 
     async def p_yes(self, messages: Sequence[Message], *, version: str) -> float:
         """P("yes") among {"yes", "no"} for the first token of the reply."""
-        reply = await self.judge.option_probs(messages, ("yes", "no"), prompt_version=version)
+        reply = await self.judge.option_probs(
+            inert(messages), ("yes", "no"), prompt_version=version
+        )
         probs = _finite(self._take(reply, "yes/no verdict"), "yes/no verdict")
         return float(probs["yes"])
 
@@ -68,7 +72,7 @@ class Calls:
         ask = getattr(self.judge, "option_probs_list", None)
         if ask is None or not getattr(self.judge, "groups_verdicts", False):
             return None
-        reply = await ask(messages, ("yes", "no"), n, prompt_version=version)
+        reply = await ask(inert(messages), ("yes", "no"), n, prompt_version=version)
         self.n_calls += 1
         self.cached += int(reply.cached)
         self.prompt_tokens += reply.usage.prompt_tokens
@@ -82,14 +86,14 @@ class Calls:
     async def option(
         self, messages: Sequence[Message], options: Sequence[str], *, version: str
     ) -> dict[str, float]:
-        reply = await self.judge.option_probs(messages, options, prompt_version=version)
+        reply = await self.judge.option_probs(inert(messages), options, prompt_version=version)
         return _finite(dict(self._take(reply, "option probabilities")), "option probabilities")
 
     async def structured(
         self, messages: Sequence[Message], schema: type[M], *, version: str, max_tokens: int = 512
     ) -> M:
         reply = await self.judge.structured(
-            messages, schema, prompt_version=version, max_tokens=max_tokens
+            inert(messages), schema, prompt_version=version, max_tokens=max_tokens
         )
         return self._take(reply, f"structured {schema.__name__}")
 
@@ -101,6 +105,16 @@ class Calls:
             "cached_calls": self.cached,
             **({"grouped_fallbacks": self.grouped_fallbacks} if self.grouped_fallbacks else {}),
         }
+
+
+def inert(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` as sent: no chat token and no look-alike of a data mark in any of them.
+
+    Why every call goes through here: builders put untrusted text into prompts in many places
+    (the reference answer, generate-mode questions, answers and judge-written statements are
+    not neutralised field by field), and a single "<|im_end|>" there ends the judge's user turn.
+    Ordinary text has neither, so its prompts are unchanged byte for byte."""
+    return [{**m, "content": inert_message(m["content"])} for m in messages]
 
 
 def _finite(probs: dict[str, float], what: str) -> dict[str, float]:
@@ -231,6 +245,18 @@ def context_first(context_text: str, question: str, task: str) -> list[Message]:
         {"role": "system", "content": common["system"]},
         {"role": "user", "content": block + task},
     ]
+
+
+_LINE_BREAK = re.compile(r"\s*\n\s*")
+
+
+def numbered(items: Sequence[str]) -> str:
+    """``1. item`` lines, each item neutralised and on one line.
+
+    Why one line: the judge replies per number, so an item holding "\n3. ..." (a statement
+    the judge copied from an answer) read as one more item, and the reply's count no longer
+    matched: the metric failed."""
+    return "\n".join(f"{i + 1}. {neutralise(_LINE_BREAK.sub(' ', s))}" for i, s in enumerate(items))
 
 
 def version(*families: str) -> str:

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from ragmeter.errors import JudgeFailed
 from ragmeter.metrics.base import Metric, Mode, Score
+from ragmeter.metrics.claims import neutralise
 from ragmeter.metrics.context import (
     ContextSentences,
     chunk_indices,
@@ -33,6 +34,7 @@ from ragmeter.metrics.judging import (
     guarded,
     judge_of,
     mode_of,
+    numbered,
     options_of,
     statements_of,
     version,
@@ -113,14 +115,14 @@ async def context_precision(sample: Sample, resources: Resources) -> Score:
         for chunk in chunk_indices(one.sentences, budget):
             text = one.render(chunk)
             if mode == "fast":
-                task = prompts["precision_fast"]["task"].format(reference=reference)
+                task = prompts["precision_fast"]["task"].format(reference=neutralise(reference))
                 p = await calls.p_yes(
                     context_first(text, sample.question, task),
                     version=version("common", "reference"),
                 )
                 best = max(best, p)
             else:
-                task = prompts["precision_generate"]["task"].format(reference=reference)
+                task = prompts["precision_generate"]["task"].format(reference=neutralise(reference))
                 v = await calls.structured(
                     context_first(text, sample.question, task),
                     UsefulVerdict,
@@ -179,7 +181,7 @@ async def context_recall(sample: Sample, resources: Resources) -> Score:
         return supported_share(
             probs, mode=mode, reference_sentences=sentences, judge=calls.details()
         )
-    listing = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(sentences))
+    listing = numbered(sentences)
     attributed = [False] * len(sentences)
     reasons = [""] * len(sentences)
     for chunk in chunks:
@@ -310,7 +312,7 @@ CP_METRIC = Metric(
     # 5: HTML tables in contexts read as tables
     # 6: a page's scripts and styles are not its text; more HTML tags read as layout
     # 7: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="7",
+    version="8",  # 8: chat tokens and data-mark look-alikes ('</data >') made inert
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -330,7 +332,7 @@ CREC_METRIC = Metric(
     # 5: HTML tables in contexts read as tables
     # 6: a page's scripts and styles are not its text; more HTML tags read as layout
     # 7: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="7",
+    version="8",  # 8: chat tokens and data-mark look-alikes ('</data >') made inert
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",
@@ -350,7 +352,7 @@ AC_METRIC = Metric(
     # 5: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
     # 6: 'no.' ends a sentence unless a number follows ('No. 5')
     # 7: 'The answer is: That is ...' keeps its 'That'
-    version="7",
+    version="8",  # 8: chat tokens and data-mark look-alikes ('</data >') made inert
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

@@ -326,7 +326,7 @@ AR_METRIC = Metric(
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
-    version="25",
+    version="26",  # 26: chat tokens and data-mark look-alikes made inert
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
@@ -349,7 +349,7 @@ CR_METRIC = Metric(
     # 8: HTML tables in contexts read as tables
     # 9: a page's scripts and styles are not its text; more HTML tags read as layout
     # 10: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="10",
+    version="11",  # 11: chat tokens and data-mark look-alikes made inert
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = numbers of sentences, generate = copied text).",

@@ -171,7 +171,84 @@ def split_instruction(sentence: str) -> tuple[str, str | None]:
     return sentence[: m.start()].strip(), sentence[m.start() :].strip()
 
 
+# The prompts' own data marks are exactly "<data>" and "</data>" (prompts/*.json). A judge reads
+# a look-alike as one too: spaces, punctuation or invisible characters in it ("</data >",
+# "</da\u200bta>", "< /data"), fullwidth or small-form brackets ("\uff1c/data\uff1e"), HTML
+# entities ("&lt;/data&gt", with or without ";"), one bracket only ("/data>" after a cut); each,
+# left whole, let untrusted text close its data region and write instructions after it.
+_ZW = r"[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]*"
+_GAP = r"[\s\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]*"
+_WORD = _ZW.join(("[d\uff44]", "[a\uff41]", "[t\uff54]", "[a\uff41]")) + r"(?![^\W_])"
+_OPEN = r"(?:[<\uff1c\ufe64\u2329\u3008]|&lt;?|&#0*60;?|&#x0*3c;?)"
+_CLOSE = r"(?:[>\uff1e\ufe65\u232a\u3009]|&gt;?|&#0*62;?|&#x0*3e;?)"
+_SLASHES = "/\uff0f\u2215\u2044\\\\"
+_JUNK = r"[^\w<>\uff1c\uff1e\ufe64\ufe65\u2329\u232a\u3008\u3009&]{0,4}"
+# Found in one pass, in time linear in the text: a run of opening brackets (with junk between
+# them) that ends at the word is one mark, so "<<</data>" leaves no "<" to join the next one;
+# then the closing halves whose "<" is missing ("/data>").
+_OPENS = re.compile(rf"(?:{_OPEN}{_JUNK})+", re.IGNORECASE)
+_REST = re.compile(rf"{_WORD}(?:{_GAP}{_CLOSE}|\s[^<>\n]{{0,40}}{_CLOSE}|)", re.IGNORECASE)
+_HALF = re.compile(rf"[{_SLASHES}]{_JUNK}{_WORD}{_GAP}{_CLOSE}", re.IGNORECASE)
+_EXACT = re.compile(r"(</?data>)")
+_WORD_START = re.compile(_WORD, re.IGNORECASE)
+
+# Chat-template control tokens: "<|im_end|>" (Qwen, Llama 3, Phi), "<\uff5c...\uff5c>"
+# (DeepSeek's fullwidth bars), "[INST]" / "<<SYS>>" / "<s>" (Llama 2, Mistral) and
+# "<start_of_turn>" (Gemma). A server that parses special tokens in message text ends the user
+# turn there and reads what follows as a system or assistant turn.
+_CHAT_TOKEN = re.compile(
+    r"[<\uff1c][|\uff5c](?P<name>[^|\uff5c<>\uff1c\uff1e\n]{1,40})[|\uff5c][>\uff1e]"
+    r"|(?P<tag>\[/?INST\]|<</?SYS>>|</?s>|<(?:start|end)_of_turn>)",
+)
+
+
+def _inert_token(m: re.Match[str]) -> str:
+    """A chat token as plain text: "<|im_end|>" -> "<im_end>", "[INST]" -> "(INST)"."""
+    if m.group("name") is not None:  # never a data mark: "<|data|>" -> "(data)"
+        return _without_marks(f"<{m.group('name')}>")
+    return "(" + m.group("tag").strip("[]<>") + ")"
+
+
+def _inert_mark(mark: str) -> str:
+    """A data mark or look-alike as plain text that no judge reads as a mark."""
+    word = _WORD_START.search(mark)
+    before = mark[: word.start() if word else 0]
+    return "(/data)" if any(c in _SLASHES for c in before) else "(data)"
+
+
+def _without_marks(text: str) -> str:
+    """``text`` with every look-alike of a data mark (the exact ones too) replaced."""
+    out: list[str] = []
+    last = 0
+    for m in _OPENS.finditer(text):
+        if m.start() < last:
+            continue
+        rest = _REST.match(text, m.end())
+        if rest is not None:
+            out += [text[last : m.start()], _inert_mark(text[m.start() : rest.end()])]
+            last = rest.end()
+    text = "".join(out) + text[last:]
+    return _HALF.sub(lambda h: _inert_mark(h.group(0)), text)
+
+
 def neutralise(text: str) -> str:
-    """Untrusted text made inert in a prompt: role tags and <data> markers broken."""
-    text = re.sub(r"<\|([^|>]{1,40})\|>", r"<\1>", text or "")
-    return re.sub(r"<(/?)data>", r"<\1 data>", text, flags=re.IGNORECASE)
+    """Untrusted text made inert in a prompt: chat tokens and <data> marks (every look-alike of
+    them) broken, so the text cannot leave the data region the builder puts it in."""
+    # marks first: a replaced mark can complete a chat token around it ("<|i</data>m_end|>");
+    # a replaced token can complete another ("<|[INST]x|>"): each round removes bars or
+    # brackets and adds none, so the loop ends
+    text = _without_marks(text or "")
+    while (out := _CHAT_TOKEN.sub(_inert_token, text)) != text:
+        text = out
+    return text
+
+
+def inert_message(content: str) -> str:
+    """A whole prompt message made safe to send: chat tokens and the look-alikes of the data
+    marks broken, the builder's own exact "<data>" / "</data>" kept.
+
+    Why at the last step too: some builders put untrusted text into a prompt without
+    ``neutralise`` (the reference answer, generate-mode questions and answers, statements the
+    judge wrote), and one chat token there ends the user turn for the judge."""
+    parts = _EXACT.split(content)  # text, mark, text, ...: the text between marks on its own
+    return "".join(p if i % 2 else neutralise(p) for i, p in enumerate(parts))
