@@ -209,6 +209,8 @@ PATHOLOGICAL = {
     "no space": "a" * 100_000,
     "quotes": '"' * 100_000,
     "talk": "Hopefully " * 10_000 + "this helps!",
+    "typographic openers": ". \u201c" * 33_000,
+    "typographic closers": "a.\u201d" + " " * 100_000 + "\u201cB",
 }
 
 
@@ -274,3 +276,27 @@ def test_the_visible_rows_keep_their_statements(source: str) -> None:
     made = [(c.judged, c.dropped) for c in (claims_of(q, a) for q, a in rows)]
     digest = hashlib.sha256(json.dumps(made, ensure_ascii=False).encode()).hexdigest()
     assert digest == DIGESTS[source]
+
+
+# --- quotation marks: typographic as ASCII ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("He said “Rome is big.” Then he left.", ["He said “Rome is big.”", "Then he left."]),
+        ("It is “Rome.” It has 3 hills.", ["It is “Rome.”", "It has 3 hills."]),
+        ("Rome is big. “It has hills,” he said.", ["Rome is big.", "“It has hills,” he said."]),
+        ("Rome est grande.» Il a des collines.", ["Rome est grande.»", "Il a des collines."]),
+        ("Roma es grande. ¿Tiene colinas?", ["Roma es grande.", "¿Tiene colinas?"]),
+        ("Rome ends.’ ‘It is,’ he said.", ["Rome ends.’", "‘It is,’ he said."]),
+    ],
+)
+def test_typographic_quotation_marks_split_as_ascii_ones_and_are_kept(text, sentences) -> None:
+    assert split_sentences(text) == sentences
+    ascii_text = text.translate(str.maketrans("“”‘’«»", '""\'\'""')).replace("¿", "")
+    assert len(split_sentences(ascii_text)) == len(sentences)  # as with ASCII quotes
+
+
+def test_a_statement_ending_inside_its_quotation_mark_gets_no_second_full_stop() -> None:
+    assert judged("The motto is “SPQR.” It is old.") == ["The motto is “SPQR.”", "It is old."]

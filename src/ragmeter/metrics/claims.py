@@ -183,6 +183,7 @@ def _pieces(text: str) -> list[str]:
 
 
 _CODE_CLAIM = "The answer gives this code:"
+_QUOTE_END = re.compile(r"[.!?][\u201d\u2019\u00bb]+$")  # typographic: ASCII changes visible rows
 
 
 def _split_code(text: str) -> tuple[list[str], set[str]]:
@@ -207,8 +208,11 @@ def _split_code(text: str) -> tuple[list[str], set[str]]:
 
 
 def normalise_statement(text: str) -> str:
-    """Trailing punctuation normalised: the judged text does not depend on it."""
-    return text.strip().rstrip(".!;:, \u3002\uff01\uff1b\uff1a\uff0c").strip() + "."
+    """Trailing punctuation normalised: the judged text does not depend on it. A sentence that
+    ends inside its closing quotation mark ('He said “Rome is big.”') keeps it, without a
+    second full stop after it ('“Rome is big.”.')."""
+    text = text.strip().rstrip(".!;:, \u3002\uff01\uff1b\uff1a\uff0c").strip()
+    return text if _QUOTE_END.search(text) else text + "."
 
 
 def last_turn(question: str) -> str:
