@@ -300,3 +300,13 @@ def test_typographic_quotation_marks_split_as_ascii_ones_and_are_kept(text, sent
 
 def test_a_statement_ending_inside_its_quotation_mark_gets_no_second_full_stop() -> None:
     assert judged("The motto is “SPQR.” It is old.") == ["The motto is “SPQR.”", "It is old."]
+
+
+@pytest.mark.parametrize("hedge", ["Probably.", "Possibly!", "Probably"])
+def test_a_bare_hedge_asserts_nothing(hedge: str) -> None:
+    assert judged(hedge) == []  # before: 'The answer to "Q" is Probably.'
+    assert judged(f"{FACT} {hedge}") == [FACT]
+    # a hedged answer still claims what it says; to a yes/no question it still answers
+    assert judged("Probably Rome.") == ['The answer to "What is the capital of Italy?" is Rome.']
+    polar = "Is Rome the capital of Italy?"
+    assert judged("Probably not.", polar) == [f'The answer to "{polar}" is no.']

@@ -84,7 +84,8 @@ _NON_ASSERTION = re.compile(
     r"^(hi|hello|hey|thanks|thank you|you're welcome|sure|of course|certainly|great question|"
     r"good question|ok|okay|i hope (this|that) helps|hope (this|that) helps|let me know.*|"
     r"sure thing|no problem|thanks? (?:you )?for (?:asking|your question)|"
-    r"feel free to ask.*|i think so|i believe so|maybe|perhaps|not sure|it depends)[\s!.,]*$",
+    r"feel free to ask.*|i think so|i believe so|maybe|perhaps|probably|possibly|not sure|"
+    r"it depends)[\s!.,]*$",
     re.IGNORECASE,
 )
 # More of the same, as chat models write them around an answer: greetings, hopes that it helps,
