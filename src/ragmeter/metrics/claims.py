@@ -84,7 +84,24 @@ _NON_ASSERTION = re.compile(
     r"^(hi|hello|hey|thanks|thank you|you're welcome|sure|of course|certainly|great question|"
     r"good question|ok|okay|i hope (this|that) helps|hope (this|that) helps|let me know.*|"
     r"sure thing|no problem|thanks? (?:you )?for (?:asking|your question)|"
-    r"feel free to ask.*|i think so|i believe so|maybe|perhaps|not sure|it depends)[\s!.,]*$",
+    r"feel free to ask.*|i think so|i believe so|maybe|perhaps|probably|possibly|not sure|"
+    r"it depends)[\s!.,]*$",
+    re.IGNORECASE,
+)
+# More of the same, as chat models write them around an answer: greetings, hopes that it helps,
+# "Here's the answer.", "This answer is based on the context.". Judged, each was a claim no
+# context supports, or, short, 'The answer to "Q" is Hi there.'. Whole pieces only: "Hope is a
+# town in Arkansas." and "Hopefully the museum reopens in May." are claims.
+_TALK_AROUND = re.compile(
+    r"^(?:(?:hi|hello|hey)(?:\s+there|\s+everyone)?|greetings|good\s+(?:morning|afternoon|evening)"
+    r"|(?:i\s+)?hope(?:fully)?,?\s+(?:this|that|it|my\s+answer)(?:'s|\s+is|\s+was)?\s+(?:helps?|"
+    r"helped|helpful|useful|clears\s+(?:things|it|that)\s+up|answers\s+your\s+question)"
+    r"|(?:i\s+)?hope\s+you\s+find\s+(?:this|that|it|my\s+answer)(?:\s+information)?\s+"
+    r"(?:helpful|useful)|(?:i'm\s+|i\s+am\s+)?glad\s+(?:i|we)\s+could\s+help"
+    r"|thanks?\s+(?:you\s+)?(?:again|for\s+reaching\s+out)|interesting\s+question|happy\s+learning"
+    r"|here(?:'s|\u2019s|\s+is)\s+(?:the|my)\s+answer|here\s+you\s+go|let\s+me\s+explain"
+    r"|(?:this|my|the)\s+answer\s+is\s+based\s+on\s+(?:the\s+)?(?:provided\s+|given\s+)?(?:context|"
+    r"documents?|passages?|information)(?:\s+(?:provided|given|above))?)\W*$",
     re.IGNORECASE,
 )
 _BARE_VERDICT = re.compile(r"^\W*(yes|no|true|false|supported|relevant|1|0)\W*$", re.IGNORECASE)
@@ -167,6 +184,7 @@ def _pieces(text: str) -> list[str]:
 
 
 _CODE_CLAIM = "The answer gives this code:"
+_QUOTE_END = re.compile(r"[.!?][\u201d\u2019\u00bb]+$")  # typographic: ASCII changes visible rows
 
 
 def _split_code(text: str) -> tuple[list[str], set[str]]:
@@ -191,8 +209,11 @@ def _split_code(text: str) -> tuple[list[str], set[str]]:
 
 
 def normalise_statement(text: str) -> str:
-    """Trailing punctuation normalised: the judged text does not depend on it."""
-    return text.strip().rstrip(".!;:, \u3002\uff01\uff1b\uff1a\uff0c").strip() + "."
+    """Trailing punctuation normalised: the judged text does not depend on it. A sentence that
+    ends inside its closing quotation mark ('He said “Rome is big.”') keeps it, without a
+    second full stop after it ('“Rome is big.”.')."""
+    text = text.strip().rstrip(".!;:, \u3002\uff01\uff1b\uff1a\uff0c").strip()
+    return text if _QUOTE_END.search(text) else text + "."
 
 
 def last_turn(question: str) -> str:
@@ -240,7 +261,7 @@ def _layout_why(pieces: list[str], k: int, numbers: int) -> str | None:
 def _remark_why(piece: str, *, several: bool) -> str | None:
     """Why the piece is a remark around the answer, not a claim: a pleasantry, a pointer to a
     source, or (beside other pieces) what the context lacks; None when it may be a claim."""
-    if _NON_ASSERTION.match(piece):
+    if _NON_ASSERTION.match(piece) or _TALK_AROUND.match(piece):
         return "asserts nothing"
     if is_pointer(piece):  # "See https://... for more."
         return "points to a source"

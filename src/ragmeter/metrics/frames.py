@@ -94,6 +94,7 @@ _LACKING = re.compile(
     r"\s+" + _DOCS + r"\b",
     re.IGNORECASE,
 )
+_BASED_ON = re.compile(r"based\s+on\s+" + _DOCS + r"\W*$", re.IGNORECASE)
 _NOT_AN_ANSWER = frozenset({"it", "this", "that", "which", "what", "there", "here", "nothing"})
 
 
@@ -113,8 +114,8 @@ def unwrap_answer(piece: str) -> str:
     m = _ANSWER_FRAME.match(piece.strip())
     if m is None or not any(ch.isalnum() for ch in m.group("claim")):
         return piece
-    if _LACKING.match(m.group("claim")):  # "The answer is not in the context.": a remark
-        return piece
+    if _LACKING.match(m.group("claim")) or _BASED_ON.match(m.group("claim")):
+        return piece  # "The answer is not in / is based on the context.": a remark on it
     claim = m.group("claim").strip()
     if len(claim.split()) > 4:  # a sentence ("... is that the capital is Rome"), not "yes"
         claim = claim[:1].upper() + claim[1:]

@@ -326,7 +326,7 @@ AR_METRIC = Metric(
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
-    version="26",  # 26: chat tokens and data-mark look-alikes made inert
+    version="27",  # 27: talk around the answer dropped (claims_of); 26: chat tokens inert
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = judge "
     "P(yes); generate = cosine of generated questions, noncommittal -> 0).",
