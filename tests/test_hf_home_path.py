@@ -55,5 +55,7 @@ def test_the_up_front_check_finds_a_tilde_path_as_the_loader_does(home: Path):
     from ragmeter.availability import _hf_problem
 
     (home / "rm").mkdir()
+    (home / "rm" / "config.json").write_text("{}")  # a saved model's files, by name
+    (home / "rm" / "model.safetensors").write_bytes(b"")
     assert _hf_problem("reward_model", "~/rm") is None
     assert "names no file" in (_hf_problem("reward_model", "~/absent") or "")

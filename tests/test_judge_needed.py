@@ -156,6 +156,8 @@ def test_a_remote_judge_without_its_key_names_the_variable_never_a_value(
 def test_a_scorer_model_option_is_a_scorer_without_a_judge(tmp_path: Path) -> None:
     from ragmeter import availability
 
+    (tmp_path / "config.json").write_text("{}")  # a saved model's files, by name
+    (tmp_path / "model.safetensors").write_bytes(b"")
     with_scorer = ragmeter.Settings(judge="none", options={"scorer_model": str(tmp_path)})
     assert "scorer" not in availability.unavailable_needs(with_scorer)
     assert "scorer" in availability.unavailable_needs(ragmeter.Settings(judge="none"))
