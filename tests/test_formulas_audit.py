@@ -356,3 +356,33 @@ def test_every_listed_metric_states_a_formula_and_a_direction():
     for m in list_metrics():
         assert m.formula, f"{m.name} lists no formula"
         assert m.direction in ("higher", "lower", "none"), m.name
+
+
+def test_lexical_descriptions_state_the_edge_cases_the_code_has():
+    assert lexical.k_precision("Paris", []).status == "undefined"
+    assert "undefined with no contexts" in get_metric("k_precision").description
+    assert lexical.token_precision("the", ["Paris"]).status == "undefined"
+    assert "undefined for an answer with no tokens" in get_metric("token_precision").description
+    assert lexical.token_f1("Rome", ["Paris"]).value == 0.0
+    assert "0 when no token is shared" in get_metric("token_f1").description
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="code, not text (outside this room): reciprocal_rank, precision_at_k and hit_at_k "
+    "return 0.0 for an empty relevant set, where the metrics are undefined and average_precision, "
+    "ndcg_at_k and recall_at_k raise; a caller averaging them lowers the mean with rows that "
+    "have no relevance labels",
+)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ranking.reciprocal_rank(["a"], []),
+        lambda: ranking.precision_at_k(["a"], [], 5),
+        lambda: ranking.hit_at_k(["a"], [], 5),
+    ],
+    ids=["reciprocal_rank", "precision_at_k", "hit_at_k"],
+)
+def test_ranking_functions_refuse_an_empty_relevant_set_as_the_others_do(call):
+    with pytest.raises(ValueError, match="needs at least one relevant id"):
+        call()
