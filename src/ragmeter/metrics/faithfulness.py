@@ -358,8 +358,8 @@ METRIC = Metric(
     acompute=faithfulness,
     modes=_MODES,
     default_mode=DEFAULT_MODE,
-    formula="fast: mean over claims of sigmoid(b0 + b1 logit P(yes) + b2 lexical); "
-    "generate: |supported| / |statements|",
+    formula="fast: mean over claims of sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing); "
+    "generate: |supported| / |statements|; a refusal: undefined (no claims)",
 )
 JUDGE_METRIC = Metric(
     name="faithfulness_judge",
@@ -396,5 +396,5 @@ JUDGE_METRIC = Metric(
     modes=_MODES,
     default_mode=DEFAULT_MODE,
     default=False,
-    formula="fast: mean over claims of P(yes)",
+    formula="fast: mean over claims of P(yes); generate: |supported| / |statements|",
 )

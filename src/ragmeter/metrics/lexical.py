@@ -87,8 +87,10 @@ def k_precision(answer: str, contexts: Sequence[str]) -> Score:
 def k_precision_union(answer: str, contexts: Sequence[str]) -> Score:
     """Ours: ``|T(answer) ∩ T(c_1 + ... + c_n)| / |T(answer)|``, the contexts taken together.
 
-    Same example as ``k_precision``: the union holds cat, sat, on, mat, so 4/4 = 1.0. Higher
-    than or equal to Unitxt's on every row; undefined for an answer with no tokens.
+    Same example as ``k_precision``: the union holds cat, sat, on, mat, so 4/4 = 1.0. The
+    contexts' tokens are pooled, so counts add: "cat cat cat" against ["cat", "cat cat"] is
+    3/3 = 1.0 (``k_precision`` 2/3). Higher than or equal to Unitxt's on every row; undefined
+    for an answer with no tokens, 0 with no contexts.
     """
     contexts = _texts(contexts, "contexts")
     return _k_precision_union_from(support(answer, contexts), len(contexts))
@@ -186,17 +188,30 @@ def _recall_from(counts: Overlaps) -> Score:
 
 
 def token_precision(answer: str, references: Sequence[str]) -> Score:
-    """``max_r |T(answer) ∩ T(r)| / |T(answer)|`` over references r."""
+    """``max_r |T(answer) ∩ T(r)| / |T(answer)|`` over references r.
+
+    "The capital is Paris" (T = capital, is, paris) against ["Paris", "Paris is the capital of
+    France"]: 1/3 and 3/3, so 1.0. A reference with no tokens is passed over; an answer with
+    no tokens, no reference answers, or only references without tokens: undefined.
+    """
     return _best_over_references(answer, references, "precision")
 
 
 def token_f1(answer: str, references: Sequence[str]) -> Score:
-    """SQuAD F1: ``max_r 2PR / (P + R)`` with the token precision P and recall R against r."""
+    """SQuAD F1: ``max_r 2PR / (P + R)`` with the token precision P and recall R against r.
+
+    Same example as ``token_precision``: against "Paris" P = 1/3, R = 1, F1 = 0.5; against the
+    second reference P = 1, R = 3/5, F1 = 0.75; so 0.75. No shared token: 0 (an answer with no
+    tokens too); a reference with no tokens is passed over, and with none left: undefined.
+    """
     return _best_over_references(answer, references, "f1")
 
 
 def exact_match(answer: str, references: Sequence[str]) -> Score:
     """1 if the normalised answer equals any normalised reference, else 0.
+
+    "The Paris!" against ["paris", "Rome"]: both normalise to "paris", so 1.0; "Paris,
+    France" against ["paris"]: 0.0 (no partial credit).
 
     ``normalize_answer(x) == " ".join(tokens(x))``, so equal token tuples mean equal
     normalised strings. No reference answers at all: undefined (a max over none), as for

@@ -206,7 +206,8 @@ METRICS.append(
     Metric(
         name="k_precision",
         description="Faithfulness by K-Precision, Unitxt's exactly (token_k_precision): share of "
-        "answer tokens found in the best single context; 0 for an answer with no tokens.",
+        "answer tokens found in the best single context; 0 for an answer with no tokens, undefined "
+        "with no contexts.",
         requires=(("answer", "contexts"),),
         compute=lambda s: _k_precision_from(_sample_support(s), len(s.contexts or ())),
         compute_batch=_k_precision_batch,
@@ -242,7 +243,8 @@ METRICS.append(
 METRICS.append(
     Metric(
         name="token_precision",
-        description="Share of answer tokens present in the reference answer, best reference.",
+        description="Share of answer tokens present in the reference answer, best reference; "
+        "undefined for an answer with no tokens.",
         requires=(("answer", "reference_answers"),),
         compute=lambda s: token_precision(s.answer or "", _references(s)),
         compute_batch=_token_batch("precision"),
@@ -253,7 +255,8 @@ METRICS.append(
 METRICS.append(
     Metric(
         name="token_f1",
-        description="SQuAD token F1 between answer and reference answer, best reference.",
+        description="SQuAD token F1 between answer and reference answer, best reference; 0 "
+        "when no token is shared.",
         requires=(("answer", "reference_answers"),),
         compute=lambda s: token_f1(s.answer or "", _references(s)),
         compute_batch=_token_batch("f1"),

@@ -3,7 +3,9 @@
 For each retrieved context c, a language model reads ``Generate a question based on the given
 content: {c}`` and the question is scored by teacher forcing; the context's score is the
 geometric mean of the question-token probabilities, ``exp(mean_t log p(q_t | prompt, q_<t))``
-= exp(-mean token cross-entropy). The sample score is the best context's.
+= exp(-mean token cross-entropy). The sample score is the best context's. Worked number:
+question-token log-probabilities (-0.5, -1.5) under one context and (-2.0, -2.0) under
+another give exp(-1) = 0.3679 and exp(-2) = 0.1353, so 0.3679.
 
 Scorers: ``ragmeter.backends.hf.HFScorer`` (option ``scorer_model=PATH``: a Hugging Face
 seq2seq or causal LM from a local path; Unitxt uses google/flan-t5-small, whose target

@@ -116,7 +116,11 @@ def _k(k: object) -> int:
 
 
 def reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> float:
-    """RR = 1 / rank of the first relevant item; 0 when none is retrieved."""
+    """RR = 1 / rank of the first relevant item; 0 when none is retrieved.
+
+    [d1, d2, d3] against {d2}: 1/2 = 0.5. A duplicate id takes no rank: [d1, d1, d2] gives 0.5
+    too (``unitxt_reciprocal_rank`` 1/3).
+    """
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
     return _rr(_ranks(retrieved, relevant), len(relevant))
@@ -125,7 +129,8 @@ def reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> floa
 def average_precision(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     """TREC AP = (1/|R|) * sum over relevant retrieved items at rank k of P@k.
 
-    Normalised by all relevant items |R|, so a relevant item never retrieved costs score.
+    Normalised by all relevant items |R|, so a relevant item never retrieved costs score:
+    [a, b, c] against {a, c, x} is (1/1 + 2/3) / 3 = 0.5556.
     """
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
@@ -137,7 +142,8 @@ def unitxt_average_precision(retrieved: Sequence[str], relevant: Collection[str]
     """Unitxt's MAP: the mean of P@k over the positions holding a relevant id (0 if none).
 
     Unlike TREC AP it ignores relevant items that were never retrieved, and it scores
-    positions, so a duplicated relevant id counts at each of its positions.
+    positions, so a duplicated relevant id counts at each of its positions: [b, a, a] against
+    {a} is (1/2 + 2/3) / 2 = 0.5833 (TREC AP 1/2).
     """
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
@@ -155,6 +161,8 @@ def ndcg_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> fl
     """nDCG@k, binary gains: DCG = sum_{i<=k, d_i in R} 1/log2(i+1), over the ideal DCG.
 
     The ideal ranking puts min(k, |R|) relevant items first (trec_eval's ndcg_cut).
+    [a, b, c] against {c, x}, k = 10: DCG = 1/log2(4) = 0.5, IDCG = 1 + 1/log2(3) = 1.6309,
+    so 0.3066; k may exceed the list.
     """
     k = _k(k)
     _not_text(retrieved, "retrieved")
@@ -164,7 +172,10 @@ def ndcg_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> fl
 
 
 def precision_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
-    """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved)."""
+    """P@k = |relevant in top k| / k (divided by k even when fewer than k are retrieved).
+
+    [a, b, c] against {c, x}: P@2 = 0/2 = 0, P@5 = 1/5 = 0.2 (trec_eval's P_5).
+    """
     k = _k(k)
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
@@ -172,7 +183,7 @@ def precision_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) 
 
 
 def recall_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
-    """R@k = |relevant in top k| / |R|."""
+    """R@k = |relevant in top k| / |R|: [a, b, c] against {c, x}: R@2 = 0, R@5 = 1/2."""
     k = _k(k)
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
@@ -181,7 +192,8 @@ def recall_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> 
 
 
 def hit_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> float:
-    """1 when any relevant item is in the top k, else 0."""
+    """1 when any relevant item is in the top k, else 0: [a, b, c] against {c}: hit@2 = 0,
+    hit@3 = 1."""
     k = _k(k)
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)

@@ -6,9 +6,14 @@ retrieved context, then average precision over ranks,
 *retrieved* contexts, since the number of all useful texts is unknown; 0 when none is useful).
 context_recall: share of reference-answer sentences attributable to the contexts.
 answer_correctness: answer and reference statements sorted into TP / FP / FN,
-``F1 = TP / (TP + (FP + FN) / 2)``, blended with the embedding similarity of answer and
-reference when an embedder is configured (weights ``answer_correctness_weights``, default
-0.75 / 0.25 as in ragas). Only the first reference answer is judged (said in the details).
+``F1 = TP / (TP + (FP + FN) / 2)`` (``fast``: TP, FP, FN are expected counts, sums of
+P(yes)), blended with the embedding similarity of answer and reference when an embedder is
+configured: ``(w0 * F1 + w1 * cos) / (w0 + w1)`` with the weights
+``answer_correctness_weights`` (default 0.75 / 0.25 as in ragas, which sum to 1), so weights
+(1, 1) give the plain mean. Only the first non-empty reference answer is judged (said in the
+details). Worked numbers: context_precision with verdicts (yes, no, yes) is (1/1 + 2/3) / 2 =
+0.8333; answer_correctness with TP = 1, FP = 1, FN = 2 has F1 = 1 / (1 + 3/2) = 0.4, and with
+cos = 0.6 and weights (1, 1) scores (0.4 + 0.6) / 2 = 0.5.
 """
 
 from __future__ import annotations
@@ -322,7 +327,8 @@ CP_METRIC = Metric(
     default_mode=DEFAULT_MODE,
     reference_based=True,
     default=False,
-    formula="sum_k precision@k * v_k / sum_k v_k",
+    formula="sum_k precision@k * v_k / sum_k v_k, v_k = 1 if context k is useful (fast: "
+    "P(yes) >= 0.5); 0 when none is",
 )
 CREC_METRIC = Metric(
     name="context_recall",
@@ -342,7 +348,8 @@ CREC_METRIC = Metric(
     default_mode=DEFAULT_MODE,
     reference_based=True,
     default=False,
-    formula="|attributed reference sentences| / |reference sentences|",
+    formula="|attributed reference sentences| / |reference sentences| (fast: mean P(yes) "
+    "over the reference sentences)",
 )
 AC_METRIC = Metric(
     name="answer_correctness",
@@ -366,5 +373,6 @@ AC_METRIC = Metric(
     default_mode=DEFAULT_MODE,
     reference_based=True,
     default=False,
-    formula="w0 * TP / (TP + (FP + FN) / 2) + w1 * cos(E(answer), E(reference))",
+    formula="(w0 * F1 + w1 * cos(E(answer), E(reference))) / (w0 + w1), "
+    "F1 = TP / (TP + (FP + FN) / 2) (fast: expected counts); F1 alone without an embedder",
 )

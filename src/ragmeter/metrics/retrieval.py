@@ -309,7 +309,7 @@ METRICS.append(
         compute=_unitxt_scorer(_unitxt_positional_ap),
         compute_batch=_unitxt_batch(_unitxt_positional_ap, "unitxt_ap"),
         reference_based=True,
-        formula="(1/|hits|) * sum_{k in hits} P@k, hits = positions of relevant ids",
+        formula="(1/|hits|) * sum_{k in hits} P@k, hits = positions of relevant ids (0 if none)",
         version="2",  # 1 de-duplicated ids and matched texts; Unitxt scores positions of ids
     )
 )
@@ -358,7 +358,7 @@ _declare_template(
         "precision",
         _precision,
         "Share of the top {k} contexts that are relevant.",
-        "|R ∩ top k| / k",
+        "|R ∩ top k| / k (k even when fewer are retrieved)",
     ),
     (5,),
 )
