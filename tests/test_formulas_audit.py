@@ -367,13 +367,6 @@ def test_lexical_descriptions_state_the_edge_cases_the_code_has():
     assert "0 when no token is shared" in get_metric("token_f1").description
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="code, not text (outside this room): reciprocal_rank, precision_at_k and hit_at_k "
-    "return 0.0 for an empty relevant set, where the metrics are undefined and average_precision, "
-    "ndcg_at_k and recall_at_k raise; a caller averaging them lowers the mean with rows that "
-    "have no relevance labels",
-)
 @pytest.mark.parametrize(
     "call",
     [
@@ -384,5 +377,8 @@ def test_lexical_descriptions_state_the_edge_cases_the_code_has():
     ids=["reciprocal_rank", "precision_at_k", "hit_at_k"],
 )
 def test_ranking_functions_refuse_an_empty_relevant_set_as_the_others_do(call):
+    """reciprocal_rank, precision_at_k and hit_at_k returned 0.0 for an empty relevant set,
+    where the metrics are undefined and average_precision, ndcg_at_k and recall_at_k raise: a
+    caller averaging them lowered the mean with rows that have no relevance labels."""
     with pytest.raises(ValueError, match="needs at least one relevant id"):
         call()

@@ -123,6 +123,7 @@ def reciprocal_rank(retrieved: Sequence[str], relevant: Collection[str]) -> floa
     """
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
+    _need_relevant(relevant, "reciprocal rank")
     return _rr(_ranks(retrieved, relevant), len(relevant))
 
 
@@ -179,6 +180,7 @@ def precision_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) 
     k = _k(k)
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
+    _need_relevant(relevant, "precision")
     return _precision(_ranks(retrieved, relevant), len(relevant), k)
 
 
@@ -197,4 +199,5 @@ def hit_at_k(retrieved: Sequence[str], relevant: Collection[str], k: int) -> flo
     k = _k(k)
     _not_text(retrieved, "retrieved")
     relevant = _relevant(relevant)
+    _need_relevant(relevant, "hit")
     return _hit(_ranks(retrieved, relevant), len(relevant), k)
