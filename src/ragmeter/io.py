@@ -257,8 +257,11 @@ def _create_beside(path: Path) -> tuple[int, Path]:
     secret: outputs hold no key (see ``redact``).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    # A name of up to 255 bytes is valid, but with the 19 bytes added here it was not: a
+    # long file name was "File name too long", where writing it directly would have worked.
+    stem = os.fsdecode(os.fsencode(path.name)[:200])  # any bytes but "/" make a name
     for _ in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        tmp = path.with_name(f".{stem}.{secrets.token_hex(6)}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
