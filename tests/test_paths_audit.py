@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import make_row
+from tests.needs import require_module
 from typer.testing import CliRunner
 
 import ragmeter
@@ -99,3 +100,28 @@ def test_atomic_writes_accept_names_near_the_limit(tmp_path: Path, stem: str) ->
     write_jsonl([{"b": 2}], lines)
     assert lines.read_text(encoding="utf-8") == '{"b":2}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, lines.name])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "run-2024-01-01T10:00.parquet",  # a time in the name: "Unrecognized filesystem type"
+        "file:rows.parquet",  # "File URI cannot be relative"
+        "s3:/rows.parquet",  # a local directory named "s3:": "Missing bucket name"
+    ],
+)
+def test_a_parquet_name_with_a_colon_is_read_as_a_local_file(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Relative, as users type them (an absolute path is never taken for a URI)."""
+    monkeypatch.chdir(tmp_path)
+    pa, pq = require_module("pyarrow"), require_module("pyarrow.parquet")
+    plain, path = tmp_path / "plain.parquet", tmp_path / name
+    pq.write_table(pa.Table.from_pylist([make_row(i) for i in range(1, 4)]), str(plain))
+    path.parent.mkdir(exist_ok=True)
+    plain.rename(path)  # pyarrow would read the name as a URI when writing too
+    assert [s.question_id for s in ragmeter.load(name)] == ["q1", "q2", "q3"]
+    out = tmp_path / "out"
+    code, text = _cli("evaluate", name, "-m", "token_f1", "-q", "--executor", "stream", "-o", "out")
+    assert code == 0, text
+    assert len((out / "scores.jsonl").read_text(encoding="utf-8").splitlines()) == 3
