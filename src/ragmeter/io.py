@@ -77,7 +77,7 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> lis
     if path.is_dir():
         raise DataError([Problem(None, None, f"is a directory, not a data file: {path}")], src)
     suffix = f".{format}" if format else "".join(path.suffixes[-1:]).lower()
-    if suffix not in (".parquet", ".pq") and (wide := _sniffed(path)) is not None:
+    if suffix not in (".parquet", ".pq") and (wide := sniff_problem(path)) is not None:
         raise DataError([Problem(None, None, wide)], src)  # one line, not one a row
     try:
         if suffix in (".jsonl", ".ndjson"):
@@ -156,9 +156,9 @@ _COMPRESSED = (
 )
 
 
-def _sniffed(path: Path) -> str | None:
+def sniff_problem(path: Path) -> str | None:
     """What is wrong with a text input's first bytes, or None: UTF-16/32 text (``wide_text``)
-    or a compressed file.
+    or a compressed file. Public: a streamed run's reader (``executors.source``) can ask it.
 
     Why compressed files: ragmeter reads them as they are, so ``data.jsonl.gz`` with
     ``--format jsonl`` (or a compressed file without a ``.gz`` suffix) was refused with one
