@@ -125,3 +125,20 @@ def test_a_parquet_name_with_a_colon_is_read_as_a_local_file(
     code, text = _cli("evaluate", name, "-m", "token_f1", "-q", "--executor", "stream", "-o", "out")
     assert code == 0, text
     assert len((out / "scores.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+@pytest.mark.parametrize("given", [".", "sub/..", "./"])
+def test_a_run_given_as_dot_is_named_as_its_directory(
+    tmp_path: Path, given: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, run = tmp_path / "rows.jsonl", tmp_path / "run A"
+    data.write_bytes(_jsonl())
+    code, text = _cli("evaluate", str(data), "-m", "token_f1", "-q", "-o", str(run))
+    assert code == 0, text
+    (run / "sub").mkdir()
+    monkeypatch.chdir(run)
+    assert ragmeter.load_run(given).name == "run A"
+    code, text = _cli("compare", str(run), given)
+    assert code == 0 and "B = run A vs A = run A:" in text, text
+    code, text = _cli("compare", given, str(run), "--markdown", "-")
+    assert code == 0 and "compare: `run A` (B) vs `run A` (A)" in text, text

@@ -56,7 +56,11 @@ class Run:
 
     @property
     def name(self) -> str:
-        return Path(self.source).name if self.source != "in-memory result" else self.source
+        """The run directory's name: "." and "runs/a/.." are named as the directory they are
+        (they were "", so compare said "B = b vs A = " and Markdown an empty code span)."""
+        if self.source == "in-memory result":
+            return self.source
+        return Path(os.path.abspath(self.source)).name or self.source  # "/" is itself
 
     def unfinished(self) -> str | None:
         """Why this run may not be whole (its run.json says it did not complete), or None."""
