@@ -20,6 +20,7 @@ was refused as "expected an object, got list".
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -57,20 +58,26 @@ def data_columns(names: Sequence[str], source: str, what: str = "file") -> list[
 
 
 def iter_parquet(path: str | Path, batch_size: int) -> Iterator[list[dict[str, Any]]]:
-    """The file's rows as dicts, ``batch_size`` at a time; a DataError for a corrupt file."""
+    """The file's rows as dicts, ``batch_size`` at a time; a DataError for a corrupt file.
+
+    Opened as a local file (``pa.OSFile``), not by name: given a name, pyarrow reads it as a
+    URI when it looks like one, so ``run-2024-01-01T10:00.parquet`` (a time in the name) was
+    "Unrecognized filesystem type in URI" and ``s3:/x.parquet`` an S3 address."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path)
     try:
-        pf = pq.ParquetFile(path)
-        columns = data_columns(pf.schema_arrow.names, str(path))
-        batches = pf.iter_batches(batch_size=batch_size, columns=columns)
-        while True:
-            try:
-                batch = next(batches)
-            except StopIteration:
-                return
-            yield pylist(batch, str(path))
+        with pa.OSFile(os.fspath(path)) as source:
+            pf = pq.ParquetFile(source)
+            columns = data_columns(pf.schema_arrow.names, str(path))
+            batches = pf.iter_batches(batch_size=batch_size, columns=columns)
+            while True:
+                try:
+                    batch = next(batches)
+                except StopIteration:
+                    return
+                yield pylist(batch, str(path))
     except DataError:
         raise
     except Exception as exc:  # pyarrow raises several types for corrupt files

@@ -70,12 +70,14 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None) -> lis
     path = Path(expand_user(path))
     src = str(path)
     format = _format(format, src)
+    if (unreachable := stat_problem(path)) is not None:
+        raise DataError([Problem(None, None, f"cannot read file: {unreachable}")], src)
     if not path.exists():
         raise DataError([Problem(None, None, f"file not found: {path}")], src)
     if path.is_dir():
         raise DataError([Problem(None, None, f"is a directory, not a data file: {path}")], src)
     suffix = f".{format}" if format else "".join(path.suffixes[-1:]).lower()
-    if suffix not in (".parquet", ".pq") and (wide := _wide_text(path)) is not None:
+    if suffix not in (".parquet", ".pq") and (wide := sniff_problem(path)) is not None:
         raise DataError([Problem(None, None, wide)], src)  # one line, not one a row
     try:
         if suffix in (".jsonl", ".ndjson"):
@@ -127,12 +129,53 @@ def _format(format: Any, source: str | None) -> str | None:
     return format.lower()
 
 
-def _wide_text(path: Path) -> str | None:
+def stat_problem(path: Path) -> str | None:
+    """Why ``path`` cannot even be looked up (a name longer than the file system allows, a
+    directory on the way that may not be searched), or None: when it exists or is simply
+    not there, which the caller says in its own words.
+
+    Why: ``Path.exists`` raises on those errors instead of answering, so a mistyped
+    255-byte name was "internal error: OSError: [Errno 36] File name too long" (exit 1)
+    where every other unreadable input or run is a clear error naming it (exit 2)."""
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+# The first bytes of a compressed file, and the tool that decompresses it.
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip", "gunzip -k"),
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+)
+
+
+def sniff_problem(path: Path) -> str | None:
+    """What is wrong with a text input's first bytes, or None: UTF-16/32 text (``wide_text``)
+    or a compressed file. Public: a streamed run's reader (``executors.source``) can ask it.
+
+    Why compressed files: ragmeter reads them as they are, so ``data.jsonl.gz`` with
+    ``--format jsonl`` (or a compressed file without a ``.gz`` suffix) was refused with one
+    "not UTF-8 text" problem per row of gzip bytes, never saying the file was compressed;
+    without ``--format`` its suffix was "unsupported file type '.gz'", no hint either."""
     try:
         with path.open("rb") as fh:
-            return wide_text(fh.read(4))
+            head = fh.read(6)
     except OSError:
         return None  # said by the reader, as for any file it cannot read
+    for magic, kind, tool in _COMPRESSED:
+        if head.startswith(magic):
+            return (
+                f"{path.name} is a {kind}-compressed file: ragmeter reads uncompressed "
+                f".jsonl, .json, .csv, .tsv or .parquet; decompress it first ({tool})"
+            )
+    return wide_text(head[:4])
 
 
 def _json_lines(path: Path) -> bool:
@@ -257,8 +300,11 @@ def _create_beside(path: Path) -> tuple[int, Path]:
     secret: outputs hold no key (see ``redact``).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    # A name of up to 255 bytes is valid, but with the 19 bytes added here it was not: a
+    # long file name was "File name too long", where writing it directly would have worked.
+    stem = os.fsdecode(os.fsencode(path.name)[:200])  # any bytes but "/" make a name
     for _ in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        tmp = path.with_name(f".{stem}.{secrets.token_hex(6)}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:

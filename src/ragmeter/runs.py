@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from ragmeter._json_rows import loads
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem, UnpairedRunsError
+from ragmeter.io import stat_problem
 from ragmeter.metrics.base import Status
 from ragmeter.result import EvaluationResult
 from ragmeter.run_aggregates import check_values, run_aggregates, score_columns
@@ -55,7 +56,11 @@ class Run:
 
     @property
     def name(self) -> str:
-        return Path(self.source).name if self.source != "in-memory result" else self.source
+        """The run directory's name: "." and "runs/a/.." are named as the directory they are
+        (they were "", so compare said "B = b vs A = " and Markdown an empty code span)."""
+        if self.source == "in-memory result":
+            return self.source
+        return Path(os.path.abspath(self.source)).name or self.source  # "/" is itself
 
     def unfinished(self) -> str | None:
         """Why this run may not be whole (its run.json says it did not complete), or None."""
@@ -320,6 +325,8 @@ def load_run(path: str | Path) -> Run:
             [Problem(None, None, f"a run is read from its directory's path, not {path!r}")]
         )
     path = Path(path).expanduser()  # as evaluate(out=) and report() read it
+    if (unreachable := stat_problem(path)) is not None:  # a 256-byte name: not a traceback
+        raise DataError([Problem(None, None, f"not a run directory: {path} ({unreachable})")])
     directory = path.parent if path.is_file() else path
     scores_path = path if path.is_file() else path / "scores.jsonl"
     source = str(directory)
