@@ -8,6 +8,8 @@ import bz2
 import gzip
 import json
 import lzma
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,74 @@ def test_a_run_given_as_dot_is_named_as_its_directory(
     assert code == 0 and "B = run A vs A = run A:" in text, text
     code, text = _cli("compare", given, str(run), "--markdown", "-")
     assert code == 0 and "compare: `run A` (B) vs `run A` (A)" in text, text
+
+
+def test_a_cache_name_too_long_exits_2_naming_it(tmp_path: Path) -> None:
+    data = tmp_path / "rows.jsonl"
+    data.write_bytes(_jsonl())
+    cache = str(tmp_path / TOO_LONG)
+    for extra in ((), ("--dry-run",)):
+        code, text = _cli("evaluate", str(data), "-m", "token_f1", "-q", "--cache", cache, *extra)
+        assert code == 2, text
+        assert "internal error" not in text and "File name too long" in text, text
+
+
+def test_an_out_name_too_long_exits_2_naming_it(tmp_path: Path) -> None:
+    data = tmp_path / "rows.jsonl"
+    data.write_bytes(_jsonl())
+    for extra in ((), ("--dry-run",)):
+        out = str(tmp_path / TOO_LONG)
+        code, text = _cli("evaluate", str(data), "-m", "token_f1", "-q", "-o", out, *extra)
+        assert code == 2, text
+        assert "internal error" not in text and "File name too long" in text, text
+
+
+def test_report_and_compare_outputs_named_too_long_exit_2(tmp_path: Path) -> None:
+    data, run = tmp_path / "rows.jsonl", tmp_path / "run"
+    data.write_bytes(_jsonl())
+    code, text = _cli("evaluate", str(data), "-m", "token_f1", "-q", "-o", str(run))
+    assert code == 0, text
+    long_file = str(tmp_path / f"{TOO_LONG}.html")
+    for args in (
+        ("report", str(run), "-o", long_file),
+        ("report", str(tmp_path / TOO_LONG), "-o", str(tmp_path / "r.html")),
+        ("compare", str(run), str(run), "--json", long_file),
+    ):
+        code, text = _cli(*args)
+        assert code == 2, (args, text)
+        assert "internal error" not in text and "File name too long" in text, (args, text)
+
+
+def test_a_full_disk_keeps_the_previous_report_whole(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE stands in for a full disk: writes past 1,000 bytes fail (EFBIG)."""
+    page = tmp_path / "report.html"
+    page.write_text("the last run's page", encoding="utf-8")
+    code = (
+        "import resource, signal, sys\n"
+        "from pathlib import Path\n"
+        "from ragmeter.reporting import write_out\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))\n"
+        "try:\n"
+        "    write_out(Path(sys.argv[1]), 'x' * 50_000)\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(page)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.startswith("OutputError --out"), done.stdout + done.stderr
+    assert page.read_text(encoding="utf-8") == "the last run's page"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary file left
+
+
+def test_a_streamed_run_names_a_compressed_or_too_long_input(tmp_path: Path) -> None:
+    hidden = tmp_path / "rows.jsonl"  # gzip bytes under a plain .jsonl name
+    hidden.write_bytes(gzip.compress(_jsonl()))
+    for path, said in ((hidden, "gzip-compressed"), (tmp_path / f"{TOO_LONG}.jsonl", "too long")):
+        out = str(tmp_path / "out")
+        code, text = _cli(
+            "evaluate", str(path), "-m", "token_f1", "-q", "--executor", "stream", "-o", out
+        )
+        assert code == 2, text
+        assert said in text and "not UTF-8" not in text and "internal error" not in text, text

@@ -309,9 +309,8 @@ def _hf_problem(option: str, path: Any) -> str | None:
         )
     from ragmeter.backends.hf import model_folder_problem  # no config, no weights, a file
 
-    if problem := model_folder_problem(path, option.removesuffix("_model")):
-        return f"the option {option}={path}: {problem}"
-    return None
+    problem = model_folder_problem(path, option.removesuffix("_model"))
+    return f"the option {option}={path}: {problem}" if problem else None
 
 
 def _scorer_problem(s: Settings, judge: str | None) -> str | None:

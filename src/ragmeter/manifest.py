@@ -24,7 +24,7 @@ from typing import Any
 
 from ragmeter.config import Settings
 from ragmeter.errors import DataError, OutputError, RunAborted
-from ragmeter.io import write_json
+from ragmeter.io import stat_problem, write_json
 from ragmeter.metrics.base import Metric
 from ragmeter.out_lock import lock_out, release_out
 from ragmeter.prompts import load_prompts, prompt_file_sha256
@@ -121,8 +121,7 @@ def input_facts(data: Any, samples: Sequence[Sample]) -> dict[str, Any]:
 
 def file_facts(path: str | os.PathLike[str], rows: int) -> dict[str, Any]:
     """A file input: its name, the sha256 of its bytes (read in 1 MiB blocks), its rows."""
-    path = Path(path)
-    h = hashlib.sha256()
+    path, h = Path(path), hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
@@ -240,6 +239,8 @@ def check_out(
 
 def _not_a_file(out: str | Path) -> Path:
     path = Path(out).expanduser()
+    if said := stat_problem(path):  # a 256-byte name: an error naming it, not a traceback
+        raise OutputError(f"--out {path} cannot be created ({said})")
     if path.exists() and not path.is_dir():
         raise OutputError(
             f"--out {path} exists and is a file: give a directory (scores.jsonl, "
@@ -331,8 +332,7 @@ def build_manifest(
 
 
 def write_manifest(out: str | Path, manifest: Mapping[str, Any]) -> Path:
-    path = Path(out) / MANIFEST
-    write_json(dict(manifest), path)
+    write_json(dict(manifest), path := Path(out) / MANIFEST)
     return path
 
 

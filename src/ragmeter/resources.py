@@ -313,14 +313,14 @@ def open_cache(path: str, *, create: bool = True) -> CallCache | None:
     where = Path(path)
     db = where if where.suffix in (".sqlite", ".db") else where / DB_NAME
     option = f"--cache (cache) {path}"
-    if db.parent.exists() and not db.parent.is_dir():
-        raise ConfigError(f"{option}: {db.parent} is a file: give a directory, or --cache off")
-    if db.is_file() and not _our_store(db):
-        raise ConfigError(
-            f"{option}: {db} is not a ragmeter cache (not an SQLite store of judge calls): "
-            "give another --cache directory, or remove that file if it is not needed"
-        )
-    try:
+    try:  # the checks too: a 256-byte name raised from exists(), an internal error
+        if db.parent.exists() and not db.parent.is_dir():
+            raise ConfigError(f"{option}: {db.parent} is a file: give a directory, or --cache off")
+        if db.is_file() and not _our_store(db):
+            raise ConfigError(
+                f"{option}: {db} is not a ragmeter cache (not an SQLite store of judge calls): "
+                "give another --cache directory, or remove that file if it is not needed"
+            )
         if create:
             return CallCache(path)
         if db.is_file():

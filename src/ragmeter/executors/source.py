@@ -20,6 +20,7 @@ from ragmeter._json_rows import BLANK, parse_line
 from ragmeter._parquet import iter_parquet
 from ragmeter._perf import gc_paused
 from ragmeter.errors import DataError, Problem
+from ragmeter.io import sniff_problem, stat_problem
 from ragmeter.plan import FieldPresence
 from ragmeter.sample import Sample, validate_records
 
@@ -40,6 +41,8 @@ class RawBatch:
 def stream_kind(path: str | Path) -> str:
     """``jsonl`` or ``parquet``; a DataError for anything a streamed run cannot read."""
     p = Path(path)
+    if (said := stat_problem(p)) is not None:  # a 256-byte name: not an internal error
+        raise DataError([Problem(None, None, f"cannot read file: {said}")], str(p))
     if not p.exists():
         raise DataError([Problem(None, None, f"file not found: {p}")], str(p))
     suffix = p.suffix.lower()
@@ -55,6 +58,8 @@ def stream_kind(path: str | Path) -> str:
             ],
             str(p),
         )
+    if suffix not in (".parquet", ".pq") and (said := sniff_problem(p)) is not None:
+        raise DataError([Problem(None, None, said)], str(p))  # compressed: one problem a row
     return "parquet" if suffix in (".parquet", ".pq") else "jsonl"
 
 

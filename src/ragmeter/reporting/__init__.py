@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError, OutputError, ReportUnavailable
+from ragmeter.io import atomic_open, stat_problem
 from ragmeter.manifest import OUTPUTS
 
 __all__ = ["check_out", "render_report", "report", "write_out"]
@@ -38,6 +39,8 @@ def check_out(
     if not isinstance(out, (str, os.PathLike)):  # a number was pathlib's TypeError
         raise OutputError(f"{option} takes a file path (str or pathlib.Path), not {out!r}")
     path = Path(out).expanduser()
+    if said := stat_problem(path):  # a 256-byte name: said, not a traceback
+        raise OutputError(f"{option} {path} cannot be written ({said}): give a writable file path")
     _not_a_run_file(path, option, runs)
     if path.is_dir():
         raise OutputError(
@@ -72,6 +75,8 @@ def _not_a_run_file(path: Path, option: str, runs: Sequence[str | Path | None]) 
     could no longer be read; a new file inside a run directory (runs/a/report.html) is fine.
     """
     for run in (Path(r).expanduser() for r in runs if r is not None):
+        if stat_problem(run):  # a run path that cannot be looked up: said when it is read
+            continue
         directory = run.parent if run.is_file() else run
         for name in {*OUTPUTS, run.name} if run.is_file() else OUTPUTS:
             try:
@@ -87,10 +92,13 @@ def _not_a_run_file(path: Path, option: str, runs: Sequence[str | Path | None]) 
 
 def write_out(path: Path, text: str, option: str = "--out") -> Path:
     """Write ``text`` to a path ``check_out`` accepted, creating its directories; OutputError
-    (not a traceback) if the file system refuses after all."""
+    (not a traceback) if the file system refuses after all. Written atomically (``io``'s
+    ``atomic_open``): on a full disk, the report or comparison of the last run was replaced
+    by a page cut at 4 KiB (or an empty file), now it stays as it was."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        with atomic_open(path) as fh:
+            fh.write(text)
     except OSError as exc:
         raise OutputError(f"{option} {path} cannot be written ({exc.strerror or exc})") from None
     return path
