@@ -9,6 +9,7 @@ Bounds are the expected rate +/- about 3.5 standard errors of the simulated shar
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
@@ -19,6 +20,7 @@ from tests.conftest import make_row
 import ragmeter
 from ragmeter import Score
 from ragmeter.compare import compare
+from ragmeter.gates import fail_on_regression
 from ragmeter.stats import holm, paired_delta_ci, paired_p_value
 from ragmeter.stats_many import mean_cis_many, paired_stats_many
 
@@ -235,3 +237,22 @@ def test_a_million_binary_pairs_get_their_ci_in_seconds():
     half = 1.96 * d.std() / np.sqrt(d.size)
     assert low == pytest.approx(d.mean() - half, abs=half / 10)
     assert high == pytest.approx(d.mean() + half, abs=half / 10)
+
+
+def test_a_large_runs_regression_fails_the_gate_at_alpha_001_over_five_metrics():
+    # 21,000 samples: 999 sign patterns, p was 0.002 for every metric, Holm 0.01: "n.s."
+    n = 21_000
+    a = ragmeter.evaluate([make_row(i) for i in range(1, n + 1)], "token_f1", n_resamples=0)
+    b = copy.deepcopy(a)
+    names = ["token_f1", "token_recall", "token_precision", "exact_match", "mrr"]
+    rng = np.random.default_rng(21)
+    for run in (a, b):
+        run.metrics = names
+    for name in names:
+        before = rng.random(n)
+        after = np.clip(before - 0.1 + rng.normal(0, 0.1, n), 0, 1)
+        a.scores[name] = [Score.ok(float(v)) for v in before]
+        b.scores[name] = [Score.ok(float(v)) for v in after]
+    cmp = compare(a, b)
+    assert all(m.worse(0.01) for m in cmp.metrics)
+    assert len(fail_on_regression(cmp, alpha=0.01)) == len(names)
