@@ -66,6 +66,7 @@ def test_type_one_error_is_about_alpha_under_the_null(kind, n, permutations):
         assert rejected >= 0.015, f"{kind} n={n}: {rejected:.3f}, far too conservative"
 
 
+@pytest.mark.slow  # several seconds
 @pytest.mark.parametrize("kind", ["binary", "continuous"])
 def test_type_one_error_of_large_runs(kind):
     # 1000 pairs: scipy's random sign patterns (as stats_many draws them); 2500: ragmeter's
@@ -133,6 +134,7 @@ def test_holm_keeps_the_family_wise_error_of_ten_metrics():
     assert any_raw / reps >= 0.2  # without it, "some metric moved" in a third of the runs
 
 
+@pytest.mark.slow  # several seconds
 def test_a_difference_of_a_tenth_on_200_binary_pairs_is_found_as_the_exact_test_can():
     rng = np.random.default_rng(200)
     n = 200
@@ -239,6 +241,7 @@ def test_a_million_binary_pairs_get_their_ci_in_seconds():
     assert high == pytest.approx(d.mean() + half, abs=half / 10)
 
 
+@pytest.mark.slow  # several seconds
 def test_a_large_runs_regression_fails_the_gate_at_alpha_001_over_five_metrics():
     # 21,000 samples: 999 sign patterns, p was 0.002 for every metric, Holm 0.01: "n.s."
     n = 21_000
