@@ -10,6 +10,7 @@ Bounds are the expected rate +/- about 3.5 standard errors of the simulated shar
 from __future__ import annotations
 
 import copy
+import itertools
 import time
 
 import numpy as np
@@ -21,7 +22,7 @@ import ragmeter
 from ragmeter import Score
 from ragmeter.compare import compare
 from ragmeter.gates import fail_on_regression
-from ragmeter.stats import holm, paired_delta_ci, paired_p_value
+from ragmeter.stats import _sign_flip_bound, holm, paired_delta_ci, paired_p_value
 from ragmeter.stats_many import mean_cis_many, paired_stats_many
 
 REPS = 400
@@ -259,3 +260,15 @@ def test_a_large_runs_regression_fails_the_gate_at_alpha_001_over_five_metrics()
     cmp = compare(a, b)
     assert all(m.worse(0.01) for m in cmp.metrics)
     assert len(fail_on_regression(cmp, alpha=0.01)) == len(names)
+
+
+def test_the_bound_is_never_below_the_exact_p():
+    # it may only lower a random p that the patterns could not resolve, never claim more
+    # than the exact test: checked against all 2^12 sign patterns of random differences
+    rng = np.random.default_rng(12)
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=12)))
+    for _ in range(200):
+        d = rng.normal(rng.choice([0.0, 0.3, 1.0]), 1.0, 12) * (rng.random(12) < 0.8)
+        null = np.abs(signs @ d)
+        exact = float(np.mean(null >= abs(d.sum()) - 1e-12))
+        assert _sign_flip_bound(d) >= exact
