@@ -35,6 +35,7 @@ from ragmeter.stats import (
     SCIPY_MAX_PAIRS,
     _batch,
     _paired,
+    _resampled_means,
     default_permutations,
     mean_of,
     paired_delta_ci,
@@ -229,29 +230,3 @@ def _percentiles(
     low, high = np.quantile(np.stack([m for _, m in window]), [alpha, 1 - alpha], axis=-1)
     for (i, _), lo, hi in zip(window, low, high, strict=True):
         out[i] = (float(lo), float(hi))
-
-
-def _resampled_means(values: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """``bootstrap_ci``'s bootstrap distribution of the mean, draw for draw: multinomial
-    counts when the values take few distinct numbers (at most one per 8 values, so never
-    below 8 values, where ``np.unique`` is skipped), else indices; both in blocks, so
-    memory stays bounded. ``bootstrap_ci`` draws through it."""
-    n = len(values)
-    means = np.empty(n_resamples)
-    if n >= 8:
-        distinct, counts = np.unique(values, return_counts=True)
-        if len(distinct) * 8 <= n:
-            # in blocks, as the indices below: 1000 resamples of a million scores on 100,000
-            # distinct values held 1000 x 100,000 counts at once (1.6 GB); the draws are the
-            # same, block by block, as the generator draws row after row
-            block = max(1, min(n_resamples, 2_000_000 // len(distinct)))
-            for start in range(0, n_resamples, block):
-                stop = min(n_resamples, start + block)
-                draws = rng.multinomial(n, counts / n, size=stop - start)
-                means[start:stop] = draws @ distinct / n
-            return means
-    block = max(1, min(n_resamples, 2_000_000 // n))
-    for start in range(0, n_resamples, block):
-        stop = min(n_resamples, start + block)
-        means[start:stop] = values[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    return means
