@@ -16,8 +16,7 @@ from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
 from ragmeter.metrics.column import ScoreColumn
 from ragmeter.sample import Sample
-from ragmeter.stats import mean_of
-from ragmeter.stats_many import _resampled_means
+from ragmeter.stats import _resampled_means, mean_of
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def bootstrap_ci(
     value is picked from a multinomial. Metric scores take few distinct values (ratios of
     small counts, 0/1 hits), so for large n the counts are drawn instead of n indices per
     resample: same distribution, a fraction of the time. Otherwise indices are drawn.
-    Either in blocks, so memory stays bounded (``stats_many._resampled_means``, which the
+    Either in blocks, so memory stays bounded (``stats._resampled_means``, which the
     slices' CIs share). Equal values give [v, v] at once: every resample's mean
     is v, which the arithmetic gave as 0.6999999999999998 for three scores of 0.7 (a CI
     beside its mean, a ``ci_low`` gate at 0.7 failed).
