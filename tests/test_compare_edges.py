@@ -260,3 +260,16 @@ def test_ids_in_an_unpaired_error_are_cut_short():
 
     err = UnpairedRunsError(["q" * 10_000, "short"], [], none_paired=True)
     assert len(str(err)) < 200 and "short" in str(err) and "q" * 57 + "..." in str(err)
+
+
+def test_too_few_sign_patterns_to_find_any_change_are_said():
+    """permutations=19 over 2 metrics: no p below 2/20 = 0.1, so every change was "n.s." and
+    a regression gate passed, without a word."""
+    a, b = _runs(["factoid"] * 30, changed=set(range(1, 31)))
+    few = compare(a, b, permutations=19)
+    said = [w for w in few.warnings if w.startswith("permutations 19:")]
+    assert said and "no change can be significant at alpha 0.05" in said[0]
+    assert not any(d.significant(0.05) for d in few.metrics)  # what the warning is about
+    enough = compare(a, b, permutations=999)
+    assert not [w for w in enough.warnings if w.startswith("permutations")]
+    assert not [w for w in compare(a, b).warnings if w.startswith("permutations")]

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ragmeter.comparability import manifest_differences
-from ragmeter.compare_options import check_options
+from ragmeter.compare_options import check_options, permutations_floor
 from ragmeter.compare_pairs import collect, exclusion_counts, question_mismatch, values_of
 from ragmeter.compare_render import failure_warnings, verdict
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
@@ -318,6 +318,7 @@ def compare(
     if said := same_run(run_a, run_b) or question_mismatch(run_a, run_b, ids):
         warnings.append(said)
     warnings += manifest_differences(run_a, run_b, shared, uses_of=models_of)
+    warnings += [w for w in (permutations_floor(permutations, len(shared), len(ids)),) if w]
     for run, other in ((run_a, run_b), (run_b, run_a)):
         extra = [m for m in run.result.metrics if m not in other.result.metrics]
         if extra:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from numbers import Real
 
 from ragmeter.errors import DataError, Problem
+from ragmeter.stats import SCIPY_MAX_PAIRS
 
 # scipy's bootstrap takes the standard error over the resamples: one resample has none.
 MIN_RESAMPLES = 2
@@ -45,3 +46,22 @@ def check_options(
         problems.append(Problem(None, "min_slice", f"must be at least 1, not {min_slice!r}"))
     if problems:
         raise DataError(problems, "compare's options")
+
+
+def permutations_floor(permutations: int | None, n_metrics: int, n_pairs: int) -> str | None:
+    """A warning when the sign patterns asked for cannot give a significant change at alpha
+    0.05 (the default), else None. Why: ``permutations=99`` over 5 metrics gave every change
+    "n.s." and passed the gate without a word; no p-value from P patterns is below 2/(P+1),
+    and Holm multiplies the smallest by the number of metrics. Past ``SCIPY_MAX_PAIRS``
+    pairs the p-value is also bounded analytically (``stats._sign_flip_bound``): no floor."""
+    if permutations is None or n_metrics < 1 or n_pairs > SCIPY_MAX_PAIRS:
+        return None
+    floor = 2 / (permutations + 1)
+    if floor * n_metrics < 0.05:
+        return None
+    return (
+        f"permutations {permutations}: no p-value can be below 2/{permutations + 1} = "
+        f"{floor:.3g}, and after Holm over {n_metrics} metric(s) none below "
+        f"{min(1.0, floor * n_metrics):.3g}: no change can be significant at alpha 0.05; give "
+        "more sign patterns (default 9999)"
+    )
