@@ -1,4 +1,4 @@
-"""``format`` is honoured by the stream executor as by the local one (the 2026-11-27 audit):
+"""``format`` is honoured by the stream and Ray executors as by the local one (2026-11-27):
 a JSON Lines file named ``data``/``.txt``/``.log`` read with ``format="jsonl"``, the format
 in any case, a format it cannot stream refused before any work naming the format and the
 executor that reads it (a dry run too), and a file holding the other format's bytes named
@@ -139,3 +139,21 @@ def test_guard_a_corrupt_parquet_file_is_still_pyarrows_problem(tmp_path: Path) 
 def test_guard_a_missing_file_is_not_found_not_of_a_format(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="file not found"):
         ragmeter.evaluate(str(tmp_path / "nope"), LEXICAL, executor="stream", out=tmp_path / "o")
+
+
+def test_the_ray_executor_reads_a_file_without_a_suffix_given_its_format(tmp_path: Path) -> None:
+    """One short local Ray run: ``format`` reaches the validation pass and the workers."""
+    from needs import require_module
+
+    require_module("ray")
+    require_module("ray.data")
+    from ragmeter.executors.ray_executor import ray_evaluate
+
+    data = write_jsonl(tmp_path / "data", rows(6))
+    result = ray_evaluate(
+        data, LEXICAL, out=tmp_path / "r", actors=1, n_resamples=20, format="jsonl"
+    )
+    assert result.n_samples == 6
+    assert read_rows(tmp_path / "r" / "scores.jsonl") == _local_scores(
+        data, tmp_path / "l", "jsonl"
+    )
