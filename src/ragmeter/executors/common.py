@@ -19,7 +19,7 @@ from ragmeter.availability import (
 )
 from ragmeter.config import Settings
 from ragmeter.errors import ConfigError, ExecutorUnavailable, MetricError
-from ragmeter.executors.source import check_file
+from ragmeter.executors.source import check_file, stream_format
 from ragmeter.manifest import check_out, file_facts, fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
 from ragmeter.metrics.registry import resolve
@@ -175,14 +175,29 @@ def _unread(executor: str, readers: tuple[str, ...], names: list[str], cli: bool
 
 
 def check_input_kind(executor: str, data: Any, format: str | None) -> None:
-    """A known executor, and for stream and ray a .jsonl or .parquet file's path."""
+    """A known executor, and for stream and ray a file's path, of a format they stream
+    (``stream_format``: ``--format`` in any case, else the suffix), refused before any work.
+
+    Why: ``--format csv`` was "reads a .jsonl or .parquet file: give its path", to a user who
+    had given one, never naming the format; ``--format JSONL``, read by the local executor
+    as jsonl, was refused the same; and a dry run of ``data.csv`` passed where the run
+    stopped at once."""
     check_executor_name(executor)
-    if executor != "local" and (
-        not isinstance(data, (str, os.PathLike)) or format not in (None, "jsonl", "parquet")
-    ):
+    if executor == "local":
+        return
+    if not isinstance(data, (str, os.PathLike)):
         raise ConfigError(
             f"the {executor} executor reads a .jsonl or .parquet file: give its path "
-            "(in-memory data and other formats run on the local executor)"
+            "(in-memory data runs on the local executor)"
+        )
+    if format is None and not os.path.exists(data):  # "file not found", said by the reader
+        return
+    if stream_format(data, format) is None:
+        what = f"format {format!r}" if format is not None else f"{Path(data).name!r}"
+        raise ConfigError(
+            f"the {executor} executor reads JSON Lines or Parquet files, not {what}: use "
+            "the local executor (executor='local', --executor local), or convert it to "
+            ".jsonl or .parquet"
         )
 
 
@@ -254,6 +269,7 @@ def plan_file_run(
     seed: int,
     gated: Collection[str] = (),
     claim: bool = True,
+    format: str | None = None,
 ) -> FilePlan:
     """Validate the whole file (one streamed pass), plan the metrics on every row of it,
     claim ``out``. Every usage error is raised here, before any judge call. ``claim=False``:
@@ -266,11 +282,12 @@ def plan_file_run(
     file was silently left out, where a local run of the same file scores it. The validation
     pass already reads each row; it counts which fields each has (``FieldPresence``, a few
     combinations, not the rows), so the plan is the local one at no extra pass. ``gated``:
-    metrics a gate will check, refused here when the plan leaves them out (``plan_metrics``)."""
+    metrics a gate will check, refused here when the plan leaves them out (``plan_metrics``).
+    ``format``: ``jsonl`` or ``parquet`` whatever the file's name (``stream_format``)."""
     if out is None:
         raise ConfigError(OUT_NEEDED)
     presence = FieldPresence()
-    n_rows = check_file(path, presence=presence)
+    n_rows = check_file(path, presence=presence, format=format)
     notes: list[str] = []
     available, unavailable = availability(s)
     chosen = plan_metrics(

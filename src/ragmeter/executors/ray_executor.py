@@ -83,18 +83,20 @@ def ray_evaluate(
     overwrite: bool = False,
     progress: bool = False,
     gated: Collection[str] = (),
+    format: str | None = None,
 ) -> StreamedResult:
     """Score a JSONL or Parquet file on Ray; see the module docstring. Uses the running Ray
     (``ray.init`` already called), else starts one (``address``: an existing cluster, e.g.
     ``ray://head:10001`` or ``auto``; None: a local one, shut down at the end). ``progress``:
-    a "ray: N/M rows" line on stderr at most every 10 s, and at the end."""
+    a "ray: N/M rows" line on stderr at most every 10 s, and at the end. ``format``
+    (``jsonl`` or ``parquet``): how to read the file whatever its name, as ``load`` does."""
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     ray = _ray()
     if actors < 1 or batch_size < 1:
         raise ConfigError(f"actors and batch_size must be at least 1, not {actors}, {batch_size}")
     s = as_settings(settings)
-    kind = stream_kind(path)
+    kind = stream_kind(path, format)
     if not ray.is_initialized():
         check_address(address)  # before the validation pass and --out are done
     plan = plan_file_run(
@@ -108,6 +110,7 @@ def ray_evaluate(
         seed=seed,
         gated=gated,
         claim=False,  # claimed by _start, once the cluster is up and the actors fit
+        format=kind,
     )
     urls = base_urls(s)
     if len(urls) > 1:  # every replica's answers are cached under one identity

@@ -25,6 +25,8 @@ from ragmeter.plan import FieldPresence
 from ragmeter.sample import Sample, validate_records
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson", ".parquet", ".pq")
+STREAM_FORMATS = ("jsonl", "parquet")
+PARQUET_MAGIC = b"PAR1"  # the first (and last) four bytes of every Parquet file
 MAX_PROBLEMS = 50  # listed in the error; the count says how many more there were
 
 
@@ -38,35 +40,78 @@ class RawBatch:
     problems: list[Problem] = field(default_factory=list)
 
 
-def stream_kind(path: str | Path) -> str:
-    """``jsonl`` or ``parquet``; a DataError for anything a streamed run cannot read."""
+def stream_format(path: str | Path, format: str | None) -> str | None:
+    """``jsonl`` or ``parquet`` as ``format`` (any case) or else the suffix names it, or None
+    when a streamed run cannot read it (the caller says so in its own words).
+
+    Why: ``--format jsonl`` tells the local executor how to read ``data`` or ``run.log``; the
+    stream and Ray executors ignored it and refused the file for its name."""
+    if format is not None:
+        kind = format.lower() if isinstance(format, str) else None
+        return kind if kind in STREAM_FORMATS else None
+    suffix = Path(path).suffix.lower()
+    if suffix not in STREAM_SUFFIXES:
+        return None
+    return "parquet" if suffix in (".parquet", ".pq") else "jsonl"
+
+
+def stream_kind(path: str | Path, format: str | None = None) -> str:
+    """``jsonl`` or ``parquet`` (``stream_format``); a DataError for anything a streamed run
+    cannot read, or a file whose first bytes are of the other format."""
     p = Path(path)
     if (said := stat_problem(p)) is not None:  # a 256-byte name: not an internal error
         raise DataError([Problem(None, None, f"cannot read file: {said}")], str(p))
     if not p.exists():
         raise DataError([Problem(None, None, f"file not found: {p}")], str(p))
-    suffix = p.suffix.lower()
-    if suffix not in STREAM_SUFFIXES:
+    kind = stream_format(p, format)
+    if kind is None:
+        what = f"--format {format}" if format is not None else f"'{p.suffix.lower() or p.name}'"
         raise DataError(
             [
                 Problem(
                     None,
                     None,
-                    f"a streamed run reads .jsonl or .parquet files, not '{suffix or p.name}': "
+                    f"a streamed run reads .jsonl or .parquet files, not {what}: "
                     "convert it, or use the local executor",
                 )
             ],
             str(p),
         )
-    if suffix not in (".parquet", ".pq") and (said := sniff_problem(p)) is not None:
+    if kind == "jsonl" and (said := sniff_problem(p)) is not None:
         raise DataError([Problem(None, None, said)], str(p))  # compressed: one problem a row
-    return "parquet" if suffix in (".parquet", ".pq") else "jsonl"
+    if (said := _other_format(p, kind)) is not None:
+        raise DataError([Problem(None, None, said)], str(p))
+    return kind
 
 
-def iter_raw(path: str | Path, batch_size: int) -> Iterator[RawBatch]:
+def _other_format(path: Path, kind: str) -> str | None:
+    """What is wrong when ``path``, read as ``kind``, holds the other format's bytes, or None.
+
+    Why: a Parquet file named ``.jsonl`` was one "invalid JSON" problem a row of binary, and
+    a JSON Lines file named ``.parquet`` pyarrow's "magic bytes not found in footer": neither
+    said the file was simply of the other format."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return None  # said by the reader, as for any file it cannot read
+    if kind == "jsonl" and head == PARQUET_MAGIC:
+        return (
+            f"{path.name} is a Parquet file, not JSON Lines: rename it .parquet or give "
+            "--format parquet (format='parquet')"
+        )
+    if kind == "parquet" and head.lstrip()[:1] == b"{":  # text, a row an object
+        return (
+            f"{path.name} is JSON Lines, not a Parquet file: rename it .jsonl or give "
+            "--format jsonl (format='jsonl')"
+        )
+    return None
+
+
+def iter_raw(path: str | Path, batch_size: int, format: str | None = None) -> Iterator[RawBatch]:
     """The file's records, ``batch_size`` at a time (JSONL line by line; Parquet by row
-    groups through pyarrow)."""
-    if stream_kind(path) == "parquet":
+    groups through pyarrow); ``format`` as ``stream_format`` reads it."""
+    if stream_kind(path, format) == "parquet":
         yield from _iter_parquet(Path(path), batch_size)
     else:
         yield from _iter_jsonl(Path(path), batch_size)
@@ -132,7 +177,10 @@ def _validate(batch: RawBatch, source: str) -> tuple[list[Sample], list[Problem]
 
 
 def check_file(
-    path: str | Path, batch_size: int = 10_000, presence: FieldPresence | None = None
+    path: str | Path,
+    batch_size: int = 10_000,
+    presence: FieldPresence | None = None,
+    format: str | None = None,
 ) -> int:
     """Validate every row of the file; the number of rows, or a DataError listing problems
     (the first MAX_PROBLEMS, with the total) before any scoring starts. ``presence``, when
@@ -143,7 +191,7 @@ def check_file(
     n_problems = 0
     seen: dict[str, int] = {}
     n = 0
-    for batch in iter_raw(path, batch_size):
+    for batch in iter_raw(path, batch_size, format):
         samples, found = _validate(batch, source)
         n_problems += len(found)
         problems.extend(found[: max(MAX_PROBLEMS - len(problems), 0)])
@@ -170,11 +218,13 @@ def check_file(
     return n
 
 
-def iter_batches(path: str | Path, batch_size: int = 10_000) -> Iterator[list[Sample]]:
+def iter_batches(
+    path: str | Path, batch_size: int = 10_000, format: str | None = None
+) -> Iterator[list[Sample]]:
     """Validated samples, batch by batch (run ``check_file`` first: a batch with a problem
     raises here too, but only once the batches before it were scored)."""
     source = str(path)
-    for batch in iter_raw(path, batch_size):
+    for batch in iter_raw(path, batch_size, format):
         samples, problems = _validate(batch, source)
         if problems:
             raise DataError(problems, source)

@@ -47,8 +47,10 @@ async def astream_evaluate(
     batch_size: int = 10_000,
     progress: bool = False,
     gated: Collection[str] = (),
+    format: str | None = None,
 ) -> StreamedResult:
-    """Score a JSONL or Parquet file batch by batch; see the module docstring."""
+    """Score a JSONL or Parquet file batch by batch; see the module docstring. ``format``
+    (``jsonl`` or ``parquet``): how to read the file whatever its name, as ``load`` reads it."""
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     if batch_size < 1:
@@ -65,6 +67,7 @@ async def astream_evaluate(
         confidence=confidence,
         seed=seed,
         gated=gated,
+        format=format,
     )
     chosen, notes, n_rows, out_dir = plan.metrics, plan.notes, plan.n_rows, plan.out_dir
     facts: dict[str, Any] = {}
@@ -94,7 +97,7 @@ async def astream_evaluate(
             if session is not None:
                 await session.open()
                 facts.update(session.facts)
-            for batch in iter_batches(path, batch_size):
+            for batch in iter_batches(path, batch_size, format):
                 # Ctrl-C and SIGTERM cancel this task, felt at an await only: a run of
                 # arithmetic metrics awaits nothing, went on to the end, then said
                 # "interrupted" (exit 130) beside a run.json saying complete.
