@@ -215,3 +215,17 @@ def test_a_streamed_run_names_a_compressed_or_too_long_input(tmp_path: Path) -> 
         )
         assert code == 2, text
         assert said in text and "not UTF-8" not in text and "internal error" not in text, text
+
+
+def test_parquet_bytes_under_a_jsonl_name_are_named_parquet_by_the_local_executor(
+    tmp_path: Path,
+) -> None:
+    """One "invalid JSON" problem per row of a Parquet file's bytes, never naming Parquet."""
+    import pandas as pd
+
+    path = tmp_path / "data.jsonl"
+    pd.DataFrame([make_row(i) for i in range(1, 4)]).to_parquet(path)
+    with pytest.raises(DataError) as err:
+        ragmeter.load(str(path))
+    assert len(err.value.problems) == 1
+    assert "data.jsonl is a Parquet file" in str(err.value), str(err.value)

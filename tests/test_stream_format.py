@@ -157,3 +157,15 @@ def test_the_ray_executor_reads_a_file_without_a_suffix_given_its_format(tmp_pat
     assert read_rows(tmp_path / "r" / "scores.jsonl") == _local_scores(
         data, tmp_path / "l", "jsonl"
     )
+
+
+def test_evaluate_streams_a_suffixless_file_given_format_jsonl(tmp_path: Path) -> None:
+    """runner took ``format`` out of the arguments and never handed it to the executor: the
+    file was refused for its name, though the executors read it given its format."""
+    data = tmp_path / "data"
+    examples = Path(__file__).resolve().parent.parent / "examples" / "rag_turns.jsonl"
+    data.write_text(examples.read_text(encoding="utf-8"), encoding="utf-8")
+    got = ragmeter.evaluate(
+        str(data), ["token_f1"], format="jsonl", executor="stream", out=tmp_path / "o"
+    )
+    assert got.n_samples == len(data.read_text(encoding="utf-8").splitlines())

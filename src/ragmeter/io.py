@@ -175,6 +175,10 @@ def sniff_problem(path: Path) -> str | None:
                 f"{path.name} is a {kind}-compressed file: ragmeter reads uncompressed "
                 f".jsonl, .json, .csv, .tsv or .parquet; decompress it first ({tool})"
             )
+    if head.startswith(b"PAR1"):  # one "invalid JSON" per row of a Parquet file's bytes
+        return (
+            f"{path.name} is a Parquet file, not text: rename it .parquet or give --format parquet"
+        )
     return wide_text(head[:4])
 
 

@@ -179,7 +179,7 @@ def evaluate(
 
 
 def _other_executor(executor: str, data: Any, metrics: Any, **kw: Any) -> StreamedResult:
-    check_input_kind(executor, data, kw.pop("format"))
+    check_input_kind(executor, data, kw["format"])
     batch_size, actors, address = kw.pop("batch_size"), kw.pop("actors"), kw.pop("ray_address")
     batch_size = BATCH_SIZE[executor] if batch_size is None else batch_size
     if executor == "stream":
