@@ -86,3 +86,66 @@ def test_models_commands_refuse_what_the_other_commands_refuse() -> None:
 
     classes = {c.name: c.cls for c in models_app.registered_commands}
     assert classes == {"install": OnceCommand, "list": OnceCommand}
+
+
+# Ctrl-C while ragmeter.cli's modules load, made deterministic: the import of one command
+# module raises KeyboardInterrupt, as SIGINT would there.
+_CTRL_C_IN_IMPORT = """
+import sys
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "ragmeter.cli.evaluate":
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["ragmeter", "metrics"]
+{start}
+"""
+
+STARTS = {
+    "console script": "from ragmeter.cli import main\nsys.exit(main())",
+    "python -m ragmeter": "import runpy\nrunpy.run_module('ragmeter', run_name='__main__')",
+    "python -m ragmeter.cli": "import runpy\n"
+    "runpy.run_module('ragmeter.cli', run_name='__main__', alter_sys=True)",
+}
+
+
+@pytest.mark.parametrize("start", list(STARTS))
+def test_ctrl_c_while_the_cli_loads_exits_130_without_a_traceback(
+    start: str, tmp_path: Path
+) -> None:
+    """Before: a KeyboardInterrupt traceback from inside the imports, exit 1."""
+    proc = _python(_CTRL_C_IN_IMPORT.format(start=STARTS[start]), tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "interrupted" in proc.stderr
+
+
+# A real SIGINT, early: the child has Python's own handler (a CI runner may start processes
+# with SIGINT ignored), says it is ready, then starts `python -m ragmeter metrics`.
+_READY_THEN_RUN = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import runpy
+sys.argv = ["ragmeter", "metrics"]
+print("ready", flush=True)
+runpy.run_module("ragmeter", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_real_sigint_during_start_up_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    """Before: a KeyboardInterrupt traceback and death by SIGINT (-2)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _READY_THEN_RUN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    time.sleep(0.2)  # inside runpy / the imports of ragmeter.cli (0.5-1.5 s)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
