@@ -149,3 +149,16 @@ def test_a_real_sigint_during_start_up_exits_130_without_a_traceback(tmp_path: P
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
+
+
+def test_metrics_does_not_say_faithfulness_uses_the_embedder_when_configured() -> None:
+    """Before: "fast (default): judge (uses embedder when configured)", though an embedder is
+    configured by default and faithfulness uses it only with options.evidence=embedding."""
+    result = CliRunner().invoke(app, ["metrics"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    faithfulness = next(x for x in lines if x.startswith("faithfulness "))
+    assert "when configured" not in result.output
+    assert "needs fast (default): judge (can also use embedder); generate: judge" in faithfulness
+    correctness = next(x for x in lines if x.startswith("answer_correctness "))
+    assert "fast (default): judge (can also use embedder)" in correctness
