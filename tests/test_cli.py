@@ -92,9 +92,7 @@ def test_metrics_lists_names_fields_and_definitions():
     assert "answer+contexts" in result.output
     assert "TREC" in result.output
     faithfulness = next(line for line in result.output.splitlines() if "faithfulness " in line)
-    assert "needs fast (default): judge (uses embedder when configured); generate: judge" in (
-        faithfulness
-    )
+    assert "needs fast (default): judge (can also use embedder); generate: judge" in (faithfulness)
     relevance = next(x for x in result.output.splitlines() if x.startswith("answer_relevance "))
     assert "fast (default): judge; generate: embedder, judge" in relevance
     # what compare calls better, per metric: a refusal rate is descriptive

@@ -13,10 +13,18 @@ from __future__ import annotations
 import sys
 from importlib import metadata
 
-import typer
+# Ctrl-C while these load (typer, rich and every command: 0.5-1.5 s, before main() runs)
+# printed a KeyboardInterrupt traceback from deep inside an import: the console script and
+# ``python -m ragmeter[.cli]`` import this package first. It is the documented exit 130
+# instead, as when the command itself is interrupted (main below).
+try:
+    import typer
 
-from ragmeter.cli import compare, evaluate, meta_eval, metrics, models, report
-from ragmeter.cli._common import EXIT_INTERNAL, OnceCommand, err_console, said
+    from ragmeter.cli import compare, evaluate, meta_eval, metrics, models, report
+    from ragmeter.cli._common import EXIT_INTERNAL, OnceCommand, err_console, said
+except KeyboardInterrupt:
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 # Help is plain text (rich_markup_mode=None): rich markup read "ragmeter[otel]" as a style
 # tag and printed "needs ragmeter", and its boxed panels cut option names at 80 columns

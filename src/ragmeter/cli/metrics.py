@@ -10,9 +10,14 @@ from ragmeter.metrics.registry import list_metrics, template_default_ks
 
 
 def _mode_text(spec: Mode) -> str:
+    """``needs`` as required; ``uses`` as what the mode *can* use. Why not "uses X when
+    configured": a Mode declares no condition, and the conditions differ. Faithfulness fast
+    uses the embedder only with ``options.evidence = "embedding"`` (word overlap otherwise),
+    though an embedder is configured by default; "when configured" sent users hunting for
+    an embedder cost the run never paid. The README's metric table says when each one does."""
     text = ", ".join(sorted(spec.needs)) or "nothing (pure arithmetic)"
     if spec.uses:
-        text += f" (uses {', '.join(sorted(spec.uses))} when configured)"
+        text += f" (can also use {', '.join(sorted(spec.uses))})"
     return text
 
 

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColu
 from rich.table import Table
 
 from ragmeter.backends import model_store
-from ragmeter.cli._common import console, err_console, literal, said
+from ragmeter.cli._common import OnceCommand, console, err_console, literal, said
 
 models_app = typer.Typer(
     add_completion=False,
@@ -24,7 +24,9 @@ models_app = typer.Typer(
 )
 
 
-@models_app.command("install", short_help="Assemble the pinned chunks; check the sha256.")
+@models_app.command(
+    "install", cls=OnceCommand, short_help="Assemble the pinned chunks; check the sha256."
+)
 def install(
     small: Annotated[
         bool,
@@ -108,7 +110,9 @@ def _term_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-@models_app.command("list", short_help="Each model: chunks, assembled, verified, path.")
+@models_app.command(
+    "list", cls=OnceCommand, short_help="Each model: chunks, assembled, verified, path."
+)
 def list_models() -> None:
     """Each embedded model: chunk packages installed, assembled, verified, path."""
     table = Table(title="embedded judge models")
