@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -124,11 +123,21 @@ def test_ctrl_c_while_the_cli_loads_exits_130_without_a_traceback(
 # A real SIGINT, early: the child has Python's own handler (a CI runner may start processes
 # with SIGINT ignored), says it is ready, then starts `python -m ragmeter metrics`.
 _READY_THEN_RUN = """
-import signal, sys
+import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class Hold:  # holds the import of a CLI command module until the SIGINT lands in it
+    def find_spec(self, name, path=None, target=None):
+        if name == "ragmeter.cli.evaluate":
+            print("ready", flush=True)
+            time.sleep(60)
+        return None
+
+
+sys.meta_path.insert(0, Hold())
 import runpy
 sys.argv = ["ragmeter", "metrics"]
-print("ready", flush=True)
 runpy.run_module("ragmeter", run_name="__main__", alter_sys=True)
 """
 
@@ -143,8 +152,7 @@ def test_a_real_sigint_during_start_up_exits_130_without_a_traceback(tmp_path: P
         env=_env(tmp_path),
     )
     assert proc.stdout is not None
-    assert proc.stdout.readline() == "ready\n"
-    time.sleep(0.2)  # inside runpy / the imports of ragmeter.cli (0.5-1.5 s)
+    assert proc.stdout.readline() == "ready\n"  # inside the imports of ragmeter.cli
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
