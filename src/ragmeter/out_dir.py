@@ -140,6 +140,12 @@ def check_out(
 
 def _not_a_file(out: str | Path) -> Path:
     path = Path(out).expanduser()
+    if link := _dangling_link(path):
+        raise OutputError(
+            f"--out {path} cannot be created: {link[0]} is a symbolic link to {link[1]}, which "
+            "does not exist (or is a loop of links); create it, remove the link, or give "
+            "another --out"
+        )
     if said := stat_problem(path):  # a 256-byte name: an error naming it, not a traceback
         raise OutputError(f"--out {path} cannot be created ({said})")
     if path.exists() and not path.is_dir():
@@ -148,6 +154,19 @@ def _not_a_file(out: str | Path) -> Path:
             "summary.json and run.json are written into it)"
         )
     return path
+
+
+def _dangling_link(path: Path) -> tuple[Path, str] | None:
+    """The first of ``path`` and its parents that is a symbolic link to nothing (or a loop),
+    with its target as written. Why: ``mkdir`` said only ``cannot be created (File exists)``
+    of it, naming neither the link nor where it points."""
+    for link in (path, *path.parents):
+        try:
+            if link.is_symlink() and not link.exists():  # exists() is False for a loop too
+                return link, os.readlink(link)
+        except OSError:  # a name that cannot be looked up: stat_problem says why
+            return None
+    return None
 
 
 def _not_the_input(path: Path, data: Any) -> Path:
@@ -159,7 +178,7 @@ def _not_the_input(path: Path, data: Any) -> Path:
     so it is refused with or without it."""
     if not isinstance(data, (str, os.PathLike)):
         return path
-    for name in OUTPUTS:
+    for name in (*OUTPUTS, *WRITTEN):
         try:
             same = os.path.samefile(path / name, data)
         except OSError:  # not there (yet): nothing to replace
@@ -176,6 +195,7 @@ def _check_claimed(path: Path, fp: Mapping[str, Any], input_: Mapping[str, Any] 
     """OutputError when ``path`` holds a run.json of other settings or input (or unreadable)."""
     manifest = path / MANIFEST
     if not manifest.is_file():
+        _none_unclaimed(path)
         return
     claimed = _claimed(manifest)
     if claimed is None:
@@ -190,4 +210,24 @@ def _check_claimed(path: Path, fp: Mapping[str, Any], input_: Mapping[str, Any] 
             f"--out {path} holds a run with other {what} ({'; '.join(diffs[:3])}"
             f"{'; ...' if len(diffs) > 3 else ''}): re-run with --overwrite to replace it "
             "(API: overwrite=True), or choose another --out"
+        )
+
+
+def _none_unclaimed(path: Path) -> None:
+    """OutputError when ``path``, holding no run.json, holds a file a run would replace
+    (``WRITTEN``); any other file (a README, the user's own data) is left beside the run.
+
+    Why: ``evaluate data.jsonl -o DIR`` silently replaced a ``summary.json`` or
+    ``scores.jsonl`` of the user's own there. Every run claims its directory with run.json
+    before it writes anything else (``prepare_out``), so such files are not a run's to
+    resume: a crashed or interrupted run left run.json beside its scores.jsonl.partial.
+    Directories written before run.json existed (early 0.1.0 development builds, scores.jsonl
+    and summary.json only) are refused too: ``--overwrite`` replaces them."""
+    found = [name for name in WRITTEN if os.path.lexists(path / name)]
+    if found:
+        them = "it" if len(found) == 1 else "them"
+        raise OutputError(
+            f"--out {path} holds {', '.join(found)} but no run.json: not a ragmeter run to "
+            f"resume, and a run would replace {them}; re-run with --overwrite to replace "
+            f"{them} (API: overwrite=True), or choose another --out"
         )
