@@ -55,7 +55,7 @@ def require(path: Path, what: str) -> None:
 def provenance() -> dict[str, Any]:
     """The machine, the code and the time of this run, so a result can be traced."""
     return {
-        "date_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "git_commit": _git("rev-parse", "HEAD"),
         "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
         "cpu_model": _cpu_model(),

@@ -82,7 +82,7 @@ def test_parse_retry_after_forms() -> None:
 
 def test_classify() -> None:
     assert classify(TransientError("x", 1.5)) == (True, 1.5)
-    assert classify(asyncio.TimeoutError())[0]
+    assert classify(TimeoutError())[0]
     assert classify(ConnectionResetError())[0]
     assert not classify(ValueError("bad"))[0]
 

@@ -13,11 +13,11 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
-import tomllib
 from tests.conftest import ROOT
 from typer.testing import CliRunner
 

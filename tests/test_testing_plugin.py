@@ -93,6 +93,7 @@ def test_default_judge_is_the_embedded_one(pytester, monkeypatch):
 
 def test_entry_point_is_declared():
     import tomllib
+
     from tests.conftest import ROOT
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())

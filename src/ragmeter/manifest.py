@@ -16,7 +16,7 @@ import os
 import platform
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,7 @@ def build_manifest(
         "ragmeter_version": ragmeter_version(),
         "python": platform.python_version(),
         "started_at": started_at.isoformat(timespec="seconds"),
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "wall_s": round(wall_s, 3),
         "input": dict(input_),
         "metrics": metric_entries(metrics, settings.metric_options()),

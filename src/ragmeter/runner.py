@@ -16,7 +16,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +226,7 @@ async def aevaluate(
     if metrics is not None:  # a generator: see evaluate
         metrics = metric_list(metrics)
     started = time.perf_counter()
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     s = as_settings(settings)
     check_single_url(s)
     check_before_work(s, metrics)

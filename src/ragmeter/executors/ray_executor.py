@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Collection, Sequence
 from contextlib import suppress
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,7 @@ def ray_evaluate(
     a "ray: N/M rows" line on stderr at most every 10 s, and at the end. ``format``
     (``jsonl`` or ``parquet``): how to read the file whatever its name, as ``load`` does."""
     started = time.perf_counter()
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     ray = _ray()
     if actors < 1 or batch_size < 1:
         raise ConfigError(f"actors and batch_size must be at least 1, not {actors}, {batch_size}")

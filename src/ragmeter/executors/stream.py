@@ -19,7 +19,7 @@ import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ async def astream_evaluate(
     """Score a JSONL or Parquet file batch by batch; see the module docstring. ``format``
     (``jsonl`` or ``parquet``): how to read the file whatever its name, as ``load`` reads it."""
     started = time.perf_counter()
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     if batch_size < 1:
         raise ConfigError(f"batch_size must be at least 1, not {batch_size}")
     s = as_settings(settings)
