@@ -14,6 +14,7 @@ from ragmeter import Metric, Score
 from ragmeter.errors import DataError
 from ragmeter.gates import check_threshold_values, fail_under
 from ragmeter.metrics import registry
+from ragmeter.reporting.build import report_context, worst_samples
 from ragmeter.testing import assert_scores
 
 NAME = "dirun_latency"
@@ -100,3 +101,45 @@ def test_a_gate_on_a_registered_metric_says_nothing_of_direction(tmp_path: Path)
         warnings.simplefilter("error")
         (failure,) = fail_under(result, {"exact_match": 0.5})
     assert "assumed" not in failure.reason
+
+
+def test_report_lists_the_highest_as_worst_for_a_recorded_lower_metric(tmp_path: Path) -> None:
+    run = ragmeter.load_run(_run(tmp_path / "a"))
+    worst = worst_samples(run, NAME, 2)
+    assert [w.question_id for w in worst] == ["q5", "q4"]  # were q0, q1: the fastest
+    (section,) = report_context(run)["worst"]
+    assert section["directions"][NAME] == "lower"
+
+
+def test_report_compare_uses_the_recorded_direction_for_each_run(tmp_path: Path) -> None:
+    a = ragmeter.load_run(_run(tmp_path / "a"))
+    b = ragmeter.load_run(_run(tmp_path / "b", base=2.0))
+    cmp = ragmeter.compare(a, b)
+    context = report_context(a, comparison=cmp)
+    assert [w["directions"][NAME] for w in context["worst"]] == ["lower", "lower"]
+    assert [s.question_id for s in context["worst"][1]["metrics"][NAME][:1]] == ["q5"]
+
+
+def test_report_says_when_it_assumed_a_direction(tmp_path: Path) -> None:
+    run = ragmeter.load_run(_old(_run(tmp_path / "a")))
+    assert [w.question_id for w in worst_samples(run, NAME, 1)] == ["q0"]  # as before
+    (notes,) = report_context(run)["notes"]
+    assert any(NAME in n and "higher-is-better assumed" in n for n in notes["notes"])
+    fresh = ragmeter.load_run(_run(tmp_path / "b"))
+    (notes,) = report_context(fresh)["notes"]
+    assert not any("assumed" in n for n in notes["notes"])
+
+
+def test_report_cli_where_unregistered_orders_worst_by_the_recorded_direction(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    out = _run(tmp_path / "a")
+    html = tmp_path / "r.html"
+    got = CliRunner().invoke(app, ["report", str(out), "-o", str(html)])
+    assert got.exit_code == 0, got.output
+    page = html.read_text()
+    assert "highest values: lower is better" in page
