@@ -145,9 +145,8 @@ def check_threshold_values(
             bounds = get_metric(name).value_range
         except (MetricError, KeyError):
             bounds = None  # a metric registered where the run ran: its run.json's direction
-        if (
-            known_direction(name, manifest) == "lower"
-        ):  # the gate would fail the better runs, pass the worse
+        # lower is better: the gate would fail the better runs and pass the worse
+        if known_direction(name, manifest) == "lower":
             problems.append(
                 Problem(
                     None,
