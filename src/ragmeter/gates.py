@@ -12,7 +12,9 @@ out a metric A computed. The CLI's
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Literal
@@ -89,8 +91,33 @@ def check_metric_names(thresholds: dict[str, float], metrics: list[str] | None) 
         raise DataError(problems)
 
 
+def known_direction(name: str, manifest: Mapping[str, Any] | None = None) -> str | None:
+    """The metric's better direction: the registry's, else the one its run's run.json
+    recorded (``manifest``), else None (unknown: a run.json written before directions were).
+    Why: a metric of one's own registered only in the process that ran it was gated and
+    reported as higher-is-better where the run was read back (a latency's floor passed the
+    slower runs; its fastest samples were listed as its worst)."""
+    from ragmeter.errors import MetricError
+    from ragmeter.metrics.registry import get_metric
+
+    try:
+        return get_metric(name).direction
+    except (MetricError, KeyError):
+        pass
+    entries = (manifest or {}).get("metrics") or ()
+    said = (e.get("direction") for e in entries if isinstance(e, dict) and e.get("name") == name)
+    return next((d for d in said if d in ("higher", "lower", "none")), None)
+
+
+ASSUMED = "direction unknown (not registered here, not in run.json): higher-is-better assumed"
+
+
 def check_threshold_values(
-    thresholds: dict[str, float], *, option: str = "--fail-under", source: str = "command line"
+    thresholds: dict[str, float],
+    *,
+    option: str = "--fail-under",
+    source: str = "command line",
+    manifest: Mapping[str, Any] | None = None,
 ) -> None:
     """Before any work: each threshold is a finite number within its metric's range.
 
@@ -100,7 +127,8 @@ def check_threshold_values(
     failing a mean below the threshold would fail its better runs and pass the worse ones.
     DataError naming each bad threshold (CLI exit 2). The CLI and
     ``assert_scores`` both call it; a name no metric has is left to ``check_metric_names``
-    (a run read back may hold metrics this process never registered).
+    (a run read back may hold metrics this process never registered): its direction is then
+    the one its run.json (``manifest``) recorded, and a lower-is-better one is refused too.
     """
     from ragmeter.errors import MetricError
     from ragmeter.metrics.registry import get_metric
@@ -114,11 +142,11 @@ def check_threshold_values(
             problems.append(Problem(None, option, f"{name}={value}: not a finite number"))
             continue
         try:
-            metric = get_metric(name)
+            bounds = get_metric(name).value_range
         except (MetricError, KeyError):
-            continue
-        bounds = metric.value_range
-        if metric.direction == "lower":  # the gate would fail the better runs, pass the worse
+            bounds = None  # a metric registered where the run ran: its run.json's direction
+        # lower is better: the gate would fail the better runs and pass the worse
+        if known_direction(name, manifest) == "lower":
             problems.append(
                 Problem(
                     None,
@@ -147,15 +175,25 @@ def fail_under(
 
     The thresholds are checked first (``check_threshold_values``), as the CLI and
     ``assert_scores`` check them: called directly, a NaN threshold passed every run and a
-    string one raised a TypeError from the comparison."""
+    string one raised a TypeError from the comparison. ``result`` may be a run read back
+    (``load_run(path)``): its run.json gives the direction of a metric not registered here
+    (``known_direction``); when nothing does, a failed gate says higher-is-better was
+    assumed, and a UserWarning says it whether the gate fails or passes."""
+    manifest = getattr(result, "manifest", None)
+    result = getattr(result, "result", result)  # a Run: its EvaluationResult
     if on not in ("mean", "ci_low"):  # a DataError is a ValueError, as this was
         said = f"must be 'mean' or 'ci_low', not {on!r}"
         raise DataError([Problem(None, "on", said)], source="fail_under()")
     if not isinstance(thresholds, dict):
         said = f"must be a dict of metric -> threshold, not {thresholds!r}"
         raise DataError([Problem(None, "thresholds", said)], source="fail_under()")
-    check_threshold_values(thresholds, option="thresholds", source="fail_under()")
+    check_threshold_values(
+        thresholds, option="thresholds", source="fail_under()", manifest=manifest
+    )
     failures = []
+    assumed = [n for n in thresholds if n in result.aggregates and not known_direction(n, manifest)]
+    if assumed:
+        warnings.warn(f"{', '.join(assumed)}: {ASSUMED}", UserWarning, stacklevel=2)
     for name, threshold in thresholds.items():
         agg = result.aggregates.get(name)
         if agg is None:  # evaluate(gated=...) / the CLI refuse this before the run
@@ -179,7 +217,10 @@ def fail_under(
         elif value < threshold:
             shown = _below(value, threshold)
             failures.append(GateFailure(name, f"{label} {shown} < {threshold} (n={agg.n_ok})"))
-    return failures
+    return [
+        GateFailure(f.metric, f"{f.reason}; {ASSUMED}") if f.metric in assumed else f
+        for f in failures
+    ]
 
 
 def _not_run_reason(result: Any, name: str) -> str:

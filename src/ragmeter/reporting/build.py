@@ -11,8 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.compare import Comparison, direction_of
+from ragmeter.compare import Comparison
 from ragmeter.compare_render import ci_header, public_text, public_tree
+from ragmeter.gates import ASSUMED, known_direction
 from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
 from ragmeter.runs import Run
@@ -43,9 +44,10 @@ def _samples(run: Run) -> dict[str, tuple[int, Sample]]:
 def worst_samples(run: Run, metric: str, n: int) -> list[SampleView]:
     """The n worst-scoring samples of a metric (ties by id), with their evidence: the
     lowest, or the highest where lower is better (a plugin's error rate: its lowest, the
-    best samples, were listed as its worst). Neither direction better: the lowest."""
+    best samples, were listed as its worst). Neither direction better: the lowest. The
+    direction of a metric not registered here is the one the run's run.json recorded."""
     res = run.result
-    sign = -1.0 if direction_of(metric) == "lower" else 1.0
+    sign = -1.0 if known_direction(metric, run.manifest) == "lower" else 1.0
     scored = [
         (sc.value, s.question_id, s, sc)
         for s, sc in zip(res.samples, res.scores[metric], strict=True)
@@ -146,7 +148,7 @@ def _worst(run: Run, label: str, n: int) -> dict[str, Any]:
     return {
         "label": label,
         "metrics": {m: worst_samples(run, m, n) for m in metrics},
-        "directions": {m: direction_of(m) for m in metrics},
+        "directions": {m: known_direction(m, run.manifest) or "higher" for m in metrics},
     }
 
 
@@ -278,8 +280,12 @@ def _unfinished(run: Run, cmp: Comparison | None) -> list[str]:
 
 def _notes(run: Run, label: str) -> dict[str, Any]:
     """A run's notes, fit to show: a crashed run's note quotes run.json's error line, and an
-    API key or a URL's credentials in it were printed on the page as written."""
-    return {"label": label, "notes": [public_text(n) for n in run.result.notes]}
+    API key or a URL's credentials in it were printed on the page as written. A metric whose
+    direction nothing knows (a run.json written before it recorded them) gets a note: its
+    worst samples are its lowest, whether or not lower is better for it."""
+    unknown = [m for m in run.result.metrics if known_direction(m, run.manifest) is None]
+    assumed = [f"{m}: {ASSUMED} (its worst samples are its lowest)" for m in unknown]
+    return {"label": label, "notes": [public_text(n) for n in [*run.result.notes, *assumed]]}
 
 
 def _manifest(run: Run, label: str) -> dict[str, str]:

@@ -6,7 +6,14 @@ import numbers
 from typing import Any, Literal, get_args
 
 from ragmeter.errors import DataError, Problem
-from ragmeter.gates import GateFailure, check_threshold_values, fail_under, parse_thresholds
+from ragmeter.gates import (
+    ASSUMED,
+    GateFailure,
+    check_threshold_values,
+    fail_under,
+    known_direction,
+    parse_thresholds,
+)
 
 On = Literal["mean", "ci_low", "each"]
 ON_CHOICES: tuple[str, ...] = get_args(On)
@@ -124,7 +131,7 @@ def _check_result(result: Any) -> None:
     if not hasattr(result, "aggregates"):
         raise _usage(
             "result must be what ragmeter.evaluate returned (an EvaluationResult), not "
-            f"{type(result).__name__}; for a run directory: ragmeter.load_run(path).result"
+            f"{type(result).__name__}; for a run directory: ragmeter.load_run(path)"
         )
 
 
@@ -154,7 +161,11 @@ def assert_scores(
     finite number in its metric's range (as the CLI's --fail-under). A gated metric whose
     failed scores are more than ``max_failure_rate`` of those it had to compute fails too
     (default 0: any failure, as the CLI's exit code): a mean over the scores that survived
-    a judge failing on most samples is not a pass.
+    a judge failing on most samples is not a pass. ``result`` may be a run read back,
+    ``ragmeter.load_run(path)``: its run.json gives the direction of a metric of your own not
+    registered in this process, so a lower-is-better one is refused as a registered one is
+    (``load_run(path).result`` carries no run.json: a failure says higher-is-better was
+    assumed).
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's source
     given = thresholds if isinstance(thresholds, dict) else {}
@@ -162,16 +173,21 @@ def assert_scores(
     limits = parse_thresholds({**parse_thresholds(thresholds), **by_name})
     if not limits:
         raise _usage("assert_scores needs at least one metric threshold")
-    check_threshold_values(limits, option="thresholds", source="assert_scores")
+    manifest = getattr(result, "manifest", None)
+    check_threshold_values(limits, option="thresholds", source="assert_scores", manifest=manifest)
+    run, result = result, getattr(result, "result", result)  # a Run: its EvaluationResult
     _check_result(result)
     failures = []
     for name, threshold in limits.items():
         too_many = _too_many_failed(result, name, max_failure_rate)
         if on == "each":
             failed = _each_failure(result, name, threshold, too_many, allow_undefined)
+            unknown = name in result.aggregates and not known_direction(name, manifest)
+            if failed is not None and unknown and ASSUMED not in failed.reason:
+                failed = GateFailure(name, f"{failed.reason}; {ASSUMED}")
             failures += [failed] if failed is not None else []
         else:
-            gate = fail_under(result, {name: threshold}, on=on)
+            gate = fail_under(run, {name: threshold}, on=on)
             reasons = [f.reason for f in gate] + ([too_many] if too_many else [])
             if reasons:
                 failures.append(GateFailure(name, "; ".join(reasons)))
