@@ -26,6 +26,7 @@ from ragmeter.redact import (
     OPENAI_URL,
     env_secret,
     public_url,
+    redact,
     register_secret,
     reject_credentials,
 )
@@ -313,7 +314,9 @@ def mode_refusal(exc: BaseException) -> str | None:
         return None
     body = getattr(exc, "body", None)
     err = body.get("error", body) if isinstance(body, dict) else None
-    message = str((err.get("message") if isinstance(err, dict) else err) or exc)[:200]
+    # masked, then cut: a key across the cut kept its first characters (the engine masks
+    # the reason later, but a key's head no longer matches the key)
+    message = redact(str((err.get("message") if isinstance(err, dict) else err) or exc))[:200]
     if status < 500 or any(word in message.lower() for word in _FORMAT_WORDS):
         return f"HTTP {status}: {message}"
     return None
