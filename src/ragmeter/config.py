@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NoReturn, Self
+from typing import Any, Self
 
 from pydantic import (
     BaseModel,
@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from ragmeter import redact as _redact
-from ragmeter._json_rows import parse_json
+from ragmeter._config_file import read_table
 from ragmeter.endpoints import litellm_base_url, openai_base_url
 from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.metric_options import NO_SECRETS, check_options, closest, option_problems
@@ -46,6 +46,8 @@ EMBEDDER_SPEC = re.compile(r"^(local|default|none|off|(st|openai):.+)$")
 _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]*)\})")
+# The metric options that name a local model: a path as often as a Hugging Face name.
+_PATH_OPTIONS = ("scorer_model", "reward_model")
 
 
 class PriceConfig(BaseModel):
@@ -144,6 +146,8 @@ class Settings(BaseModel):
     @classmethod
     def _judge_spec(cls, v: str) -> str:
         v = v.strip()
+        if v.startswith("gguf:"):  # a path, as cache: "$MODELS/q.gguf" was taken literally
+            v = "gguf:" + _expand(v[5:], "--judge (judge)")
         if not JUDGE_SPEC.match(v):
             raise ValueError(
                 f"judge must be local, openai:MODEL, litellm:MODEL, gguf:PATH or none, not {v!r}"
@@ -154,6 +158,10 @@ class Settings(BaseModel):
     @classmethod
     def _embedder_spec(cls, v: str) -> str:
         v = v.strip()
+        if v.startswith("st:"):  # a path or a Hugging Face name; a directory: a path
+            v = "st:" + _expand(v[3:], "--embedder (embedder)")
+        elif not EMBEDDER_SPEC.match(v):
+            v = _expand(v, "--embedder (embedder)")
         if not EMBEDDER_SPEC.match(v) and not Path(v).expanduser().is_dir():
             raise ValueError(
                 f"embedder must be one of {EMBEDDERS}, not {v!r}"
@@ -189,8 +197,13 @@ class Settings(BaseModel):
     @field_validator("options")
     @classmethod
     def _options(cls, v: dict[str, Any]) -> dict[str, Any]:
-        """Raises ConfigError itself: pydantic's error would echo the values, keys included."""
-        return check_options(v)
+        """Raises ConfigError itself: pydantic's error would echo the values, keys included.
+        The local models' paths get ``$VARIABLE`` expanded as ``cache`` does."""
+        checked = check_options(v)
+        for name in _PATH_OPTIONS:
+            if isinstance(checked.get(name), str):
+                checked[name] = _expand(checked[name], f"options.{name}")
+        return checked
 
     @field_validator("cache")
     @classmethod
@@ -199,11 +212,7 @@ class Settings(BaseModel):
         "$HOME/x"`` (no shell reads it) made a directory named ``$HOME`` in the current one."""
         if v is None or v.strip().lower() in ("off", "none", "false", "0", ""):
             return None
-        expanded = os.path.expandvars(v)
-        if unset := _VARIABLE.search(expanded):  # expandvars leaves an unset one as it is
-            name = unset.group(1) or unset.group(2)
-            raise ConfigError(f"--cache (cache): the environment variable {name} is not set")
-        return str(Path(expanded).expanduser())
+        return str(Path(_expand(v, "--cache (cache)")).expanduser())
 
     # -- derived -------------------------------------------------------------------------
     @property
@@ -250,36 +259,8 @@ class Settings(BaseModel):
     def from_file(cls, path: str | Path) -> Settings:
         """Load TOML or JSON; a ``[ragmeter]`` (or ``[tool.ragmeter]``) table is used if present.
         Nothing may stand beside ``[ragmeter]`` (it was silently ignored), no key hold a secret."""
-        path = Path(path)
         src = str(path)
-        suffix = path.suffix.lower()
-        if suffix not in ("", ".toml", ".json"):
-            _file_error(src, f"a {suffix} file is not read: settings files are TOML or JSON")
-        import tomllib
-
-        try:
-            text = path.read_text(encoding="utf-8-sig")  # a BOM (Notepad's) is no TOML error
-        except (OSError, UnicodeDecodeError) as exc:
-            _file_error(src, f"cannot read config file: {exc}")
-        kind = "JSON" if suffix == ".json" else "TOML"
-        try:
-            data = parse_json(text) if kind == "JSON" else tomllib.loads(text)
-        except ValueError as exc:
-            _file_error(src, f"not valid {kind}: {exc}")
-        if not isinstance(data, dict):
-            table = "JSON object" if kind == "JSON" else "TOML table"
-            _file_error(src, f"expected a {table} of settings, not {type(data).__name__}")
-        tool = data.get("tool")
-        if isinstance(tool, dict) and "ragmeter" in tool:  # pyproject.toml: other tools' tables
-            data = tool["ragmeter"]
-        elif "ragmeter" in data:
-            others = [k for k in data if k != "ragmeter"]
-            problems = [_outside_problem(k) for k in others]
-            if problems:
-                raise DataError(problems, source=src)
-            data = data["ragmeter"]
-        if not isinstance(data, dict):
-            _file_error(src, f"the ragmeter table must be a table, not {type(data).__name__}")
+        data = read_table(Path(path), _outside_problem)
         if "api_key" in data:
             raise DataError([Problem(None, "api_key", NO_SECRETS)], source=src)
         return cls.parse_dict(data, source=src, in_file=True)
@@ -301,11 +282,23 @@ class Settings(BaseModel):
             problems.append(Problem(None, None, str(exc)))
         if problems:
             raise DataError(problems, source=source or "settings")
-        return settings if options is None else cls.model_validate(data)
+        if options is None:
+            return settings
+        try:
+            return cls.model_validate(data)
+        except ConfigError as exc:  # an option's path with an unset variable: name the file
+            raise DataError([Problem(None, None, str(exc))], source=source or "settings") from None
 
 
-def _file_error(source: str, message: str) -> NoReturn:
-    raise DataError([Problem(None, None, message)], source=source)
+def _expand(value: str, option: str) -> str:
+    """``value`` with ``$VARIABLE`` and ``${VARIABLE}`` expanded (``~`` is left to whoever
+    opens the path), an unset variable refused naming it. Why: no shell reads a settings
+    file, and a path taken literally was "not found" with ``$MODELS`` in its name."""
+    expanded = os.path.expandvars(value)
+    if unset := _VARIABLE.search(expanded):  # expandvars leaves an unset one as it is
+        name = unset.group(1) or unset.group(2)
+        raise ConfigError(f"{option}: the environment variable {name} is not set")
+    return expanded
 
 
 def _outside_problem(key: str) -> Problem:

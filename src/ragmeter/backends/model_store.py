@@ -14,6 +14,7 @@ rewritten or replaced with the same size and its old mtime restored is hashed, n
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -115,13 +116,22 @@ def get_model(key: str | None = None) -> EmbeddedModel:
 
 
 def models_dir() -> Path:
-    """``$RAGMETER_HOME/models`` when set, else the user cache dir (platformdirs)."""
+    """``$RAGMETER_HOME/models`` when set, else the user cache dir (platformdirs). Always
+    absolute: a relative RAGMETER_HOME is taken against the current directory the first time
+    it is seen in this process (``_home``). Why: a relative path moved with every ``cd`` —
+    a model installed from one directory was missing from another, which assembled another
+    1 GiB copy — and ``ragmeter models list`` showed a relative path that hid it."""
     home = os.environ.get("RAGMETER_HOME")
     if home:
-        return Path(home).expanduser() / "models"
+        return _home(home) / "models"
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("ragmeter")) / "models"
+
+
+@functools.cache
+def _home(home: str) -> Path:
+    return Path(home).expanduser().absolute()
 
 
 def model_path(model: EmbeddedModel, directory: Path | None = None) -> Path:
