@@ -353,7 +353,10 @@ def test_refusal_worked_number_is_the_codes():
 
 
 def test_every_listed_metric_states_a_formula_and_a_direction():
-    for m in list_metrics():
+    from ragmeter.metrics import registry
+
+    # the built-in ones: other tests in the session register metrics of their own
+    for m in (m for m in list_metrics() if m.name in registry._BUILT_IN or "@" in m.name):
         assert m.formula, f"{m.name} lists no formula"
         assert m.direction in ("higher", "lower", "none"), m.name
 
