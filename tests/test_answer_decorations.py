@@ -13,7 +13,7 @@ from ragmeter.metrics.layout import plain_text
 Q = "What is the capital of Italy?"
 POLAR = "Is Rome the capital of Italy?"
 PLAIN = "Rome is the capital of Italy. It has been the capital since 1871."
-SHORT = 'The answer to "What is the capital of Italy?" is Rome.'
+SHORT = "Rome is the capital of Italy."  # the short answer put back into Q (wh_claim.py)
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_sentences_that_only_look_like_talk_stay_claims(claim):
     ],
 )
 def test_a_short_answer_inside_courtesies_is_the_answer(question, answer, short):
-    assert claims_of(question, answer).judged == [f'The answer to "{question}" is {short}.']
+    assert claims_of(question, answer).judged == claims_of(question, short).judged
 
 
 def test_a_lone_small_number_between_sentences_is_still_a_list_number():

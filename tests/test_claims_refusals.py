@@ -67,7 +67,7 @@ def sample(answer: str, contexts: list[str] | None = None, **kw) -> Sample:
 
 def test_a_short_answer_is_judged_as_the_claim_it_makes_about_the_question():
     c = claims_of(Q, "Rome")
-    assert c.judged == [f'The answer to "{Q}" is Rome.'] and c.original == ["Rome"]
+    assert c.judged == ["Rome is the capital of Italy."] and c.original == ["Rome"]
     assert claims_of(Q, "Rome is the capital.").judged == ["Rome is the capital."]
     # in a dialogue, the claim is about the last user turn
     c = claims_of("User: hi\nAssistant: hello\nUser: Which city?", "Rome")

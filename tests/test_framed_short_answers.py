@@ -9,7 +9,7 @@ import pytest
 from ragmeter.metrics.claims import claims_of
 
 Q = "What is the capital of Italy?"
-SHORT = f'The answer to "{Q}" is Rome.'
+SHORT = "Rome is the capital of Italy."  # the short answer put back into Q (wh_claim.py)
 
 
 @pytest.mark.parametrize(
@@ -26,7 +26,7 @@ def test_only_the_first_claim_and_only_a_name_number_or_noun_phrase():
     c = claims_of(Q, "It is Rome. It's the largest city too.")
     assert c.judged == [SHORT, "It's the largest city too."]
     when = "When was the tower completed?"
-    assert claims_of(when, "It was 1896.").judged == [f'The answer to "{when}" is 1896.']
+    assert claims_of(when, "It was 1896.").judged == ["The tower was completed in 1896."]
     # a clause, an adjective, a long phrase: sentences, judged as written
     for answer in (
         "It was completed in 1896.",

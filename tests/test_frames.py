@@ -10,7 +10,7 @@ from ragmeter.metrics.frames import unwrap_answer, unwrap_attribution
 from ragmeter.metrics.support import lexical_support
 
 Q = "What is the capital of Italy?"
-SHORT = f'The answer to "{Q}" is Rome.'
+SHORT = "Rome is the capital of Italy."  # the short answer put back into Q (wh_claim.py)
 SENTENCE = "The capital of Italy is Rome."
 CTX = ["Rome is the capital of Italy.", "Milan is the largest city of Lombardy."]
 

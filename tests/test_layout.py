@@ -58,7 +58,7 @@ def test_what_layout_removes_is_listed_with_why() -> None:
     ("answer", "judged"),
     [
         # a number that is the whole answer is a claim, not a list number
-        ("2.", ['The answer to "How many airports does Rome have?" is 2.']),
+        ("2.", ["Rome has 2 airports."]),
         # a line ending in a colon that asserts something is kept
         ("Rome has two airports:\n- Fiumicino\n- Ciampino", None),
         # a label stays part of the claim it heads on the same line

@@ -244,9 +244,12 @@ def test_random_insertions_never_escape(pieces: list[tuple[int, str]], field: st
 
 # sha256 of every prompt built for these rows, by main before the marking change (rows whose
 # id carries "-role_tags-" are injection attacks with chat tokens: their prompts change on
-# purpose, 18 of the 34 in generate mode).
+# purpose, 18 of the 34 in generate mode). examples, injection and qa_perturbed re-pinned with
+# faithfulness 33 (2026-11-27): their short answers to wh-questions are judged as the sentence
+# they claim ("Marie Curie was born in Krakow."), the only change to their prompts
+# (benchmarks/claims_changes.py --rev bca06cf: qa 52, injection 308 rows, contexts 0).
 BEFORE = {
-    "examples/rag_turns.jsonl": "81d1e8d6127bc3c313675a3a2acb22ec9345fa3f376d19c1ced274224a32c5ef",
+    "examples/rag_turns.jsonl": "f108b4a040f1a130aefc482872561b0a3b13167eb9dc115c61991101c7a3d75d",
     "benchmarks/data/answer_relevance.jsonl": (
         "3e5f8570f35e5de3f2a766d2cb42cdeda0fb79289d3ecd82825c68419a0841f9"
     ),
@@ -257,10 +260,10 @@ BEFORE = {
         "42e21a06b5ff8c9fe16238b0a1a8913bb5ea56ed7b24c6e6d4d2ec388615248c"
     ),
     "benchmarks/data/injection.jsonl": (
-        "66299de27669c3f30d384ec1e5e6627c2b590521ea6129548465baa8438797b7"
+        "06459b41a38335e2618ec66c0a9083a3708d227f208d5f8cc58bfee0d81dc59a"
     ),
     "benchmarks/data/qa_perturbed.jsonl": (
-        "5509f87ebc35947f2a3ebf4e4f8b65d2f8c3308bd122ea21664662b731d5f3c8"
+        "31796c86875d795aab6d499ec364a186ca77318fd76dacf0ddeae0b19b7cb09e"
     ),
     "benchmarks/data/refusals.jsonl": (
         "5dc365daa0e436835952090429ad4f0305c1118ed5c4e7f32101b436e742db3a"

@@ -44,7 +44,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     """(wheel, sdist, the build's stderr) from a copy of what packaging reads."""
     tree = tmp_path_factory.mktemp("tree")
     junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
-    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in", "LICENSE"):
         if (ROOT / name).exists():
             shutil.copy(ROOT / name, tree / name)
     shutil.copytree(ROOT / "src", tree / "src", ignore=junk)
@@ -127,7 +127,17 @@ def test_sdist_is_the_source_without_a_test_suite_that_cannot_run(built) -> None
     assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".orig"))]
     source = {f"src/{n}" for n in _runtime_files()}
     assert not source - names, sorted(source - names)
-    assert {"pyproject.toml", "README.md"} <= names
+    assert {"pyproject.toml", "README.md", "LICENSE"} <= names
+
+
+def test_the_licence_text_ships_in_the_wheel(built) -> None:
+    """Was: the licence was declared (Apache-2.0) but its text shipped nowhere, which the
+    licence itself asks for in every redistribution (section 4a)."""
+    wheel, _, _ = built
+    with zipfile.ZipFile(wheel) as zf:
+        texts = [n for n in zf.namelist() if n.endswith("/LICENSE") and ".dist-info/" in n]
+        assert texts, zf.namelist()
+        assert b"Apache License" in zf.read(texts[0])
 
 
 def test_build_uses_no_deprecated_metadata(built) -> None:

@@ -139,9 +139,9 @@ def test_other_questions_keep_what_they_had():
 @pytest.mark.parametrize(
     ("answer", "judged"),
     [
-        ("Rome, of course.", f'The answer to "{WH}" is Rome.'),
+        ("Rome, of course.", "Rome is the capital of Italy."),
         ("The capital is Rome, naturally!", "The capital is Rome."),
-        ("Rome, obviously.", f'The answer to "{WH}" is Rome.'),
+        ("Rome, obviously.", "Rome is the capital of Italy."),
     ],
 )
 def test_a_closing_courtesy_is_no_part_of_the_claim(answer, judged):

@@ -72,16 +72,14 @@ def test_short_answers_to_a_question_about_the_speaker_are_dropped_about_the_wor
     assert "about the speaker" in c.dropped[0]["why"]
     # "What do you call ...", "Did you know ..." ask about the world: the short answer is a claim
     assert judged("What do you call a baby kangaroo?", "A joey") == [
-        'The answer to "What do you call a baby kangaroo?" is A joey.'
+        "You call a baby kangaroo a joey."
     ]
     assert judged("Did you know who built it?", "Gustave Eiffel")[0].startswith("The answer")
 
 
 def test_a_single_question_to_a_rag_system_about_you_is_about_the_business_not_the_speaker():
     # "you" / "your" in a one-turn question is the business whose documents are the context
-    assert judged("What is your return policy?", "30 days") == [
-        'The answer to "What is your return policy?" is 30 days.'
-    ]
+    assert judged("What is your return policy?", "30 days") == ["30 days is your return policy."]
     assert judged("Do you ship to Canada?", "Yes.") == [
         'The answer to "Do you ship to Canada?" is Yes.'
     ]
@@ -93,7 +91,7 @@ def test_an_evaluation_is_the_speakers_taste_in_a_chat_but_judged_in_a_one_turn_
     assert judged(q, "It's a great choice for beginners.") == ["It's a great choice for beginners."]
     assert judged(CHAT, "It's a great choice for beginners.") == []
     assert judged(q, "What a great question! The Model X.") == [
-        f'The answer to "{q}" is The Model X.'
+        "A beginner should buy the Model X."
     ]
 
 

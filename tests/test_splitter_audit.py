@@ -103,7 +103,7 @@ def test_a_claim_that_only_starts_like_talk_is_kept(claim: str) -> None:
 
 def test_a_short_answer_is_the_claim_it_makes_about_the_question() -> None:
     for answer in ("Rome", "Rome.", "Rome!", "Rome\n", "Rome  ", "**Rome**", "- Rome"):
-        assert judged(answer) == ['The answer to "What is the capital of Italy?" is Rome.']
+        assert judged(answer) == ["Rome is the capital of Italy."]
 
 
 # --- final punctuation, whitespace, bullets -------------------------------------------------
@@ -225,11 +225,12 @@ def test_no_answer_makes_the_statements_slow(name: str) -> None:
 
 # --- the visible benchmark rows keep their statements --------------------------------------
 
-# sha256 of the statements (judged, dropped) of every row, per source, as made on main before
-# this audit; a change here changes judge calls and scores: bump faithfulness's version.
+# sha256 of the statements (judged, dropped) of every row, per source; a change here changes
+# judge calls and scores: bump faithfulness's version. examples and benchmarks changed with
+# faithfulness 33 (2026-11-27): short answers to wh-questions put back into their question.
 DIGESTS = {
-    "examples": "d0ba7f2c1d50d7330c7796a4518eb1f6a2388d4559dff975564b6975c4ff006b",
-    "benchmarks": "d1f0349ec9f5988529442c89a1ca35dad5085ebb278b43a691550d8106692105",
+    "examples": "426e6c07c1f1d8dfc9544a5a0d91d45b251ad5c84857ae6d8d8b0489e09cbfc6",
+    "benchmarks": "df219eb0e5e1b977a392626b396b25e918bcca1db768851d71ac633a1f76bb5b",
     "wikieval": "83fa62da88228df9228ed5b9faf597a464e2d3f8d6542b598364c9586c4c02b3",
     "scifact": "e19d8046301ebfc7f3994cd855508a07a27ff88c4ab864c76e0104710cf27063",
 }
@@ -307,6 +308,6 @@ def test_a_bare_hedge_asserts_nothing(hedge: str) -> None:
     assert judged(hedge) == []  # before: 'The answer to "Q" is Probably.'
     assert judged(f"{FACT} {hedge}") == [FACT]
     # a hedged answer still claims what it says; to a yes/no question it still answers
-    assert judged("Probably Rome.") == ['The answer to "What is the capital of Italy?" is Rome.']
+    assert judged("Probably Rome.") == ["Rome is the capital of Italy."]
     polar = "Is Rome the capital of Italy?"
     assert judged("Probably not.", polar) == [f'The answer to "{polar}" is no.']

@@ -15,7 +15,8 @@ A statement is a claim about the world, so:
   answers to a question about the speaker ("Cheddar!" to "What cheese did you use?"); every
   dropped piece is kept in the details with why;
 - a short answer (at most ``SHORT_WORDS`` words, e.g. "Rome") is judged as the claim it makes
-  about the question: 'The answer to "What is the capital of Italy?" is Rome.';
+  about the question: put back into a wh-question, "Rome is the capital of Italy."
+  (``wh_claim.py``), else 'The answer to "What is the capital of Italy?" is Rome.';
 - a reply that only says yes or no ("Absolutely!", "Yes, it is.") to a yes/no question is the
   claim that the answer is yes or no; to a wh-question no yes or no is a claim (``polar.py``);
 - a reasoning model's working is not its answer (``reasoning.py``): a ``<think>...</think>``
@@ -62,6 +63,7 @@ from ragmeter.metrics.untrusted import (  # re-exported: where claims are made, 
     split_instruction,
     strip_hidden,
 )
+from ragmeter.metrics.wh_claim import declarative
 from ragmeter.text import detokenize, split_sentences, tokens
 
 __all__ = [
@@ -226,11 +228,15 @@ def last_turn(question: str) -> str:
 
 
 def as_claim(statement: str, question: str) -> str:
-    """A short answer becomes the claim it makes about the question."""
+    """A short answer becomes the claim it makes about the question: put back into a
+    wh-question as the sentence it claims ("Rome is the capital of Italy.", ``wh_claim``), or
+    else 'The answer to "Q" is Rome.'."""
     q = last_turn(question)
     if not q:
         return statement
     body = statement.rstrip(".")
+    if question_kind(q) == "wh" and (sentence := declarative(q, body)) is not None:
+        return sentence
     return f'The answer to "{q}" is {body}.'
 
 
