@@ -120,3 +120,23 @@ def test_a_mixed_column_bins_its_numbers_and_keeps_each_word_as_written(tmp_path
     assert labels[30:] == ["n/a", "n/a", MISSING, "1e400"]
     assert column_labels([*range(30), "other"])[-1] == "other"  # JSON alike
     assert len(set(column_labels([*range(30), "other"]))) == N_BINS + 1
+
+
+def test_a_jsonl_run_and_its_csv_copy_compare_without_a_false_warning(tmp_path):
+    """true in JSONL is "true" in CSV, 3.5 may be "3.50": the values are the same."""
+    flags = [i % 3 == 0 for i in range(1, 13)]
+    rows = _rows(flags)
+    a = ragmeter.evaluate(load_samples(_write_jsonl(tmp_path / "a.jsonl", rows)), "token_f1")
+    csv_rows = [dict(r, x="true" if r["x"] else "false") for r in rows]
+    b = ragmeter.evaluate(load_samples(_write_csv(tmp_path / "b.csv", csv_rows)), "token_f1")
+    cmp = ragmeter.compare(a, b, by="x", n_resamples=50)
+    assert not [w for w in cmp.warnings if "another value" in w], cmp.warnings
+    assert len(cmp.slices) == 2  # the same two slices, by A's labels
+    rows_b = [dict(r, x="3.50" if r["x"] else "4") for r in rows]
+    c = ragmeter.evaluate(load_samples(_write_csv(tmp_path / "c.csv", rows_b)), "token_f1")
+    d_rows = [dict(r, x=3.5 if r["x"] else 4) for r in rows]
+    d = ragmeter.evaluate(load_samples(_write_jsonl(tmp_path / "d.jsonl", d_rows)), "token_f1")
+    assert not [w for w in ragmeter.compare(d, c, by="x").warnings if "another value" in w]
+    changed = [dict(r, x="false") for r in csv_rows]  # a real difference is still said
+    e = ragmeter.evaluate(load_samples(_write_csv(tmp_path / "e.csv", changed)), "token_f1")
+    assert [w for w in ragmeter.compare(a, e, by="x").warnings if "another value" in w]

@@ -138,6 +138,19 @@ def check_column(samples: list[Sample], column: str, source: str = "the run") ->
     )
 
 
+def _same_key(value: Any) -> Any:
+    """What two runs' values are compared by: a boolean and "true"/"false" alike, a number and
+    the same number as text alike. Why: comparing a JSONL run with the same rows saved as
+    CSV (where true is "true", 3.5 may be "3.50") warned that every id "has another value in
+    B than in A"."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower()
+    number = _number(value)
+    return label_of(value) if number is None else number
+
+
 def paired_labels(
     a: list[Sample], b: list[Sample], column: str, sources: tuple[str, str]
 ) -> tuple[dict[str, str], list[str]]:
@@ -146,15 +159,17 @@ def paired_labels(
     run A). Also the ids both runs label, differently (A's label is used for them).
     DataError when neither run has a value in the column."""
     check_column([*a, *b], column, " and ".join(dict.fromkeys(sources)))
-    in_a = {s.question_id: slice_value(s, column) for s in a}
-    in_b = {s.question_id: slice_value(s, column) for s in b}
     raw_b = {s.question_id: raw_value(s, column) for s in b}
     chosen = {
         s.question_id: v if (v := raw_value(s, column)) is not None else raw_b.get(s.question_id)
         for s in a
     }  # binned together, as evaluate --by bins one run's numbers
     labels = dict(zip(chosen, column_labels(list(chosen.values())), strict=True))
-    differ = [q for q, v in in_a.items() if MISSING != v != in_b.get(q, v) != MISSING]
+    differ = [
+        q
+        for q, v in ((s.question_id, raw_value(s, column)) for s in a)
+        if v is not None and raw_b.get(q) is not None and _same_key(v) != _same_key(raw_b[q])
+    ]
     return labels, differ
 
 
