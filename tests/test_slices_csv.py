@@ -77,6 +77,14 @@ def test_evaluate_by_a_csv_number_column_prints_bins(tmp_path):
     assert res.exit_code == 0, res.output
     assert "[1.5, 10.2)" in res.output and "[36.3, 45]" in res.output
     assert "22.5 " not in res.output  # no one-row slice of its own
+    run = tmp_path / "run"
+    res = runner.invoke(app, ["evaluate", str(data), "-m", "token_f1", "-o", str(run)])
+    assert res.exit_code == 0, res.output
+    html = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(run), "-o", str(html), "--by", "x"])
+    assert res.exit_code == 0, res.output
+    text = html.read_text(encoding="utf-8")
+    assert "[1.5, 10.2)" in text and "[36.3, 45]" in text and ">22.5<" not in text
 
 
 def test_compare_and_report_of_csv_runs_slice_by_the_same_bins(tmp_path):
