@@ -33,9 +33,11 @@ def test_many_distinct_numbers_are_cut_into_quantile_bins():
     "values",
     [
         list(range(BIN_ABOVE)),  # few distinct numbers: each its own slice, as written
-        [str(v) for v in range(30)],  # numbers as text (a CSV's cells, codes): as written
-        [*range(29), "other"],  # not every value a number
+        [str(v) for v in range(BIN_ABOVE)],  # as text too
+        [f"{v:05d}" for v in range(30)],  # codes with a leading zero ("02139"): as written
+        [*range(BIN_ABOVE), "other"],  # few numbers among words
         [True, False] * 15,  # booleans are categories
+        ["true", "false"] * 15,  # as text too
     ],
 )
 def test_categories_and_few_numbers_are_sliced_as_written(values):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -50,17 +51,29 @@ def slice_value(sample: Sample, column: str) -> str:
     return label_of(raw_value(sample, column))
 
 
+# A number as a CSV cell holds it: 12, -3.5, .5, 1e3, 2.5E-4, in ASCII digits. Not "007" or
+# "02139" (a leading zero: an id, a code, a ZIP code; binning would lose what it names), nor
+# what Python's float() also reads but no one writes for a quantity ("1_000", "nan", "inf",
+# "0x1F", Arabic-Indic digits).
+_NUMBER_TEXT = re.compile(r"[+-]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _is_number(value: Any) -> bool:
-    """An int or float, numpy's too (a Sample built in Python from an array's items), not a
-    boolean (a category)."""
+    """An int or float, numpy's too (a Sample built in Python from an array's items), or a
+    number written as text (``_NUMBER_TEXT``): a CSV's cells are strings, and a column of
+    500 context lengths read from CSV was 500 one-row slices where the same column read
+    from JSONL was 5 bins. Not a boolean (a category)."""
     if type(value) is float or type(value) is int:  # the common case, 5x faster
         return True
+    if isinstance(value, str):
+        return _NUMBER_TEXT.fullmatch(value.strip()) is not None
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def _number(value: Any) -> float | None:
-    """A finite number as a float; None for anything else, an int too large for a float
-    too (10**400 in a JSON file raised OverflowError after the run was scored)."""
+    """A finite number (or number as text) as a float; None for anything else, an int too
+    large for a float too (10**400 in a JSON file raised OverflowError after the run was
+    scored; "1e400" in a CSV is inf)."""
     if not _is_number(value):
         return None
     try:
@@ -86,15 +99,14 @@ def _edge_names(edges: np.ndarray, numbers: np.ndarray) -> list[str]:
 
 
 def column_labels(values: Sequence[Any]) -> list[str]:
-    """Each value's slice label: as written, but when every value present is a number and
-    there are more than ``BIN_ABOVE`` distinct finite ones, its quantile bin, "[lo, hi)"
-    (the last "[lo, hi]"), each bin its own label; a number no bin holds (NaN, inf, an int
-    too large for a float) keeps its own label, as written. Why: sliced by latency or
-    context length, every sample was a slice of its own, flagged small, with no CI: a table
-    of noise (one NaN among them brought it back). Numbers as text (a CSV's cells) stay as
-    written: "02139" may be a code, not a quantity."""
-    if not all(v is None or _is_number(v) for v in values):
-        return [label_of(v) for v in values]
+    """Each value's slice label: as written, but when the column holds more than
+    ``BIN_ABOVE`` distinct finite numbers (numbers written as text too, see
+    ``_NUMBER_TEXT``), their quantile bin, "[lo, hi)" (the last "[lo, hi]"), each bin its
+    own label; a value no bin holds (NaN, inf, an int too large for a float, a word such as
+    "n/a" or "timeout", an id such as "007") keeps its own label, as written. Why: sliced by
+    latency or context length, every sample was a slice of its own, flagged small, with no
+    CI: a table of noise (one NaN, or one "n/a" among a CSV's lengths, brought it back).
+    The values themselves are never changed; fewer distinct numbers are sliced as written."""
     xs = [None if v is None else _number(v) for v in values]
     finite = np.array([x for x in xs if x is not None])
     if len(np.unique(finite)) <= BIN_ABOVE:
@@ -126,6 +138,19 @@ def check_column(samples: list[Sample], column: str, source: str = "the run") ->
     )
 
 
+def _same_key(value: Any) -> Any:
+    """What two runs' values are compared by: a boolean and "true"/"false" alike, a number and
+    the same number as text alike. Why: comparing a JSONL run with the same rows saved as
+    CSV (where true is "true", 3.5 may be "3.50") warned that every id "has another value in
+    B than in A"."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower()
+    number = _number(value)
+    return label_of(value) if number is None else number
+
+
 def paired_labels(
     a: list[Sample], b: list[Sample], column: str, sources: tuple[str, str]
 ) -> tuple[dict[str, str], list[str]]:
@@ -134,15 +159,17 @@ def paired_labels(
     run A). Also the ids both runs label, differently (A's label is used for them).
     DataError when neither run has a value in the column."""
     check_column([*a, *b], column, " and ".join(dict.fromkeys(sources)))
-    in_a = {s.question_id: slice_value(s, column) for s in a}
-    in_b = {s.question_id: slice_value(s, column) for s in b}
     raw_b = {s.question_id: raw_value(s, column) for s in b}
     chosen = {
         s.question_id: v if (v := raw_value(s, column)) is not None else raw_b.get(s.question_id)
         for s in a
     }  # binned together, as evaluate --by bins one run's numbers
     labels = dict(zip(chosen, column_labels(list(chosen.values())), strict=True))
-    differ = [q for q, v in in_a.items() if MISSING != v != in_b.get(q, v) != MISSING]
+    differ = [
+        q
+        for q, v in ((s.question_id, raw_value(s, column)) for s in a)
+        if v is not None and raw_b.get(q) is not None and _same_key(v) != _same_key(raw_b[q])
+    ]
     return labels, differ
 
 
