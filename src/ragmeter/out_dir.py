@@ -4,7 +4,8 @@
 Refused: a path that is a file, a symbolic link to nothing, the input itself, a directory
 that cannot be created or written, one holding a run of other settings or input, and one
 holding files a run writes (scores.jsonl, summary.json, scores.jsonl.partial) that no
-run.json there claims. ``overwrite=True`` replaces a run or such files (never the input). A
+run.json there claims. ``overwrite=True`` replaces a run or such files (never the input):
+they are removed when run.json ``running`` claims the directory, before any scoring. A
 matching run is a resume: the cache answers it. Moved out of ``manifest`` (which re-exports
 it) to keep each module to one job and 400 lines.
 """
@@ -82,7 +83,8 @@ def prepare_out(
     Raises OutputError when ``out`` is a file, cannot be created or written, or holds a run
     whose settings or input (``input_``: file name and sha256, see ``input_facts``) differ,
     unless ``overwrite``: a resume must score the same rows, or scores.jsonl would silently
-    hold another dataset's run. A run.json recording no input (older versions) is not
+    hold another dataset's run. With ``overwrite`` the replaced run's result files are
+    removed once claimed (``_clear_replaced``). A run.json recording no input (older versions) is not
     checked against it. ``data``: the input, when a path (``_not_the_input``).
     """
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
@@ -99,10 +101,13 @@ def prepare_out(
     try:
         if not overwrite:
             _check_claimed(path, fp, input_)
+        _no_directory_in_the_way(path)
         marker: dict[str, Any] = {"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}
         if input_ is not None:
             marker["input"] = dict(input_)
         write_json(marker, path / MANIFEST)
+        if overwrite:
+            _clear_replaced(path)
     except OSError as exc:
         release_out(path)
         raise OutputError(
@@ -112,6 +117,31 @@ def prepare_out(
         release_out(path)
         raise
     return path
+
+
+def _no_directory_in_the_way(path: Path) -> None:
+    """OutputError when a file a run writes (``WRITTEN``) is a directory there, before the
+    claim: it could be neither replaced nor written, and the run would fail at its end."""
+    for name in WRITTEN:
+        if (path / name).is_dir() and not (path / name).is_symlink():
+            raise OutputError(
+                f"--out {path} holds a directory named {name}, where a run writes that file: "
+                "move it, or choose another --out"
+            )
+
+
+def _clear_replaced(path: Path) -> None:
+    """Remove the replaced run's result files (``WRITTEN``) once run.json says ``running``.
+
+    Why: ``--overwrite`` left the old run's summary.json and scores.jsonl beside the new
+    run.json until the new run wrote its own; read half-way (a CI step, ``compare``,
+    ``load_run``), or after the new run crashed or was stopped, DIR showed the old scores as
+    this run's, and a stale scores.jsonl.partial was named as the rows this run scored. Now a
+    run that does not finish leaves a run.json saying so and no numbers. Only these names go
+    (a symbolic link is removed, not what it points to); any other file is left."""
+    for name in WRITTEN:
+        if os.path.lexists(path / name):
+            (path / name).unlink()
 
 
 def check_out(
