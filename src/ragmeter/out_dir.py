@@ -58,16 +58,37 @@ def _input_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
     return diffs
 
 
-def _claimed(manifest: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The fingerprint and input of the run.json there; None when it cannot be read."""
+def _claimed(manifest: Path) -> tuple[dict[str, Any], dict[str, Any]] | str | None:
+    """The fingerprint and input of the run.json there; None when it cannot be read; the
+    reason it is no run this version can resume when it is not one (``_foreign``)."""
     try:
         doc = json.loads(manifest.read_text(encoding="utf-8"))
+        if said := _foreign(doc):
+            return said
         old_fp, old_input = doc.get("fingerprint") or {}, doc.get("input") or {}
     except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(old_fp, dict) or not isinstance(old_input, dict):
         return None
     return old_fp, old_input
+
+
+def _foreign(doc: Any) -> str | None:
+    """Why the run.json ``doc`` is no run of this version, or None.
+
+    Why: a run.json of another tool (a common name) was refused as "a run with other settings
+    (bootstrap_seed: null there, ...)", every setting listed as missing; one of a newer
+    ragmeter was the same, or, with a matching fingerprint, resumed and rewritten in the old
+    schema. Every run.json ragmeter writes says ``"schema": "ragmeter.run/1"``."""
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if schema == SCHEMA:
+        return None
+    if isinstance(schema, str) and schema.startswith("ragmeter.run/"):
+        return (
+            f"a run.json of another ragmeter version (schema {json.dumps(schema)}; this "
+            f"version reads {SCHEMA}): resume it with that version"
+        )
+    return 'a run.json ragmeter did not write (no "schema": "ragmeter.run/1" in it)'
 
 
 def prepare_out(
@@ -84,8 +105,8 @@ def prepare_out(
     whose settings or input (``input_``: file name and sha256, see ``input_facts``) differ,
     unless ``overwrite``: a resume must score the same rows, or scores.jsonl would silently
     hold another dataset's run. With ``overwrite`` the replaced run's result files are
-    removed once claimed (``_clear_replaced``). A run.json recording no input (older versions) is not
-    checked against it. ``data``: the input, when a path (``_not_the_input``).
+    removed once claimed (``_clear_replaced``). A run.json recording no input (older
+    versions) is not checked against it. ``data``: the input, when a path (``_not_the_input``).
     """
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
         # a number was pathlib's TypeError; "" is ".": the run was written into the cwd
@@ -228,6 +249,11 @@ def _check_claimed(path: Path, fp: Mapping[str, Any], input_: Mapping[str, Any] 
         _none_unclaimed(path)
         return
     claimed = _claimed(manifest)
+    if isinstance(claimed, str):
+        raise OutputError(
+            f"--out {path} holds {claimed}; re-run with --overwrite to replace it (API: "
+            "overwrite=True), or choose another --out"
+        )
     if claimed is None:
         diffs, what = ["run.json is unreadable"], "settings"
     else:
