@@ -144,3 +144,36 @@ def test_a_symlink_to_nothing_is_named(tmp_path: Path, shape: str) -> None:
     for call in (prepare_out, check_out):  # the dry run's check says the same
         with pytest.raises(OutputError, match="is a symbolic link to"):
             call(out, {"x": 1})
+
+
+def test_a_run_json_of_another_tool_is_named_as_such_and_kept(tmp_path: Path) -> None:
+    """Before: "holds a run with other settings (bootstrap_seed: null there, 0 now; ...)",
+    every setting listed as missing, as if it were a ragmeter run."""
+    out = tmp_path / "out"
+    out.mkdir()
+    theirs = '{"experiment": "mine", "lr": 0.1}\n'
+    (out / "run.json").write_text(theirs)
+    code, text = _run(_data(tmp_path), out)
+    assert code == 2, text
+    assert 'holds a run.json ragmeter did not write (no "schema": "ragmeter.run/1"' in text
+    assert "--overwrite" in text and "null there" not in text
+    assert (out / "run.json").read_text() == theirs
+    assert sorted(p.name for p in out.iterdir()) == ["run.json"]
+
+
+def test_a_run_of_a_newer_ragmeter_is_not_resumed(tmp_path: Path) -> None:
+    """Before: with its fingerprint matching, it was resumed and rewritten as this version's
+    schema; with another fingerprint, refused as "other settings"."""
+    data, out = _data(tmp_path), tmp_path / "out"
+    code, text = _run(data, out)
+    assert code == 0, text
+    doc = json.loads((out / "run.json").read_text())
+    newer = json.dumps({**doc, "schema": "ragmeter.run/2"})
+    (out / "run.json").write_text(newer)
+    code, text = _run(data, out)
+    assert code == 2, text
+    assert 'a run.json of another ragmeter version (schema "ragmeter.run/2"' in text
+    assert (out / "run.json").read_text() == newer
+    code, text = _run(data, out, "--overwrite")
+    assert code == 0, text
+    assert json.loads((out / "run.json").read_text())["schema"] == "ragmeter.run/1"

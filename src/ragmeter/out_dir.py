@@ -4,7 +4,8 @@
 Refused: a path that is a file, a symbolic link to nothing, the input itself, a directory
 that cannot be created or written, one holding a run of other settings or input, and one
 holding files a run writes (scores.jsonl, summary.json, scores.jsonl.partial) that no
-run.json there claims. ``overwrite=True`` replaces a run or such files (never the input). A
+run.json there claims. ``overwrite=True`` replaces a run or such files (never the input):
+they are removed when run.json ``running`` claims the directory, before any scoring. A
 matching run is a resume: the cache answers it. Moved out of ``manifest`` (which re-exports
 it) to keep each module to one job and 400 lines.
 """
@@ -57,16 +58,37 @@ def _input_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
     return diffs
 
 
-def _claimed(manifest: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The fingerprint and input of the run.json there; None when it cannot be read."""
+def _claimed(manifest: Path) -> tuple[dict[str, Any], dict[str, Any]] | str | None:
+    """The fingerprint and input of the run.json there; None when it cannot be read; the
+    reason it is no run this version can resume when it is not one (``_foreign``)."""
     try:
         doc = json.loads(manifest.read_text(encoding="utf-8"))
+        if said := _foreign(doc):
+            return said
         old_fp, old_input = doc.get("fingerprint") or {}, doc.get("input") or {}
     except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(old_fp, dict) or not isinstance(old_input, dict):
         return None
     return old_fp, old_input
+
+
+def _foreign(doc: Any) -> str | None:
+    """Why the run.json ``doc`` is no run of this version, or None.
+
+    Why: a run.json of another tool (a common name) was refused as "a run with other settings
+    (bootstrap_seed: null there, ...)", every setting listed as missing; one of a newer
+    ragmeter was the same, or, with a matching fingerprint, resumed and rewritten in the old
+    schema. Every run.json ragmeter writes says ``"schema": "ragmeter.run/1"``."""
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if schema == SCHEMA:
+        return None
+    if isinstance(schema, str) and schema.startswith("ragmeter.run/"):
+        return (
+            f"a run.json of another ragmeter version (schema {json.dumps(schema)}; this "
+            f"version reads {SCHEMA}): resume it with that version"
+        )
+    return 'a run.json ragmeter did not write (no "schema": "ragmeter.run/1" in it)'
 
 
 def prepare_out(
@@ -82,8 +104,9 @@ def prepare_out(
     Raises OutputError when ``out`` is a file, cannot be created or written, or holds a run
     whose settings or input (``input_``: file name and sha256, see ``input_facts``) differ,
     unless ``overwrite``: a resume must score the same rows, or scores.jsonl would silently
-    hold another dataset's run. A run.json recording no input (older versions) is not
-    checked against it. ``data``: the input, when a path (``_not_the_input``).
+    hold another dataset's run. With ``overwrite`` the replaced run's result files are
+    removed once claimed (``_clear_replaced``). A run.json recording no input (older
+    versions) is not checked against it. ``data``: the input, when a path (``_not_the_input``).
     """
     if not isinstance(out, (str, os.PathLike)) or not str(out).strip():
         # a number was pathlib's TypeError; "" is ".": the run was written into the cwd
@@ -99,10 +122,13 @@ def prepare_out(
     try:
         if not overwrite:
             _check_claimed(path, fp, input_)
+        _no_directory_in_the_way(path)
         marker: dict[str, Any] = {"schema": SCHEMA, "status": "running", "fingerprint": dict(fp)}
         if input_ is not None:
             marker["input"] = dict(input_)
         write_json(marker, path / MANIFEST)
+        if overwrite:
+            _clear_replaced(path)
     except OSError as exc:
         release_out(path)
         raise OutputError(
@@ -112,6 +138,31 @@ def prepare_out(
         release_out(path)
         raise
     return path
+
+
+def _no_directory_in_the_way(path: Path) -> None:
+    """OutputError when a file a run writes (``WRITTEN``) is a directory there, before the
+    claim: it could be neither replaced nor written, and the run would fail at its end."""
+    for name in WRITTEN:
+        if (path / name).is_dir() and not (path / name).is_symlink():
+            raise OutputError(
+                f"--out {path} holds a directory named {name}, where a run writes that file: "
+                "move it, or choose another --out"
+            )
+
+
+def _clear_replaced(path: Path) -> None:
+    """Remove the replaced run's result files (``WRITTEN``) once run.json says ``running``.
+
+    Why: ``--overwrite`` left the old run's summary.json and scores.jsonl beside the new
+    run.json until the new run wrote its own; read half-way (a CI step, ``compare``,
+    ``load_run``), or after the new run crashed or was stopped, DIR showed the old scores as
+    this run's, and a stale scores.jsonl.partial was named as the rows this run scored. Now a
+    run that does not finish leaves a run.json saying so and no numbers. Only these names go
+    (a symbolic link is removed, not what it points to); any other file is left."""
+    for name in WRITTEN:
+        if os.path.lexists(path / name):
+            (path / name).unlink()
 
 
 def check_out(
@@ -198,6 +249,11 @@ def _check_claimed(path: Path, fp: Mapping[str, Any], input_: Mapping[str, Any] 
         _none_unclaimed(path)
         return
     claimed = _claimed(manifest)
+    if isinstance(claimed, str):
+        raise OutputError(
+            f"--out {path} holds {claimed}; re-run with --overwrite to replace it (API: "
+            "overwrite=True), or choose another --out"
+        )
     if claimed is None:
         diffs, what = ["run.json is unreadable"], "settings"
     else:
