@@ -223,3 +223,21 @@ def test_cli_evaluate_shows_the_scores_when_mlflow_refuses_them(store, monkeypat
     assert done.exit_code == 2, done.output
     assert "k_precision" in done.stdout and "0.678" in done.stdout  # the scores, shown
     assert "the tracking store cannot be written" in done.output
+
+
+def test_a_report_older_than_the_run_there_is_not_logged_as_its_report(store, tmp_path):
+    """Was: after `--overwrite`, DIR/report.html of the replaced run was logged as this run's
+    report beside this run's scores."""
+    import os
+
+    run_dir = tmp_path / "run"
+    old = _result(1, 3, ["k_precision"], out=run_dir)
+    ragmeter.report(old, out=run_dir / "report.html")
+    stale = (run_dir / "report.html").stat().st_mtime - 60
+    os.utime(run_dir / "report.html", (stale, stale))  # written before the run below ended
+    new = _result(1, 3, ["k_precision", "mrr"], out=run_dir, overwrite=True)
+    with pytest.warns(RuntimeWarning, match="older than the run"):
+        run_id = rm.log_result(new, out_dir=run_dir)
+    assert "ragmeter/report.html" not in _artifacts(store, run_id)
+    ragmeter.report(new, out=run_dir / "report.html")  # a report of this run: logged
+    assert "ragmeter/report.html" in _artifacts(store, rm.log_result(new, out_dir=run_dir))

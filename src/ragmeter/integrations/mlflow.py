@@ -210,7 +210,20 @@ def _report(report: str | Path | None, directory: Path | None) -> Path | None:
             raise ConfigError(f"report {report} is not a file: give the HTML report to log")
         return Path(report)
     found = directory / "report.html" if directory is not None else None
-    return found if found is not None and found.is_file() else None
+    if found is None or not found.is_file():
+        return None
+    manifest = found.with_name("run.json")
+    if manifest.is_file() and found.stat().st_mtime < manifest.stat().st_mtime:
+        # Why: `--overwrite` (or a resumed run) leaves a report of the replaced run there, which
+        # was logged as this run's report beside this run's scores.
+        warnings.warn(
+            f"{found} is older than the run in {directory} (its run.json): a report of an "
+            "earlier run, not logged; pass report=... to log it anyway",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    return found
 
 
 def _check_params(there: dict[str, str], here: dict[str, str], key: str | None) -> None:
