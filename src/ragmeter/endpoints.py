@@ -40,6 +40,23 @@ LITELLM_OPENAI_BASE_ENVS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")
 LITELLM_OPENAI_PROVIDERS = ("openai", "text-completion-openai", "custom_openai")
 
 
+def _litellm_route(model: str) -> tuple[str | None, str | None]:
+    """``(provider, endpoint)`` as LiteLLM's own ``get_llm_provider`` resolves them (the
+    endpoint: the provider's ``*_API_BASE`` variable or default, for the providers it
+    resolves there), or ``(None, None)`` when LiteLLM is not installed or refuses the model.
+    Its third element, the API key it found, is dropped here unread: never copied anywhere."""
+    try:
+        import litellm
+    except ImportError:
+        return None, None
+    try:
+        route = litellm.get_llm_provider(model)
+    except Exception:  # an unknown model: LiteLLM refuses the call itself, saying why
+        return None, None
+    base = route[3] if len(route) > 3 else None
+    return str(route[1]), (base.strip() or None) if isinstance(base, str) else None
+
+
 def litellm_provider(model: str) -> str | None:
     """The provider LiteLLM sends ``model`` to: the ``provider/`` prefix when it names an
     OpenAI route, else LiteLLM's own ``get_llm_provider`` (when LiteLLM is installed), else
@@ -47,36 +64,61 @@ def litellm_provider(model: str) -> str | None:
     prefix, sep, _ = model.partition("/")
     if sep and prefix in LITELLM_OPENAI_PROVIDERS:
         return prefix  # no import: LiteLLM routes these prefixes to OpenAI's client
-    try:
-        import litellm
-    except ImportError:
-        return prefix if sep else None
-    try:
-        return str(litellm.get_llm_provider(model)[1])
-    except Exception:  # an unknown model: LiteLLM refuses the call itself, saying why
-        return prefix if sep else None
+    provider = _litellm_route(model)[0]
+    return provider or (prefix if sep else None)
+
+
+def _checked(url: str, option: str) -> str:
+    reject_credentials(url, option)
+    reject_query(url, option)
+    reject_unusable(url, option)
+    return url
+
+
+def _provider_base_url(provider: str, resolved: str | None) -> str | None:
+    """The endpoint LiteLLM calls for a provider other than OpenAI's routes when no api_base
+    is given: ``resolved``, the one ``get_llm_provider`` found (``$OLLAMA_API_BASE``,
+    ``$HOSTED_VLLM_API_BASE``, ``$LM_STUDIO_API_BASE``, ... else the provider's default),
+    else ``$<PROVIDER>_API_BASE`` (a ``_chat`` route's without it), the variable LiteLLM
+    reads at call time for the others (``AZURE_API_BASE``, ``ANTHROPIC_API_BASE``,
+    ``OLLAMA_API_BASE`` for ``ollama_chat``, ...), else None. Why: two runs against two
+    Ollama servers chosen by variable shared one cache identity, so the second was answered
+    from the first server's verdicts. A URL from a variable is checked as a given one is."""
+    if resolved:
+        for name, value in sorted(os.environ.items()):
+            if value.strip() == resolved and name.upper().endswith(("_API_BASE", "_BASE_URL")):
+                return _checked(resolved, name)
+        source = f"the endpoint LiteLLM resolves for {provider}"
+        reject_credentials(resolved, source)  # never stored or shown, wherever it came from
+        reject_query(resolved, source)
+        return resolved  # LiteLLM's own default for the provider: its form is LiteLLM's
+    name = f"{provider.removesuffix('_chat').upper()}_API_BASE"
+    env = os.environ.get(name, "").strip()
+    return _checked(env, name) if env else None
 
 
 def litellm_base_url(model: str, explicit: str | None) -> str | None:
     """The endpoint a LiteLLM judge's calls go to, which ragmeter then passes as
     ``api_base``: ``explicit``, else ``litellm.api_base`` (module-wide, any provider; read
     only when LiteLLM is already imported), else for a model LiteLLM sends to OpenAI the
-    first of ``LITELLM_OPENAI_BASE_ENVS`` that is set, else None (OpenAI's API for those,
-    the provider's own default for others): LiteLLM's precedence. Why: LiteLLM reads them
-    itself at each call, so run.json and the cache said nothing of a judge that
-    $OPENAI_BASE_URL sent elsewhere."""
+    first of ``LITELLM_OPENAI_BASE_ENVS`` that is set (else None: OpenAI's API), for another
+    provider the endpoint LiteLLM resolves for it (``_provider_base_url``; None: none known).
+    Why: LiteLLM reads these itself at each call, so run.json and the cache said nothing of
+    a judge that a variable sent elsewhere."""
     if explicit:
         return explicit
     module_wide = getattr(sys.modules.get("litellm"), "api_base", None)
     if isinstance(module_wide, str) and module_wide.strip():
         return module_wide.strip()
-    if litellm_provider(model) not in LITELLM_OPENAI_PROVIDERS:
-        return None
+    prefix, sep, _ = model.partition("/")
+    if not (sep and prefix in LITELLM_OPENAI_PROVIDERS):  # else no import, as in the above
+        provider, resolved = _litellm_route(model)  # once: LiteLLM prints on an unknown model
+        if provider is None:
+            return None  # LiteLLM missing (the backend refuses) or the model unknown to it
+        if provider not in LITELLM_OPENAI_PROVIDERS:
+            return _provider_base_url(provider, resolved)
     for name in LITELLM_OPENAI_BASE_ENVS:
         env = os.environ.get(name, "").strip()
         if env:
-            reject_credentials(env, name)
-            reject_query(env, name)
-            reject_unusable(env, name)
-            return env
+            return _checked(env, name)
     return None

@@ -7,8 +7,10 @@ The endpoint is resolved here and passed to LiteLLM as ``api_base`` on every cal
 server recorded in run.json and keying the cache is the one the calls go to: for a model
 LiteLLM sends to OpenAI, ``base_url``, else ``litellm.api_base``, else ``$OPENAI_BASE_URL`` /
 ``$OPENAI_API_BASE`` (LiteLLM's own order, ``endpoints.litellm_base_url``), else OpenAI's API.
-Other providers take ``base_url`` or ``litellm.api_base`` when set, else keep their own
-defaults (None: recorded as such, never as OpenAI's API).
+Other providers take ``base_url`` or ``litellm.api_base`` when set, else the endpoint
+LiteLLM itself resolves for them (``$OLLAMA_API_BASE``, ``$AZURE_API_BASE``, ... or the
+provider's default, ``endpoints.litellm_base_url``); None only when none is known (recorded
+as such, never as OpenAI's API).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class LiteLLMBackend:
 
     def facts(self) -> dict[str, Any]:
         """What a run's manifest records about this judge (no key, ever). ``base_url`` None:
-        the provider's own endpoint, which LiteLLM picks (never OpenAI's API)."""
+        no endpoint known for the provider, which LiteLLM picks (never OpenAI's API)."""
         return {
             "kind": "litellm",
             "model": self.model,
