@@ -131,7 +131,8 @@ class Settings(BaseModel):
         ``$OPENAI_BASE_URL`` here, once: recorded in run.json and keying the cache as the
         server the calls really go to. So does a LiteLLM judge of a model LiteLLM sends to
         OpenAI (``litellm:openai/MODEL``, ``litellm:gpt-4o-mini``), with LiteLLM's own
-        precedence (``litellm_base_url``); other providers read their own variables.
+        precedence (``litellm_base_url``); other providers get the endpoint LiteLLM
+        resolves for them (``$OLLAMA_API_BASE``, ``$AZURE_API_BASE``, ...).
 
         The URL so found is not counted as given (``model_fields_set``): a setting the user
         gave and the judge cannot use is refused (``availability.unused_settings``), one the
