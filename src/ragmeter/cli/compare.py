@@ -12,10 +12,12 @@ beside ``--markdown -`` or another ``-f``) or other bad input.
 
 from __future__ import annotations
 
+from itertools import takewhile
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
 from ragmeter.cli._common import (
     EXIT_BAD_INPUT,
@@ -26,6 +28,7 @@ from ragmeter.cli._common import (
     run_guarded,
     said,
 )
+from ragmeter.cli._fold import fold
 from ragmeter.cli._gates import report_gate
 from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.compare import compare
@@ -40,8 +43,16 @@ FORMATS = ("table", "markdown", "json")
 
 def print_table(renderable: Any) -> None:
     """A renderable of the comparison on stdout, a table as wide as it needs off a terminal
-    (_long_tables.print_table says why)."""
-    print_wide(console, renderable)
+    (_long_tables.print_table says why). On a terminal too narrow for a table, the table
+    folded into parts that each lead with its metric (and slice) columns (_fold says why),
+    the verdict (or the slice's flag) in the first part."""
+    if not (console.is_terminal and isinstance(renderable, Table)):
+        print_wide(console, renderable)
+        return
+    headers = [str(c.header) for c in renderable.columns]
+    keep = len(list(takewhile(lambda h: h in ("metric", "slice"), headers)))
+    for part in fold(console, renderable, console.width, keep, first=[len(headers) - 1]):
+        print_wide(console, part)
 
 
 def compare_cmd(

@@ -12,6 +12,7 @@ from ragmeter.cli._common import (
     EMBEDDER_HELP,
     EXIT_BAD_INPUT,
     JUDGE_HELP,
+    check_judge_form,
     console,
     err_console,
     fmt,
@@ -57,10 +58,7 @@ def evaluate(
             help="Bootstrap resamples of the 95% CIs (2 or more).",
         ),
     ] = 1000,
-    judge: Annotated[
-        str | None,
-        typer.Option(help=JUDGE_HELP),
-    ] = None,
+    judge: Annotated[str | None, typer.Option(help=JUDGE_HELP)] = None,
     base_url: Annotated[
         str | None,
         typer.Option(help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, TGI, LiteLLM)."),
@@ -201,6 +199,7 @@ def evaluate(
         structured_mode=structured_output,
         preflight=preflight,
     )
+    run_guarded(check_judge_form, settings.judge)  # a typo: refused with or without a judged -m
     checks = {"actors": actors, "ray_address": ray_address, "batch_size": batch_size}
     run_guarded(_check_executor_options, executor, by, **checks)  # before --by loads
     thresholds = prepare_evaluate(data, by, fail_under, metrics, data_format)
