@@ -234,3 +234,15 @@ def test_a_wide_terminal_prints_one_table(runs: tuple[Path, Path]) -> None:
     shown = _on_a_terminal(["compare", str(a), str(b)], 160)
     assert "(continued)" not in shown
     assert len(_rows_of(shown, "k_precision_union")) == 1
+
+
+def test_the_python_api_refuses_an_unknown_local_model_too() -> None:
+    """Was: ``evaluate(rows, "mrr", settings=Settings(judge="local:7b"))`` scored and returned
+    without a word, as the CLI did before its check."""
+    import ragmeter
+    from ragmeter.errors import ConfigError
+
+    rows = [{"question": "q", "answer": "a", "contexts": ["c"], "retrieved_ids": ["x"],
+             "relevant_ids": ["x"]}]  # fmt: skip
+    with pytest.raises(ConfigError, match=r"local:7b.*known: 1\.5b"):
+        ragmeter.evaluate(rows, "mrr", settings={"judge": "local:7b", "embedder": "none"})

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperCommand
 
-from ragmeter.errors import ConfigError, DataError, ModelNotAvailable, RagmeterError, RunAborted
+from ragmeter.errors import DataError, RagmeterError, RunAborted
+from ragmeter.executors.common import check_judge_form  # noqa: F401  (re-exported for evaluate)
 
 
 def reader_gone(stream: IO[str]) -> None:
@@ -88,30 +89,6 @@ JUDGE_HELP = (
     "litellm:MODEL | none"
 )
 EMBEDDER_HELP = "local (default) | st:PATH_OR_NAME | openai:MODEL | none"
-
-
-def check_judge_form(judge: str) -> None:
-    """Refuses a ``local:KEY`` judge whose KEY names no embedded model (ConfigError), by the
-    registry alone: no model loaded, no file read, no server asked.
-
-    Why: Settings' pattern takes any ``local:WORD``, and the model was looked up only when a
-    judged metric was asked, so ``evaluate data --judge local:7b -m mrr`` exited 0 without a
-    word: a typo in --judge passed unseen. The text is the one said when a judged metric is
-    asked (``availability.named_judge_problem``)."""
-    kind, _, key = judge.partition(":")
-    if kind != "local" or not key:
-        return
-    from ragmeter.backends import model_store  # the registry: a dict, nothing loaded
-
-    try:
-        model_store.get_model(key)
-    except ModelNotAvailable as exc:
-        known = " or ".join(f"local:{k}" for k in model_store.MODELS)
-        raise ConfigError(
-            f"the judge {judge!r} was asked for (--judge, or judge in the settings) but cannot "
-            f"be had: the embedded judge model cannot be had ({exc}): give --judge local or "
-            f"{known}; or give --judge none to run only the metrics that need no judge"
-        ) from None
 
 
 def fmt(x: float | None) -> str:

@@ -18,7 +18,7 @@ from ragmeter.availability import (
     unused_settings,
 )
 from ragmeter.config import Settings
-from ragmeter.errors import ConfigError, ExecutorUnavailable, MetricError
+from ragmeter.errors import ConfigError, ExecutorUnavailable, MetricError, ModelNotAvailable
 from ragmeter.executors.source import check_file, stream_format
 from ragmeter.manifest import check_out, file_facts, fingerprint, prepare_out
 from ragmeter.metrics.base import Metric
@@ -96,6 +96,31 @@ def check_settings(s: Settings) -> None:
         raise ConfigError("; ".join(problems))
 
 
+def check_judge_form(judge: str) -> None:
+    """Refuses a ``local:KEY`` judge whose KEY names no embedded model (ConfigError), by the
+    registry alone: no model loaded, no file read, no server asked.
+
+    Why: Settings' pattern takes any ``local:WORD``, and the model was looked up only when a
+    judged metric was asked, so ``evaluate data --judge local:7b -m mrr`` exited 0 without a
+    word: a typo in --judge passed unseen (in Python too: ``evaluate(rows, "mrr",
+    settings=Settings(judge="local:7b"))``). The text is the one said when a judged metric is
+    asked (``availability.named_judge_problem``)."""
+    kind, _, key = judge.partition(":")
+    if kind != "local" or not key:
+        return
+    from ragmeter.backends import model_store  # the registry: a dict, nothing loaded
+
+    try:
+        model_store.get_model(key)
+    except ModelNotAvailable as exc:
+        known = " or ".join(f"local:{k}" for k in model_store.MODELS)
+        raise ConfigError(
+            f"the judge {judge!r} was asked for (--judge, or judge in the settings) but cannot "
+            f"be had: the embedded judge model cannot be had ({exc}): give --judge local or "
+            f"{known}; or give --judge none to run only the metrics that need no judge"
+        ) from None
+
+
 def check_before_work(
     s: Settings, metrics: Sequence[str] | str | None, *, make_cache: bool = True
 ) -> None:
@@ -110,6 +135,7 @@ def check_before_work(
     listed metric lacking its judge is plan_metrics' to report (naming it), as are unknown
     metric names and modes."""
     check_settings(s)
+    check_judge_form(s.judge)  # a typo in the judge's name, whatever the metrics
     try:
         chosen = None if metrics is None else resolve(metrics)
         needs = {"judge"} if chosen is None else needs_of(chosen, s.metric_options())
