@@ -88,7 +88,7 @@ def _says_noun(a: str, noun: list[str]) -> bool:
         return True
     head = noun[-1].lower().rstrip("s")
     return any(w.lower().rstrip("s.,") == head for w in a.split()) or bool(
-        re.search(r"[A-Za-z]{2}", a.split()[-1]) and len(a.split()) > 1
+        re.search(r"[a-z]{2}", a.split()[-1]) and len(a.split()) > 1
     )
 
 
