@@ -129,6 +129,50 @@ CASES = [
     ),
     # the last question of a chat turn
     ("Amazing! When was it?", "In the sixties.", "It was in the sixties."),
+    # a stranded preposition: the answer goes after it, not before it
+    ("What port does the server listen on?", "8080", "The server listens on 8080."),
+    ("Who did the Beatles sign with?", "EMI", "The Beatles signed with EMI."),
+    ("Who do I report to?", "The team lead", "I report to the team lead."),
+    ("Who does the team report to?", "The CTO", "The team reports to the CTO."),
+    ("What does SSO stand for?", "Single sign-on", "SSO stands for Single sign-on."),
+    ("How much did the house sell for?", "$1.2 million", "The house sold for $1.2 million."),
+    ("What gas do plants give off?", "Oxygen", "Plants give off Oxygen."),
+    # a negative subject question
+    ("Which country did not sign the treaty?", "France", "France did not sign the treaty."),
+    ("How many employees did not attend?", "Five", "Five employees did not attend."),
+    # "What caused X?": the wh-word alone is the subject
+    ("What caused the fire?", "An electrical fault", "An electrical fault caused the fire."),
+    # an indefinite answer says what the subject is
+    ("Who was Cleopatra?", "An Egyptian queen", "Cleopatra was an Egyptian queen."),
+    (
+        "What is Kubernetes?",
+        "An orchestration platform",
+        "Kubernetes is an orchestration platform.",
+    ),
+    # a share of something: the rest of the wh-phrase is kept
+    (
+        "What percentage of the Earth is covered by water?",
+        "71%",
+        "71% of the Earth is covered by water.",
+    ),
+    # the counted noun kept whole when the answer names its unit
+    ("How many days of leave do I get?", "25 days", "I get 25 days of leave."),
+    ("How many hours a week do employees work?", "40 hours", "Employees work 40 hours a week."),
+    ("How many GB of storage do I get?", "100 GB", "I get 100 GB of storage."),
+    (
+        "How many weeks of parental leave are offered?",
+        "16 weeks",
+        "16 weeks of parental leave are offered.",
+    ),
+    (
+        "How many people live in Tokyo?",
+        "About 14 million",
+        "About 14 million people live in Tokyo.",
+    ),
+    # "How many N are in / there ...": the counted noun is the subject
+    ("How many countries are in the EU?", "27", "27 countries are in the EU."),
+    ("How many members are there in the EU?", "27", "There are 27 members in the EU."),
+    ("When will the feature be released?", "Q3 2024", "The feature will be released in Q3 2024."),
 ]
 
 
@@ -151,6 +195,27 @@ NO_RULE = [
     ("Tell me the capital of Italy.", "Rome"),  # a request, no question mark
     ("Who or what caused the fire?", "Lightning"),
     ("What?", "Rome"),
+    # the answer is not the whole wh-phrase: "Jupiter is the largest", "Igneous is granite"
+    ("Which of the planets is the largest?", "Jupiter"),
+    ("What kind of animal is a dingo?", "A wild dog"),
+    ("What type of rock is granite?", "Igneous"),
+    ("What colour is the sky?", "Blue"),
+    ("What version of Python is required?", "3.10 or later"),
+    ("What size screws should I use?", "10-15 mm"),
+    # "N far / fast / heavy / big" is not English, and "from Earth" is no part of the subject
+    ("How far is the Moon from Earth?", "About 384,400 km"),
+    ("How fast is a cheetah?", "Up to 120 km/h"),
+    ("How heavy is an elephant?", "Up to 6 tonnes"),
+    ("How big is the file limit?", "25 MB"),
+    # "five times" belongs at the end: "Brazil has won five times the World Cup" is wrong
+    ("How many times has Brazil won the World Cup?", "Five"),
+    ("How many times did Brazil win the World Cup?", "Five times"),
+    # no participle: where the subject ends is not sure ("It to Boston is 200 miles")
+    ("How many miles is it to Boston?", "About 200 miles"),
+    ("How many days a week is the office open?", "Five days"),
+    # "causes" / "makes": the verb, or a noun before the verb ("The Moon tides.")
+    ("What causes tides?", "The Moon"),
+    ("What makes bread rise?", "Yeast"),
 ]
 
 

@@ -24,9 +24,9 @@ model, no download):
   launched from <answer>."; "How high is Uhuru Peak?" + "5,895 m" -> "Uhuru Peak is 5,895 m
   high.".
 
-Anything else ("Why ...?", "How did ...?", two questions in one, a verb that cannot be told
-from a noun: "When did the water level rise?") returns None, and the caller keeps the template:
-a wrong sentence would be a wrong claim.
+Anything else ("Why ...?", "How did ...?", "What kind of animal is a dingo?", a verb that cannot
+be told from a noun: "When did the water level rise?") returns None, and the caller keeps the
+template: a wrong sentence would be a wrong claim.
 """
 
 from __future__ import annotations
@@ -39,12 +39,11 @@ from lemminflect import getAllLemmas, getInflection
 from ragmeter.metrics._wh_words import (
     AUX,
     BE,
-    DAY_DATE,
     DETERMINERS,
     DO,
     HOW_ADJ,
-    IN_TIME,
     LOWER_FIRST,
+    MEASURE_ADJ,
     MODAL,
     NUMBER_WORDS,
     PERFECT,
@@ -54,6 +53,11 @@ from ragmeter.metrics._wh_words import (
     TWO_OBJECTS,
     VERB_SUFFIX,
     WH_WORDS,
+    amount_phrase,
+    inner,
+    place_prep,
+    time_prep,
+    with_noun,
 )
 
 
@@ -87,7 +91,7 @@ def declarative(question: str, answer: str) -> str | None:
             out = (
                 None
                 if prep
-                else _adverbial(words[1:], a, _time_prep(a) if wh == "when" else _place_prep(a))
+                else _adverbial(words[1:], a, time_prep(a) if wh == "when" else place_prep(a))
             )
         elif wh == "how" and len(words) > 2:
             out = None if prep else _how(words[1:], a)
@@ -136,16 +140,6 @@ def _last_question(question: str) -> str | None:
 def _sentence(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     return text[0].upper() + text[1:] + "."
-
-
-def _inner(answer: str) -> str:
-    """The answer placed inside a sentence: a leading function word lower-cased ("At least
-    140" -> "at least 140"; "Seven" -> "seven"), a name left as it is."""
-    first, _, rest = answer.partition(" ")
-    low = first.lower()
-    if first[:1].isupper() and (first[1:] == "" or first[1:].islower()) and low in LOWER_FIRST:
-        return f"{low} {rest}".strip()
-    return answer
 
 
 @lru_cache(maxsize=4096)
@@ -197,20 +191,31 @@ def _which(words: list[str], a: str, prep: str | None) -> str | None:
     noun: list[str] = []
     if wh in ("which", "what") and rest and rest[0].lower() not in AUX:
         # the noun phrase of "which film", "which two experiments", "which telescope array"
-        k = _noun_end(rest)
+        verb = _is_finite_verb(rest[0])  # "What caused the fire?": the wh-word is the subject
+        k = 0 if verb and not _is_noun_too(rest[0]) else _noun_end(rest)
+        if verb and wh == "what" and k and rest[k].lower() not in AUX:
+            return None  # "What causes tides?", "What makes bread rise?": verb or noun?
+        if verb and k and rest[k - 1].lower() in DETERMINERS | PREPOSITIONS:
+            k = 0  # "What causes the fire?": "causes the" is no noun phrase
         noun, rest = rest[:k], rest[k:]
+        whole = with_noun(noun, a, prep)
+        if whole is None:
+            return None
+        a = whole
     if not rest:
         return None
     head = rest[0].lower()
+    if head in {*DO, *MODAL, *PERFECT} and len(rest) > 1 and rest[1].lower() == "not":
+        return f"{a} {' '.join(rest)}"  # "Which country did not sign X?": the subject
     inverted = head in MODAL | PERFECT and len(rest) > 1 and not _is_finite_verb(rest[1])
     if head in DO or inverted:
         place = prep or ("in" if noun and noun[-1].lower() in TIME_NOUNS else None)
         if place is None and not _two_objects(rest):
             return _inverted_object(rest, a)  # "What did Napoleon eat for breakfast?"
-        return _inverted(rest, _inner(a) if place is None else f"{place} {_inner(a)}")
+        return _inverted(rest, inner(a) if place is None else f"{place} {inner(a)}")
     if prep is not None:
         if head in BE:
-            return _inverted(rest, f"{prep} {_inner(a)}")
+            return _inverted(rest, f"{prep} {inner(a)}")
         return None  # "In which city lived ...?": not a form of English questions
     if head in BE and (
         rest[-1].lower() in PREPOSITIONS or (len(rest) > 2 and _is_participle(rest[-1]))
@@ -218,9 +223,21 @@ def _which(words: list[str], a: str, prep: str | None) -> str | None:
         return None  # "What is X called?", "Who is X married to?": the wh-word is no subject
     if head in ("are", "were") and not noun:
         return None  # "What are the two largest cities?" + "Rome" (one item of a list)
+    if wh in ("who", "what") and not noun and head in BE and _is_predicate(rest[1:], a):
+        return f"{' '.join(rest[1:])} {head} {inner(a)}"  # "Cleopatra was an Egyptian queen"
     if head in AUX or _is_finite_verb(head):
         return f"{a} {' '.join(rest)}"  # the wh-phrase is the subject: the answer replaces it
     return None
+
+
+def _is_predicate(subject: list[str], a: str) -> bool:
+    """ "Who was Cleopatra?" + "An Egyptian queen": an indefinite answer says what the subject
+    is ("An Egyptian queen was Cleopatra" is another claim), when the rest is a noun phrase
+    with no verb ("What is produced by X?" + "A hormone": the answer is the subject)."""
+    if a.split()[0].lower() not in ("a", "an") or not subject:
+        return False
+    named = subject[0][:1].isupper() or subject[0].lower() in DETERMINERS
+    return named and not any(_is_participle(w) or w.lower() in AUX for w in subject)
 
 
 def _noun_end(rest: list[str]) -> int:
@@ -307,7 +324,7 @@ def _adverbial(rest: list[str], a: str, place: str) -> str | None:
     """when / where: the answer is an adverbial at the end of the statement."""
     if not rest or rest[0].lower() not in AUX:
         return None
-    filler = f"{place} {_inner(a)}".strip()
+    filler = f"{place} {inner(a)}".strip()
     return _inverted(rest, filler)
 
 
@@ -321,15 +338,24 @@ def _how(rest: list[str], a: str) -> str | None:
             return None
         k = 0 if body[0].lower() in AUX else _noun_end(body)
         noun, clause = body[:k], body[k:]
-        amount = a if _says_noun(a, noun) else f"{a} {' '.join(noun)}"
+        if [w.lower() for w in noun] == ["times"]:
+            return None  # "How many times has Brazil won X?": "five times" goes at the end
+        amount = amount_phrase(a, noun, counted=kind == "many")
+        second = clause[1].lower() if len(clause) > 1 else ""
+        if second == "not" or (clause[0].lower() in BE and second in PREPOSITIONS):
+            return f"{amount} {' '.join(clause)}"  # "27 countries are in the EU"
+        if clause[0].lower() in BE and second == "there":
+            return f"there {clause[0].lower()} {amount} {' '.join(clause[2:])}"
         if clause[0].lower() in {*DO, *MODAL, *PERFECT} and len(clause) > 1:
             if clause[0].lower() in PERFECT and _is_participle(clause[1]):
                 return f"{amount} {' '.join(clause)}"  # "How many N have won ...?"
             return _inverted_object(clause, amount)
         if clause[0].lower() in BE and len(clause) > 1 and _is_participle(clause[1]):
             return f"{amount} {' '.join(clause)}"  # "How many people were killed ...?"
+        if clause[0].lower() in BE and _participle_index(clause) < len(clause):
+            return _inverted(clause, inner(amount))  # "How many stations is X connected to?"
         if clause[0].lower() in BE:
-            return _inverted(clause, _inner(amount))  # "How many stations is X connected to?"
+            return None  # "How many miles is it to Boston?": where the subject ends is not sure
         return f"{amount} {' '.join(clause)}"  # "How many reefs make up ...?"
     adjective = [kind]
     body = rest[1:]
@@ -341,7 +367,9 @@ def _how(rest: list[str], a: str) -> str | None:
         subject = body[1:]
         if not subject or _is_participle(subject[-1]):
             return None
-        size = f"{_inner(a)} {' '.join(adjective)}" if re.search(r"\d", a) else _inner(a)
+        if re.search(r"\d", a) and kind not in MEASURE_ADJ:
+            return None  # "A cheetah is 120 km/h fast" is not English
+        size = f"{inner(a)} {' '.join(adjective)}" if re.search(r"\d", a) else inner(a)
         return f"{' '.join(subject)} {body[0].lower()} {size}"
     return None  # "How long did the war last?": where "6 years" goes is not sure
 
@@ -353,9 +381,11 @@ def _inverted_object(clause: list[str], amount: str) -> str:
     k = _verb_index(body, finite=aux in PERFECT)
     verb = _inflect(body[k], DO[aux]) if aux in DO else f"{aux} {body[k]}"
     tail = body[k + 1 :]
-    if tail and amount.lower().endswith(" ".join(tail).lower()):
+    if tail and amount.lower().split()[-len(tail) :] == [w.lower() for w in tail]:
         tail = []
-    return " ".join([*body[:k], verb, _inner(amount), *tail])
+    if tail and tail[-1].lower() in PREPOSITIONS:  # "What port does X listen on?": after "on"
+        return " ".join([*body[:k], verb, *tail, inner(amount)])
+    return " ".join([*body[:k], verb, inner(amount), *tail])
 
 
 def _two_objects(clause: list[str]) -> bool:
@@ -363,28 +393,3 @@ def _two_objects(clause: list[str]) -> bool:
     return any(
         lemma in TWO_OBJECTS for w in clause[1:] for lemma in _lemmas(w.lower()).get("VERB", ())
     )
-
-
-def _says_noun(a: str, noun: list[str]) -> bool:
-    """Does the answer name the counted thing itself ("206 bones", "about 2,900 reefs")?"""
-    if not noun:
-        return True
-    head = noun[-1].lower().rstrip("s")
-    return any(w.lower().rstrip("s.,") == head for w in a.split()) or bool(
-        re.search(r"[a-z]{2}", a.split()[-1]) and len(a.split()) > 1
-    )
-
-
-def _time_prep(a: str) -> str:
-    first = a.split()[0].lower()
-    if first in PREPOSITIONS or (
-        first in ("early", "late") and len(a.split()) > 1 and a.split()[1] == "in"
-    ):
-        return ""
-    if DAY_DATE.search(a):
-        return "on"
-    return "in" if IN_TIME.match(a) else ""
-
-
-def _place_prep(a: str) -> str:
-    return "" if a.split()[0].lower() in PREPOSITIONS else "in"
