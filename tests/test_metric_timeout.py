@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -240,3 +241,35 @@ def test_an_error_inside_a_limited_metric_still_fails_its_sample_alone(
     hung, fine = result.scores["tmo_boom"]
     assert hung.status == "failed" and "ValueError: boom on q1" in (hung.reason or "")
     assert (fine.value, fine.status) == (0.5, "ok")
+
+
+def test_ctrl_c_stops_the_wait_for_a_limited_sync_metric_at_once() -> None:
+    """The wait for the worker thread looks for Ctrl-C every 0.1 s: a timeout of minutes
+    does not make Ctrl-C wait for it."""
+    script = f"""
+import threading, ragmeter
+from ragmeter import Metric, Score
+never = threading.Event()
+def compute(sample):
+    print("started", flush=True)
+    never.wait()
+ragmeter.register_metric(Metric(name="tmo_int", description="d", requires=(("answer",),),
+    compute=compute), timeout=600)
+try:
+    ragmeter.evaluate({ROWS!r}, "tmo_int", n_resamples=0)
+except KeyboardInterrupt as exc:
+    print("interrupted", exc)
+"""
+    env = {"PYTHONPATH": str(Path(registry.__file__).parents[2]), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-c", script], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert time.monotonic() - started < 30  # not the 600 s of its timeout
+    assert "interrupted" in out
