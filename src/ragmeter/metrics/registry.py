@@ -31,11 +31,13 @@ from ragmeter.metrics import (
 )
 from ragmeter.metrics.base import Metric, Score, checked
 from ragmeter.metrics.column import OK, STATUSES, ScoreColumn
+from ragmeter.metrics.time_limit import interrupted, limited, seconds
 from ragmeter.redact import describe, redact
 
 _FIXED: dict[str, Metric] = {}
 _BUILT_IN: set[str] = set()
 _GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
+_LIMITS: dict[str, float | None] = {}  # its timeout as registered, by name
 _GIVEN_TEMPLATES: dict[str, Callable[[int], Metric]] = {}  # a user's template factories
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
@@ -51,8 +53,13 @@ RECORD_KEYS = frozenset(
 )
 
 
-def register(metric: Metric) -> Metric:
+def register(metric: Metric, *, timeout: float | None = None) -> Metric:
     """Add a metric of one's own; ``-m NAME`` and ``evaluate(data, ["NAME"])`` then run it.
+
+    ``timeout``: seconds one call of it may take on one sample, after which that sample's
+    score is failed ("timed out after 30 s") and the run goes on (``time_limit.limited``
+    says how, and why a hung sync ``compute`` leaves a thread behind); None, the default,
+    waits as long as it takes.
 
     Returns the registered metric: the same definition, its results checked on every sample
     (a value that is not a Score, an unknown status, or an ok value that is not a finite
@@ -74,15 +81,18 @@ def register(metric: Metric) -> Metric:
             f"({', '.join(sorted(RECORD_KEYS))}), whose value the score would overwrite; "
             "choose another name"
         )
+    limit = seconds(name, timeout)
     if _GIVEN.get(name) is metric or (name not in _BUILT_IN and _FIXED.get(name) is metric):
         # the same definition again (a module imported twice, a notebook cell re-run that
-        # registers one made elsewhere): nothing to change, so no error
+        # registers one made elsewhere): no error; a changed timeout is taken, not ignored
+        if _LIMITS.get(name) != limit:
+            _FIXED[name], _LIMITS[name] = _checking(limited(_GIVEN[name], limit)), limit
         return _FIXED[name]
     if name in _FIXED:
         whose = "a built-in metric" if name in _BUILT_IN else "already registered"
         raise MetricError(f"metric {name!r} is {whose}: choose another name")
-    _FIXED[name] = _checking(metric)
-    _GIVEN[name] = metric
+    _FIXED[name] = _checking(limited(metric, limit))
+    _GIVEN[name], _LIMITS[name] = metric, limit
     return _FIXED[name]
 
 
@@ -98,7 +108,7 @@ def _checking(metric: Metric) -> Metric:
         sync = metric.compute
 
         def compute(sample: Any) -> Score:
-            if _interrupted():
+            if interrupted():
                 raise asyncio.CancelledError  # Ctrl-C: stop at this sample, not the last
             try:
                 result = sync(sample)
@@ -131,18 +141,6 @@ def _checking(metric: Metric) -> Metric:
 
         changes["compute_batch"] = compute_batch
     return dataclasses.replace(metric, **changes)
-
-
-def _interrupted() -> bool:
-    """Whether the run's task is being cancelled (Ctrl-C). Why asked before each sample:
-    arithmetic metrics run in the event loop's thread and await nothing, so a cancel was
-    felt only once every sample was computed; a slow metric of one's own (minutes, hours)
-    went on to the end after Ctrl-C, then the local executor threw its scores away."""
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:  # no event loop here (a Ray actor's thread): nothing cancels it
-        return False
-    return task is not None and task.cancelling() > 0
 
 
 def checked_result(metric: Metric, result: Any) -> Score:
@@ -209,14 +207,18 @@ def _without_value(metric: Metric, result: Score) -> Score:
 
 
 def register_template(
-    prefix: str, factory: Callable[[int], Metric], default_ks: tuple[int, ...]
+    prefix: str,
+    factory: Callable[[int], Metric],
+    default_ks: tuple[int, ...],
+    *,
+    timeout: float | None = None,
 ) -> None:
     """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named.
 
-    ``factory(k)`` returns the Metric named ``prefix@k``, its results checked as a registered
-    metric's (``register``). MetricError for a prefix ``-m`` cannot spell (lower-case letters
-    and '_') or one taken: a prefix ``ndcg`` silently replaced the built-in ndcg@k, and one
-    such as ``top-x`` was taken but never found."""
+    ``factory(k)`` returns the Metric named ``prefix@k``, its results checked (and ``timeout``
+    applied) as a registered metric's (``register``). MetricError for a prefix ``-m`` cannot
+    spell (lower-case letters and '_') or one taken: a prefix ``ndcg`` silently replaced the
+    built-in ndcg@k, and one such as ``top-x`` was taken but never found."""
     if _GIVEN_TEMPLATES.get(prefix) is factory:
         return  # the same template again (a module imported twice): nothing changes
     if not isinstance(prefix, str) or not re.fullmatch(r"[a-z_]+", prefix):  # _TEMPLATE_RE
@@ -227,6 +229,7 @@ def register_template(
     if not callable(factory):
         raise MetricError(f"template {prefix!r}: factory must be a function of k")
     ks = tuple(default_ks)
+    limit = seconds(prefix, timeout)
     if any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K for k in ks):
         raise MetricError(f"template {prefix!r}: default_ks must be positive integers, not {ks}")
 
@@ -235,7 +238,7 @@ def register_template(
         if not isinstance(metric, Metric) or metric.name != f"{prefix}@{k}":
             said = metric.name if isinstance(metric, Metric) else type(metric).__name__
             raise MetricError(f"template {prefix!r}: factory({k}) gave {said}, not {prefix}@{k}")
-        return _checking(metric)
+        return _checking(limited(metric, limit))
 
     try:  # made now, as every listing of the metrics makes factory(1): broken, it broke them
         checked_factory(1)
