@@ -33,7 +33,7 @@ CLAIMS = [
     "The context does not state his age. He was born in 1950.",
     "The context does not say explicitly; it was 1776.",
     "Rome is the capital. I don't know its population.",
-    # WikiEval poor answers 74 and 107 (declined before)
+    # WikiEval's poor answers of rows 24 and 35 (declined before)
     "Moud Goba has been involved with various organizations, but her current role at UK Black "
     "Pride is not mentioned.Moud Goba is a well-known activist in the LGBTQ+ community.",
     "I'm sorry, but I couldn't find any information about a mass shooting during the parade in "
