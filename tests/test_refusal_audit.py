@@ -33,6 +33,11 @@ CLAIMS = [
     "The context does not state his age. He was born in 1950.",
     "The context does not say explicitly; it was 1776.",
     "Rome is the capital. I don't know its population.",
+    # a sentence after the refusal that looks like advice or an apology but claims something
+    "I don't know. Contact lenses were invented in 1888.",
+    "I don't know. You should take two pills a day.",
+    "I don't know the date. Unfortunately, the city was destroyed.",
+    "I don't know. Check-in starts at 3 pm.",
     # WikiEval's poor answers of rows 24 and 35 (declined before)
     "Moud Goba has been involved with various organizations, but her current role at UK Black "
     "Pride is not mentioned.Moud Goba is a well-known activist in the LGBTQ+ community.",
@@ -83,6 +88,8 @@ STILL_REFUSALS = [
     "I couldn't find that in the documents; please check the annual report.",
     "The context mentions the company, but it does not say when it was founded.",
     "I don't know, but you could check the city's website.",
+    "I don't know. Try searching the archive.",
+    "I'm sorry for the confusion. The context does not say.",
     "I don't know, but the context does not say either.",
     "Thanks for asking! Unfortunately, the documents don't say.",
     "I'm sorry, but the context doesn't say. Let me know if you have other questions.",

@@ -122,23 +122,28 @@ _REFUSAL = re.compile(
 # say, the meeting was held in Geneva."); advice to the user after "but" is no claim.
 _CONTRAST = re.compile(r"\b(but|however|although|though|nevertheless|nonetheless)\b", re.I)
 _CONCESSION = re.compile(r"\b(while|whilst|although|though|even\s+if)\b[^.;!?]*$", re.I)
+_LOOK = r"(check|consult|look|refer|contact|ask|search|visit|try|find|review|read|see)"
+# advice to look elsewhere, never a claim: "You may want to check the website." (but "You
+# should take two pills a day." and "Contact lenses were invented in 1888." claim something)
 _ADVICE = re.compile(
-    r"\W*(you\s+(could|can|may|might|should|would|will)|(i|we)(\s+(can|could|would|will)|'d|'ll)"
-    r"\s+(be\s+)?(happy|glad|help|suggest|recommend)|(i|we)\s+(suggest|recommend)|please|"
-    r"feel\s+free|try|consider|check|consult|refer|contact|perhaps\s+you|maybe\s+you|"
+    r"\W*(you\s+(could|can|may|might|should|would)\s+(also\s+)?(want\s+to\s+|need\s+to\s+|"
+    r"try\s+)?" + _LOOK + r"|(i|we)(\s+(can|could|would|will)|'d|'ll)\s+(be\s+)?(happy|glad|"
+    r"help|suggest|recommend)|(i|we)\s+(suggest|recommend)|please|feel\s+free|perhaps\s+you|"
+    r"maybe\s+you|(try|consider|check|consult|refer\s+to|contact|visit)\s+(the|a|an|your|their|"
+    r"its|other|another|official|with|out)|try\s+\w+ing|"
     r"it\s+(might|may|would)\s+be\s+(worth|best|helpful|useful|a\s+good\s+idea))\b",
+    re.I,
+)
+# an apology or thanks as a whole sentence ("Unfortunately, the city was destroyed." claims)
+_COURTESY = re.compile(
+    r"^\W*(((i'm|i\s+am|we're|we\s+are)\s+(so\s+|very\s+|really\s+)?sorry|sorry|apologies|"
+    r"i\s+apologi[sz]e|unfortunately|thank\s+you|thanks)(\s+(for|about)\s+[^.!?,]{0,40})?)"
+    r"\W*$",
     re.I,
 )
 # a refusal phrase in quotation marks inside a longer answer is quoted, not said: 'She said: "I
 # don't know."' and 'The song "I Don't Know" was released in 1980.' answer (2026-11-27, audit)
 _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
-
-
-_COURTESY = re.compile(
-    r"^\W*((i'm|i\s+am|we're|we\s+are)\s+(so\s+|very\s+|really\s+)?sorry|sorry|apologies|"
-    r"i\s+apologi[sz]e|unfortunately|thank\s+you|thanks)\b[^.!?]*[.!]*$",
-    re.I,
-)
 
 
 def _claims_besides(text: str, m: re.Match[str]) -> bool:
