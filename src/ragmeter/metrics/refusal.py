@@ -24,9 +24,11 @@ import re
 from collections.abc import Iterable
 
 from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.layout import plain_text
 from ragmeter.metrics.reasoning import final_answer
+from ragmeter.metrics.speaker import says_context_lacks, talks_to_user
 from ragmeter.sample import Sample
-from ragmeter.text import detokenize, tokens
+from ragmeter.text import detokenize, split_sentences, tokens
 
 MAX_WORDS = 40
 
@@ -47,9 +49,19 @@ _REFUSAL = re.compile(
     # answer; "The context does not say.", "It doesn't mention it.", "The date is not given."
     # decline
     r"(" + _THE_DOCS + r"(\s+(provided|given|above|here))?\s+|^\W*)" + _DOES_NOT + r"\s+"
-    r"(say|mention|contain|specify|state|include|provide|cover)|"
+    r"(say|mention|contain|specify|state|include|provide|cover|have)|"
+    # 2026-11-27 (audit): "The documents make no mention of X.", "None of the passages
+    # mention X.", "Neither document says ..."
+     + _THE_DOCS + r"\s+(make|makes|made)\s+no\s+mention|"
+    r"(none\s+of|neither(\s+of)?)\s+" + _THE_DOCS + r"\s+(mentions?|says?|specif(y|ies)|states?|"
+    r"contains?|includes?|provides?|covers?)\b|"
     r"\b(it|this|that|they)\s+" + _DOES_NOT + r"\s+(say|mention|specify|state)|"
-    r"(not\s+(enough|sufficient)|insufficient)\s+(information|context|data|details)|"
+    # only as a verdict on answering: "The surveyors had insufficient information to map the
+    # region." claims something (2026-11-27, audit)
+    r"(not\s+(enough|sufficient)|insufficient)\s+(information|context|data|details)"
+    r"(?=\s*[.!]?\s*$|\s+(to\s+(answer|determine|say|tell|know|provide|conclude|identify|"
+    r"confirm|be\s+sure|give)|about|on|regarding|concerning|in|from|based\s+on|given|provided|"
+    r"available|here|for\s+(this|that|me|an?\s+answer|a\s+definitive)))|"
     # "no information" of the documents, or said as such: "The patient had no information
     # about her diagnosis." and "The report contains no data on Asia." answer (2026-11-27)
     r"(^\W*|there(\s+(is|are|was|were)|'s)\s+|(i|we)\s+(have|had|found|see)\s+|"
@@ -58,7 +70,12 @@ _REFUSAL = re.compile(
     r"no\s+(information|context|data|details)|"
     r"(is|are)\s+not\s+(mentioned|stated|specified)|"
     r"(is|are)\s+not\s+(given|provided|available)" + _FROM_DOCS + r"|"
-    r"(unable|not\s+able)\s+to\s+(answer|find|determine)|"
+    # "unable to determine" of the speaker, alone, or of the documents: "The court was unable
+    # to determine the cause of death." claims something (2026-11-27, audit)
+    r"((^|sorry|unfortunately)\W*|\b(i|we)(\s+(am|are|was|were)|'m|'re)\s+)(unable|not\s+able)"
+    r"\s+to\s+(answer|find|determine)|"
+    r"(unable|not\s+able)\s+to\s+(answer|find|determine)(?=[^.;!?]*\b(from|in|based\s+on|with|"
+    r"given|using)\s+" + _THE_DOCS + r")|"
     r"(no|not\s+an?)\s+(answer|mention)\s+(in|to)|"
     # "unknown" only as the answer's verdict (at its end, or about the documents): "The
     # Unknown Soldier is buried at Arlington." claims something (2026-11-27)
@@ -68,10 +85,19 @@ _REFUSAL = re.compile(
     r"i(\s+am|'m)\s+not\s+certain|"
     r"(not\s+possible\s+to\s+(say|tell|determine|answer|know)|can(not|'t|\s+not)\s+be\s+"
     r"(determined|answered|known|inferred))" + _FROM_DOCS + r"|"
-    r"(i|we)\s+(do\s+not|don't)\s+have\s+(enough|sufficient|any|the)\s+(relevant\s+)?"
-    r"(information|context|data|details)|"
+    r"(i|we)\s+(do\s+not|don't)\s+have\s+(access\s+to\s+)?(enough|sufficient|any|the|that|this|"
+    r"such|specific)?\s*(relevant\s+)?(information|context|data|details)|"
+    # 2026-11-27 (audit): "Based on the documents, it is not possible to determine when ...",
+    # "Cannot answer.", "No answer found.", "There is no mention of X in the documents."
+    r"(based\s+on|according\s+to|from|given|in)\s+" + _THE_DOCS + r"\W+(it\s+is|it's)\s+"
+    r"(not\s+possible|impossible)\s+to\s+(say|tell|determine|answer|know)|"
+    r"^\W*(i\s+)?(cannot|can't|can\s+not)\s+answer\b|^\W*no\s+answer\s+(was\s+)?(found|available)|"
+    r"there(\s+(is|was)|'s)\s+no\s+mention\s+of\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
+    r"(i|we)\s+(do\s+not|don't|did\s+not|didn't|cannot|can't)\s+see\s+(any|that|this|it|anything)"
+    r"\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
     r"no\s+(relevant|specific)\s+information|" + _DOCS_WORD + r"\s+(is|are)\s+silent\s+(on|about)|"
-    r"(is|are)\s+not\s+(covered|addressed|discussed)\s+(in|by)\s+(the\s+)?(provided\s+|given\s+)?"
+    r"((is|are)\s+not|isn't|aren't)\s+(covered|addressed|discussed|included)\s+(in|by)\s+"
+    r"(the\s+)?(provided\s+|given\s+)?"
     + _DOCS_WORD
     + r"|^\W*(n/?a|not\s+(mentioned|stated|specified|given|provided|available|known))\W*$|"
     # 2026-11-26, night: "The answer is not in the context.", "... cannot be found in the
@@ -90,14 +116,90 @@ _REFUSAL = re.compile(
 )
 
 
+# 2026-11-27 (audit): a refusal followed by "but" and a claim answers after all ("I don't know
+# why, but Rome is the capital.", "The context does not mention the date, but the treaty was
+# signed by France and Spain."), as does one inside a concession ("While the documents don't
+# say, the meeting was held in Geneva."); advice to the user after "but" is no claim.
+_CONTRAST = re.compile(r"\b(but|however|although|though|nevertheless|nonetheless)\b", re.I)
+_CONCESSION = re.compile(r"\b(while|whilst|although|though|even\s+if)\b[^.;!?]*$", re.I)
+_LOOK = r"(check|consult|look|refer|contact|ask|search|visit|try|find|review|read|see)"
+# advice to look elsewhere, never a claim: "You may want to check the website." (but "You
+# should take two pills a day." and "Contact lenses were invented in 1888." claim something)
+_ADVICE = re.compile(
+    r"\W*(you\s+(could|can|may|might|should|would)\s+(also\s+)?(want\s+to\s+|need\s+to\s+|"
+    r"try\s+)?" + _LOOK + r"|(i|we)(\s+(can|could|would|will)|'d|'ll)\s+(be\s+)?(happy|glad|"
+    r"help|suggest|recommend)|(i|we)\s+(suggest|recommend)|please|feel\s+free|perhaps\s+you|"
+    r"maybe\s+you|(try|consider|check|consult|refer\s+to|contact|visit)\s+(the|a|an|your|their|"
+    r"its|other|another|official|with|out)|try\s+\w+ing|"
+    r"it\s+(might|may|would)\s+be\s+(worth|best|helpful|useful|a\s+good\s+idea))\b",
+    re.I,
+)
+# an apology or thanks as a whole sentence ("Unfortunately, the city was destroyed." claims)
+_COURTESY = re.compile(
+    r"^\W*(((i'm|i\s+am|we're|we\s+are)\s+(so\s+|very\s+|really\s+)?sorry|sorry|apologies|"
+    r"i\s+apologi[sz]e|unfortunately|thank\s+you|thanks)(\s+(for|about)\s+[^.!?,]{0,40})?)"
+    r"\W*$",
+    re.I,
+)
+# a refusal phrase in quotation marks inside a longer answer is quoted, not said: 'She said: "I
+# don't know."' and 'The song "I Don't Know" was released in 1980.' answer (2026-11-27, audit)
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
+
+
+def _claims_besides(text: str, m: re.Match[str]) -> bool:
+    """Whether the sentence holding the refusal phrase ``m`` also claims something."""
+    tail = text[m.end() :]
+    if _CONCESSION.search(text[: m.start()]) and re.search(r"\w", tail.partition(",")[2]):
+        return not _REFUSAL.search(tail.partition(",")[2])
+    # "X has been involved with many groups, but her role is not mentioned." (WikiEval)
+    head = list(_CONTRAST.finditer(text[: m.start()]))
+    before = text[: head[-1].start()] if head else ""
+    if re.search(r"\w", before) and not (
+        _COURTESY.match(before) or re.search(r"\b" + _DOCS_WORD + r"\b", before, re.I)
+    ):
+        return True
+    contrast = _CONTRAST.search(tail)
+    if contrast is None:
+        return False
+    after = tail[contrast.end() :]
+    return bool(re.search(r"\w", after)) and not (_REFUSAL.search(after) or _ADVICE.match(after))
+
+
+def _no_claim(piece: str) -> bool:
+    """A sentence around a refusal that claims nothing: an apology, a question back, advice,
+    talk to the user, or another remark on what the documents lack."""
+    return bool(
+        _COURTESY.match(piece)
+        or piece.rstrip().endswith("?")
+        or _ADVICE.match(piece)
+        or talks_to_user(piece)
+        or says_context_lacks(piece)
+        or not re.search(r"\w", piece)
+    )
+
+
 def declines(answer: str | None) -> str | None:
     """The refusal phrase when the answer declines to answer, else None. A reasoning model's
-    working is not read ("<think>The context does not say ... </think>Rome." answers)."""
-    text = final_answer(answer or "").text.strip()
+    working is not read ("<think>The context does not say ... </think>Rome." answers); markdown
+    around it is ("**N/A**", "*Not mentioned in the context.*", "Answer: Unknown"). Every
+    sentence must decline or claim nothing: "The context does not state his age. He was born in
+    1950." claims something (2026-11-27, audit; so did 2 WikiEval answers detected before)."""
+    text = plain_text(final_answer(answer or "").text, answer=True).text.strip()
     if not text or len(tokens(text)) > MAX_WORDS:
         return None
-    m = _REFUSAL.search(detokenize(text.replace("\u2019", "'")))
-    return m.group(0) if m else None
+    text = detokenize(text.replace("\u2019", "'"))
+    if re.search(r"\w", _QUOTED.sub("", text)):
+        text = _QUOTED.sub('"\u2026"', text)
+    # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
+    text = re.sub(r"[^\w.!?]+$", "", re.sub(r"^[\W_]+", "", text))
+    phrase = None
+    for piece in (p for s in split_sentences(text) for p in re.split(r";\s*", s) if p):
+        m = _REFUSAL.search(piece)
+        if m is not None and not _claims_besides(piece, m):
+            phrase = phrase or m.group(0)
+        elif m is not None or not _no_claim(piece):
+            return None
+    return phrase
 
 
 def cell(declined: bool, answerable: bool) -> str:
@@ -148,7 +250,9 @@ RATE_METRIC = Metric(
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
     # 7: "unknown", "does not cover", "is not available" decline only about the documents
     # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
-    version="7",
+    # 8: a claim besides the refusal ("..., but Rome is.", another sentence) answers; markdown
+    # and emoji around a refusal, "None of the documents mention", "I don't have that information"
+    version="8",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -164,7 +268,9 @@ ACCURACY_METRIC = Metric(
     # 6: "The answer is not in the context.", "It is unclear from the context.", "isn't"
     # 7: "unknown", "does not cover", "is not available" decline only about the documents
     # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
-    version="7",
+    # 8: a claim besides the refusal ("..., but Rome is.", another sentence) answers; markdown
+    # and emoji around a refusal, "None of the documents mention", "I don't have that information"
+    version="8",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)
