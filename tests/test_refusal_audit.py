@@ -70,6 +70,7 @@ REFUSALS = [
     "Cannot answer.",
     "Can't answer based on the context.",
     "No answer found.",
+    "No answer.",  # the whole answer: was judged as the claim "No answer is the capital of Italy."
     "I don't see any information about that in the context.",
     # markdown and emoji around a refusal
     "*Not mentioned in the context.*",

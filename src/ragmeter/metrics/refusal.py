@@ -92,6 +92,7 @@ _REFUSAL = re.compile(
     r"(based\s+on|according\s+to|from|given|in)\s+" + _THE_DOCS + r"\W+(it\s+is|it's)\s+"
     r"(not\s+possible|impossible)\s+to\s+(say|tell|determine|answer|know)|"
     r"^\W*(i\s+)?(cannot|can't|can\s+not)\s+answer\b|^\W*no\s+answer\s+(was\s+)?(found|available)|"
+    r"^\W*no\s+answer\W*$|"  # the whole answer "No answer.": it was judged 'No answer is the X.'
     r"there(\s+(is|was)|'s)\s+no\s+mention\s+of\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
     r"(i|we)\s+(do\s+not|don't|did\s+not|didn't|cannot|can't)\s+see\s+(any|that|this|it|anything)"
     r"\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
