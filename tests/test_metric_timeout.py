@@ -243,6 +243,11 @@ def test_an_error_inside_a_limited_metric_still_fails_its_sample_alone(
     assert (fine.value, fine.status) == (0.5, "ok")
 
 
+def _sigint_as_at_a_terminal() -> None:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_wait_for_a_limited_sync_metric_at_once() -> None:
     """The wait for the worker thread looks for Ctrl-C every 0.1 s: a timeout of minutes
     does not make Ctrl-C wait for it."""
@@ -261,8 +266,15 @@ except KeyboardInterrupt as exc:
     print("interrupted", exc)
 """
     env = {"PYTHONPATH": str(Path(registry.__file__).parents[2]), "PATH": "/usr/bin:/bin"}
+    # children inherit a blocked or ignored SIGINT (in CI the whole suite's process had it
+    # blocked by the time this ran, and the child never saw the signal): unblocked, and
+    # Python's own handler back, as tests/test_cli_config.py does
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-c", script], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-u", "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_sigint_as_at_a_terminal,
     )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
