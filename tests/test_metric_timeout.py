@@ -266,9 +266,9 @@ except KeyboardInterrupt as exc:
     print("interrupted", exc)
 """
     env = {"PYTHONPATH": str(Path(registry.__file__).parents[2]), "PATH": "/usr/bin:/bin"}
-    # children inherit a blocked or ignored SIGINT (in CI the whole suite's process had it
-    # blocked by the time this ran, and the child never saw the signal): unblocked, and
-    # Python's own handler back, as tests/test_cli_config.py does
+    # children inherit a blocked or ignored SIGINT (a CI job started in the background: the
+    # child never saw the signal and the test hung): unblocked, and Python's own handler
+    # back, as tests/test_cli_config.py does
     proc = subprocess.Popen(
         [sys.executable, "-u", "-c", script],
         stdout=subprocess.PIPE,
