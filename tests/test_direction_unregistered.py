@@ -67,13 +67,27 @@ def test_fail_under_refuses_a_recorded_lower_is_better_metric(tmp_path: Path) ->
     with pytest.raises(DataError, match="lower-is-better"):
         fail_under(run, {NAME: 0.5})
     result = run.result  # as evaluate() returns it: with its run.json
-    result.manifest = run.manifest
     with pytest.raises(DataError, match="lower-is-better"):
         fail_under(result, {NAME: 0.5})
     with pytest.raises(DataError, match="lower-is-better"):
         assert_scores(result, {NAME: 0.5})
     with pytest.raises(DataError, match="lower-is-better"):
         check_threshold_values({NAME: 0.5}, manifest=run.manifest)
+
+
+def test_a_read_runs_result_holds_its_run_json(tmp_path: Path) -> None:
+    """``load_run(d).result`` is what one hands to fail_under, assert_scores or mlflow's
+    log_result; its manifest was empty, so a recorded lower-is-better metric was gated as
+    higher-is-better (with a warning that it was assumed) and mlflow logged no version."""
+    from ragmeter.integrations.mlflow import params_of
+
+    run = ragmeter.load_run(_run(tmp_path / "a"))
+    assert run.result.manifest == run.manifest and run.manifest["metrics"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "higher-is-better assumed"
+        with pytest.raises(DataError, match="lower-is-better"):
+            fail_under(run.result, {NAME: 0.5})
+    assert params_of(run.result)["ragmeter.version"] == ragmeter.__version__
 
 
 def test_assert_scores_refuses_a_recorded_lower_is_better_metric(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ def _reference(directory: Path) -> Run:
         notes=[*([edited] if edited else []), *(summary.get("notes") or [])],
         usage=dict(summary.get("usage") or {}),
         config=config,
+        manifest=manifest,  # since 2026-11-27 the result read holds its run.json too
     )
     return Run(result, manifest, str(directory))
 

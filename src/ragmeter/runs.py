@@ -282,8 +282,7 @@ def _unfinished(directory: Path, state: tuple[str, str | None] | None) -> str | 
 def _result(
     summary: dict[str, Any], scores_path: Path, source: str, problems: list[Problem]
 ) -> EvaluationResult:
-    """The EvaluationResult of a run's summary.json and scores.jsonl; DataError naming every
-    problem (with those already in ``problems``)."""
+    """The EvaluationResult of a run's summary.json and scores.jsonl; DataError naming all."""
     rows = _read_records(scores_path, problems)
     seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
     for row in rows:  # (counting records named the wrong line after a blank one)
@@ -359,7 +358,8 @@ def load_run(path: str | Path) -> Run:
     manifest = _read_json(directory / "run.json", problems)
     with gc_paused():  # a million acyclic dicts, lists and strings: see _perf
         result = _result(summary, scores_path, source, problems)
-    run = Run(result, manifest, source)
+    # its result holds the run.json too: the gates' directions, mlflow's version read it there
+    result.manifest, run = manifest, Run(result, manifest, source)
     unfinished = run.unfinished()  # scores.jsonl of an earlier run there, or of a partial one
     if unfinished:
         result.notes.insert(0, unfinished)
