@@ -93,9 +93,9 @@ def test_a_templates_timeout_is_recorded_for_each_k(registered: list[str], tmp_p
     assert "timeout_s" not in entries["refusal_rate"]
 
 
-def _reads_words(seen: list[Any]) -> Any:
+def _reads_words(seen: list[Any], option: str = "prv_short_words") -> Any:
     def acompute(sample: Any, resources: Any) -> Score:
-        words = resources.options["prv_short_words"]
+        words = resources.options[option]
         seen.append(words)
         return Score.ok(1.0 if len(sample.answer.split()) <= words else 0.0)
 
@@ -170,3 +170,19 @@ def test_a_refused_registration_keeps_the_registered_metrics_options(
     with pytest.raises(MetricError, match="already registered"):
         ragmeter.register_metric(other, options={"prv_owner_other": 1})
     assert Settings(options={"prv_owner_words": 4}).options == {"prv_owner_words": 4}
+
+
+def test_options_and_a_timeout_together_and_registering_again_replaces_them(
+    registered: list[str],
+) -> None:
+    seen: list[Any] = []
+    metric = _metric("prv_both", compute=None, acompute=_reads_words(seen, "prv_both_words"))
+    _register(registered, metric, timeout=5, options={"prv_both_words": 4})
+    result = ragmeter.evaluate(ROWS, "prv_both", n_resamples=0)
+    assert [s.value for s in result.scores["prv_both"]] == [1.0, 0.0]
+    ragmeter.register_metric(metric, timeout=5, options={"prv_both_words": 10})
+    result = ragmeter.evaluate(ROWS, "prv_both", n_resamples=0)
+    assert [s.value for s in result.scores["prv_both"]] == [1.0, 1.0]
+    ragmeter.register_metric(metric, timeout=5)  # declared no more: refused as unknown
+    with pytest.raises(ConfigError, match="unknown option"):
+        Settings(options={"prv_both_words": 4})
