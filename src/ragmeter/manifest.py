@@ -24,6 +24,7 @@ from ragmeter.config import Settings
 from ragmeter.errors import DataError, RunAborted
 from ragmeter.io import write_json
 from ragmeter.metrics.base import Metric
+from ragmeter.metrics.registry import timeout_of
 from ragmeter.out_dir import MANIFEST as MANIFEST  # re-exported: where they were defined
 from ragmeter.out_dir import OUTPUTS as OUTPUTS
 from ragmeter.out_dir import SCHEMA as SCHEMA
@@ -59,28 +60,32 @@ def ragmeter_version() -> str:
 
 
 def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each metric: name, definition version, mode, and its prompt files (version, sha256)."""
+    """Each metric: name, definition version, mode, and its prompt files (version, sha256);
+    a user's metric registered with a ``timeout`` also ``timeout_s`` (absent otherwise, so
+    other runs' entries are unchanged): a limit turns slow samples into failed ones, so two
+    runs that differ in it must not look alike."""
     modes = dict(options.get("modes") or {})
     out = []
     for m in metrics:
         mode = m.mode_in(modes, options.get("mode"))
-        out.append(
-            {
-                "name": m.name,
-                "version": m.version,
-                "mode": mode,
-                "direction": m.direction,  # compare's, for a metric not registered there
-                "needs": sorted(m.needs_in(mode)),
-                "uses": sorted(m.uses_in(mode)),
-                "prompts": {
-                    f"{family}.json": {
-                        "version": load_prompts(family)["version"],
-                        "sha256": prompt_file_sha256(family),
-                    }
-                    for family in m.prompts
-                },
-            }
-        )
+        entry: dict[str, Any] = {
+            "name": m.name,
+            "version": m.version,
+            "mode": mode,
+            "direction": m.direction,  # compare's, for a metric not registered there
+            "needs": sorted(m.needs_in(mode)),
+            "uses": sorted(m.uses_in(mode)),
+            "prompts": {
+                f"{family}.json": {
+                    "version": load_prompts(family)["version"],
+                    "sha256": prompt_file_sha256(family),
+                }
+                for family in m.prompts
+            },
+        }
+        if (limit := timeout_of(m.name)) is not None:
+            entry["timeout_s"] = limit
+        out.append(entry)
     return out
 
 

@@ -1,12 +1,16 @@
 """The metric knobs ``Settings.options`` may set, checked by name, type and range.
 
 A module of its own to keep config.py (Settings, files, CLI options) under 400 lines; config
-re-exports what it defines.
+re-exports what it defines. A user's metric declares the options it reads when registered
+(``register_metric(metric, options={...})``, ``declare_options``): checked here as these are.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
+import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -47,6 +51,72 @@ class MetricOptions(BaseModel):
     reward_model: str | None = None
 
 
+# A user's metric's options, by option name: (the metric's name, its default). Why a table
+# and not a model: they are declared at run time, by ``register_metric``.
+_DECLARED: dict[str, tuple[str, bool | int | float | str]] = {}
+_OPTION_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def declare_options(metric: str, options: Mapping[str, Any], *, check_only: bool = False) -> None:
+    """Make ``options`` (option name -> default) known for the user's metric ``metric``; its
+    earlier declaration is replaced. The default's type (bool, int, float, str) is the type a
+    value must have. A name must start with ``<metric>_`` (so no built-in's or other metric's
+    knob is taken) and hold no secret. ValueError saying what is wrong, nothing declared;
+    ``check_only``: only that check."""
+    problems = []
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options takes a dict of option name -> default, not {options!r}")
+    for name, default in options.items():
+        if not isinstance(name, str) or not _OPTION_RE.fullmatch(name):
+            problems.append(f"option {name!r}: lower-case letters, digits and _")
+        elif not name.startswith(f"{metric}_") or name == f"{metric}_":
+            problems.append(f"option {name!r}: name it {metric}_<what> (after its metric)")
+        elif name in MetricOptions.model_fields or name == "modes":
+            problems.append(f"option {name!r} is a built-in option")
+        elif secret_name(name):
+            problems.append(f"option {name!r}: {NO_SECRETS}")
+        elif _DECLARED.get(name, (metric,))[0] != metric:
+            problems.append(f"option {name!r} is declared by {_DECLARED[name][0]!r}")
+        if not isinstance(default, (bool, int, float, str)) or (
+            isinstance(default, float) and not math.isfinite(default)
+        ):
+            problems.append(
+                f"option {name!r}: the default is a bool, int, finite float or str "
+                f"(its type is the option's), not {type(default).__name__}"
+            )
+    if problems:
+        raise ValueError("; ".join(problems))
+    if check_only:
+        return
+    forget_options(metric)
+    _DECLARED.update({name: (metric, default) for name, default in options.items()})
+
+
+def forget_options(metric: str) -> None:
+    """Drop the options the user's metric ``metric`` declared."""
+    for name in [n for n, (owner, _) in _DECLARED.items() if owner == metric]:
+        del _DECLARED[name]
+
+
+def declared_defaults(metric: str) -> dict[str, Any]:
+    """The options ``metric`` declared, at their defaults."""
+    return {name: default for name, (owner, default) in _DECLARED.items() if owner == metric}
+
+
+def _declared_problem(name: str, value: Any) -> tuple[Any, str | None]:
+    """``value`` of the declared option ``name`` normalised (an int for a float option is
+    that float), or a message: strict, as the built-ins' counts are (no "3", no true for 1)."""
+    default = _DECLARED[name][1]
+    want = type(default)
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if type(value) is not want or (want is float and not math.isfinite(value)):
+        shown = redact(repr(value))
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return None, f"{_DECLARED[name][0]}'s option takes a {want.__name__}, not {shown}"
+    return value, None
+
+
 def check_options(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` checked against MetricOptions (values normalised); ConfigError naming
     every problem (``option_problems``)."""
@@ -61,11 +131,20 @@ def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Probl
     gets the closest known one; a name that would hold a secret points to the environment
     variable, and its value is never echoed."""
     problems, known = [], list(MetricOptions.model_fields)
+    declared: dict[str, Any] = {}
     for name in (n for n in options if n not in known):
+        if name in _DECLARED:
+            value, why = _declared_problem(name, options[name])
+            if why is not None:
+                problems.append(Problem(None, f"options.{name}", why))
+            elif value != _DECLARED[name][1]:  # at its default: left out, as below
+                declared[name] = value
+            continue
         if name == "modes":
             why = "a setting of its own ([ragmeter.modes], --mode METRIC=MODE)"
         else:
-            why = NO_SECRETS if secret_name(name) else "unknown option" + closest(name, known)
+            hint = closest(name, [*known, *_DECLARED])
+            why = NO_SECRETS if secret_name(name) else "unknown option" + hint
         problems.append(Problem(None, f"options.{name}", why))
     try:
         checked = MetricOptions.model_validate({k: v for k, v in options.items() if k in known})
@@ -78,7 +157,7 @@ def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Probl
         return {}, problems
     # An option at its default is left out: ``evidence_k = 3`` written in a file is the run
     # made without it (the resume fingerprint compares options), not "other settings".
-    return checked.model_dump(mode="json", exclude_defaults=True), problems
+    return {**checked.model_dump(mode="json", exclude_defaults=True), **declared}, problems
 
 
 def closest(name: str, known: list[str]) -> str:

@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import decimal
 import inspect
-import math
-import numbers
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from ragmeter.errors import MetricError
 from ragmeter.metrics import (
@@ -29,21 +24,22 @@ from ragmeter.metrics import (
     retrieval,
     reward,
 )
-from ragmeter.metrics.base import Metric, Score, checked
-from ragmeter.metrics.column import OK, STATUSES, ScoreColumn
+from ragmeter.metrics._checked_result import checked_result as checked_result
+from ragmeter.metrics._declared_options import current, declare, declared, with_options
+from ragmeter.metrics.base import Metric, Score
+from ragmeter.metrics.column import OK, ScoreColumn
 from ragmeter.metrics.time_limit import interrupted, limited, seconds
-from ragmeter.redact import describe, redact
+from ragmeter.redact import describe
 
 _FIXED: dict[str, Metric] = {}
 _BUILT_IN: set[str] = set()
 _GIVEN: dict[str, Metric] = {}  # a user's metric as given to register, by name
 _LIMITS: dict[str, float | None] = {}  # its timeout as registered, by name
 _GIVEN_TEMPLATES: dict[str, Callable[[int], Metric]] = {}  # a user's template factories
+_TEMPLATE_LIMITS: dict[str, float | None] = {}  # a user's template's timeout, by prefix
 _TEMPLATES: dict[str, tuple[Callable[[int], Metric], tuple[int, ...]]] = {}
 _TEMPLATE_RE = re.compile(r"^([a-z_]+)@(\S+)$")
 _MAX_K = 2**63 - 1  # the retrieval kernels' int64
-# An ok value a run takes: np.bool_ too, as bool is (``Score(arr.mean() > 0.5)`` failed)
-_NUMBERS = (numbers.Real, np.number, np.bool_)
 # The keys of a scores.jsonl record besides the metrics' values (runs.RECORD_KEYS, a layer
 # above: tests/test_metrics_edges_audit.py keeps the two equal). A metric named "answer" or
 # "question_id" wrote its value over the sample's, losing it and breaking resume and compare.
@@ -53,13 +49,23 @@ RECORD_KEYS = frozenset(
 )
 
 
-def register(metric: Metric, *, timeout: float | None = None) -> Metric:
+def register(
+    metric: Metric, *, timeout: float | None = None, options: Mapping[str, Any] | None = None
+) -> Metric:
     """Add a metric of one's own; ``-m NAME`` and ``evaluate(data, ["NAME"])`` then run it.
 
     ``timeout``: seconds one call of it may take on one sample, after which that sample's
     score is failed ("timed out after 30 s") and the run goes on (``time_limit.limited``
     says how, and why a hung sync ``compute`` leaves a thread behind); None, the default,
     waits as long as it takes.
+
+    ``options``: the options the metric reads, name -> default (``{"short_answer_words":
+    50}``); each name starts with the metric's and the default's type is the option's.
+    ``Settings(options=...)`` / ``[ragmeter.options]`` then set them, checked when the
+    settings are built as the built-ins' are (an unknown or ill-typed one refused before
+    any work), and ``acompute`` reads them, defaults filled in, from ``resources.options``.
+    Why acompute only: ``compute(sample)`` is given no resources. Registering again replaces
+    the declaration.
 
     Returns the registered metric: the same definition, its results checked on every sample
     (a value that is not a Score, an unknown status, or an ok value that is not a finite
@@ -82,16 +88,20 @@ def register(metric: Metric, *, timeout: float | None = None) -> Metric:
             "choose another name"
         )
     limit = seconds(name, timeout)
+    defaults = declared(metric, options)
     if _GIVEN.get(name) is metric or (name not in _BUILT_IN and _FIXED.get(name) is metric):
         # the same definition again (a module imported twice, a notebook cell re-run that
         # registers one made elsewhere): no error; a changed timeout is taken, not ignored
-        if _LIMITS.get(name) != limit:
-            _FIXED[name], _LIMITS[name] = _checking(limited(_GIVEN[name], limit)), limit
+        if _LIMITS.get(name) != limit or current(name) != defaults:
+            declare(name, defaults)
+            _FIXED[name] = _checking(with_options(limited(_GIVEN[name], limit), defaults))
+            _LIMITS[name] = limit
         return _FIXED[name]
     if name in _FIXED:
         whose = "a built-in metric" if name in _BUILT_IN else "already registered"
         raise MetricError(f"metric {name!r} is {whose}: choose another name")
-    _FIXED[name] = _checking(limited(metric, limit))
+    declare(name, defaults)
+    _FIXED[name] = _checking(with_options(limited(metric, limit), defaults))
     _GIVEN[name], _LIMITS[name] = metric, limit
     return _FIXED[name]
 
@@ -143,69 +153,6 @@ def _checking(metric: Metric) -> Metric:
     return dataclasses.replace(metric, **changes)
 
 
-def checked_result(metric: Metric, result: Any) -> Score:
-    """``result`` when it is a Score a run can count, else a failed Score saying what is wrong:
-    a value that is not a Score, an unknown status, or an ok value that is not a finite number
-    within the metric's ``value_range`` (its mean and the gates assume it)."""
-    if inspect.iscoroutine(result):
-        result.close()  # never awaited: no "coroutine was never awaited" warning
-    if not isinstance(result, Score):
-        hint = " (an async function belongs in acompute)" if inspect.isawaitable(result) else ""
-        return Score.failed(
-            f"{metric.name} returned {type(result).__name__}, not a Score{hint}: return "
-            "Score.ok(value), Score.undefined(reason) or Score.failed(reason)"
-        )
-    if result.status not in STATUSES:
-        return Score.failed(
-            f"{metric.name} returned status {result.status!r}; use one of {', '.join(STATUSES)}",
-            **result.details,
-        )
-    if result.status != "ok":
-        return _without_value(metric, result)
-    value = result.value
-    if isinstance(value, decimal.Decimal):  # a number, though not a numbers.Real
-        value = float(value) if not value.is_snan() else math.nan  # float(sNaN) raises
-    if not isinstance(value, _NUMBERS) or isinstance(value, np.complexfloating):
-        return Score.failed(
-            f"{metric.name} returned an ok Score whose value is {type(value).__name__}, "
-            "not a number",
-            **result.details,
-        )
-    try:
-        # a plain float: numpy scalars, Fractions and bools were written to scores.jsonl as
-        # strings ("1/3", "0.25") or true, which no reader of a run takes for a score
-        value = float(value) + 0.0  # + 0.0: a -0.0 was written and averaged as "-0.0"
-    except OverflowError:
-        value = math.inf  # an int beyond any float (10**400): not finite, said below
-    if not math.isfinite(value):
-        return checked(Score(value, "ok", None, result.details))  # failed: not finite
-    result = Score(value, "ok", result.reason, result.details)
-    bounds = metric.value_range
-    if bounds is not None and not bounds[0] <= float(value) <= bounds[1]:
-        return Score.failed(
-            f"{metric.name} computed {float(value):g}, outside its value_range "
-            f"[{bounds[0]:g}, {bounds[1]:g}] (declare the range the metric's values take, "
-            "or value_range=None when unbounded)",
-            **result.details,
-        )
-    return result
-
-
-def _without_value(metric: Metric, result: Score) -> Score:
-    """A Score that is not ok, as a run can show it: no value (an ``undefined`` Score holding
-    0.5 was written as 0.5 beside its status, though no mean counted it) and a reason in words
-    (a missing one was written as "", a number as a number), secrets masked."""
-    reason = result.reason
-    if reason is None or (isinstance(reason, str) and not reason.strip()):
-        reason = f"{metric.name} returned status {result.status!r} without a reason"
-    elif not isinstance(reason, str):
-        reason = str(reason)
-    reason = redact(reason)  # a server's reply quoted with its key: masked, as a judge's
-    if result.value is None and reason == result.reason:
-        return result
-    return Score(None, result.status, reason, result.details)
-
-
 def register_template(
     prefix: str,
     factory: Callable[[int], Metric],
@@ -250,7 +197,7 @@ def register_template(
     if text is not None:  # what list_metrics shows for prefix@k
         checked_factory.description_template = text  # type: ignore[attr-defined]
     _TEMPLATES[prefix] = (checked_factory, ks)
-    _GIVEN_TEMPLATES[prefix] = factory
+    _GIVEN_TEMPLATES[prefix], _TEMPLATE_LIMITS[prefix] = factory, limit
 
 
 # Built-in metrics, model-based first (the order of default runs and listings).
@@ -271,6 +218,18 @@ for _metric in (
     _add_built_in(_metric)
 for _prefix, _factory, _ks in retrieval.TEMPLATES:
     _TEMPLATES[_prefix] = (_factory, _ks)
+
+
+def timeout_of(name: str) -> float | None:
+    """The registered ``timeout`` (seconds) of the user's metric ``name`` (``prefix@k`` for a
+    template's), None when it has none or is built in. Why asked: run.json records it, so two
+    runs whose limits differ (and so their failed counts) do not look alike."""
+    if name in _BUILT_IN:
+        return None
+    if name in _GIVEN:
+        return _LIMITS.get(name)
+    match = _TEMPLATE_RE.match(name)
+    return _TEMPLATE_LIMITS.get(match.group(1)) if match else None
 
 
 def default_modes() -> dict[str, str]:
