@@ -186,3 +186,30 @@ def test_options_and_a_timeout_together_and_registering_again_replaces_them(
     ragmeter.register_metric(metric, timeout=5)  # declared no more: refused as unknown
     with pytest.raises(ConfigError, match="unknown option"):
         Settings(options={"prv_both_words": 4})
+
+
+def test_compare_counts_a_declared_option_for_its_metric_only(
+    registered: list[str], tmp_path: Path
+) -> None:
+    """A declared option changes its own metric's scores, so two runs that set it apart are
+    flagged on that metric, though it asks no model (options counted only for metrics that
+    ask one), and on no other metric (an unknown option counted for every judged one)."""
+    from ragmeter.comparability import metric_view
+
+    metric = _metric("prv_short", compute=None, acompute=_reads_words([]))
+    _register(registered, metric, options={"prv_short_words": 4})
+    for name, words in (("a", 4), ("b", 10)):
+        settings = Settings(options={"prv_short_words": words})
+        ragmeter.evaluate(
+            ROWS, "prv_short,k_precision", n_resamples=0, settings=settings, out=tmp_path / name
+        )
+    a, b = ragmeter.load_run(tmp_path / "a"), ragmeter.load_run(tmp_path / "b")
+    flagged = [w for w in ragmeter.compare(a, b).warnings if "prv_short_words" in w]
+    assert flagged and all("prv_short" in w for w in flagged)
+    assert not [w for w in ragmeter.compare(a, b, metrics=["k_precision"]).warnings if "prv_" in w]
+    provenance = b.provenance()
+    provenance["run"]["metrics"].append({"name": "faithfulness"})
+    judged = metric_view(provenance, "faithfulness", models={"judge"}, run_json=True, facts=set())
+    assert not any("prv_short" in key for key in judged)
+    own = metric_view(provenance, "prv_short", models=set(), run_json=True, facts=set())
+    assert own["options.prv_short_words"] == 10

@@ -4,10 +4,12 @@ A compared metric's scores depend on its definition version and mode (run.json's
 entries) and, only when it asks a model, on that model: the judge (model, base URL,
 sampling, structured output, weights; the prompt files the metric sends, calibration files
 among them) for a metric that needs or uses a judge, the embedder for one that uses an
-embedder, and the metric options. Nothing else can change its scores, so nothing else
-counts: the metrics a run computed but the other did not (compare says so apart), the
-judge of a run whose compared metrics are all lexical (``--judge none`` beside ``local``),
-times, data hashes, hosts, usage, concurrency, caches, time-outs.
+embedder, and the metric options (an option named ``<metric>_<what>``, as a user's metric
+declares its own, counts for that metric alone, whether it asks a model or not). Nothing
+else can change its scores, so nothing else counts: the metrics a run computed but the other
+did not (compare says so apart), the judge of a run whose compared metrics are all lexical
+(``--judge none`` beside ``local``), times, data hashes, hosts, usage, concurrency, caches,
+time-outs.
 
 Why per metric: comparing every manifest key flagged runs that differed only in which
 metrics they ran, or in a judge no compared metric used, as NOT COMPARABLE, and a warning
@@ -91,14 +93,31 @@ def _models(
     return set(MODELS) if known is None else set(known)
 
 
-def _option_counts(name: str, metric: str, models: set[str]) -> bool:
+def _owner(name: str, provenance: dict[str, Any]) -> str | None:
+    """The metric of the run an option not built in is named after (``<metric>_<what>``, as a
+    user's metric declares its options: ``register_metric(metric, options=...)``), the
+    longest such name, or None. Why: a user's option counted for every metric asking a model
+    and not for its own metric, when that metric asks none."""
+    if name in OPTION_METRIC or name in OPTION_MODEL:
+        return None
+    entries = (provenance.get("run") or {}).get("metrics")
+    names = (
+        [e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+    )
+    owners = [m for m in names if isinstance(m, str) and m and name.startswith(f"{m}_")]
+    return max(owners, key=len) if owners else None
+
+
+def _option_counts(name: str, metric: str, models: set[str], owner: str | None) -> bool:
     if name in ("mode", "modes"):
         return False
+    if owner is not None:
+        return owner == metric
     if name in OPTION_METRIC:
         return metric.startswith(OPTION_METRIC[name])
     if name in OPTION_MODEL:
         return OPTION_MODEL[name] in models
-    return True
+    return bool(models)
 
 
 def _model_view(
@@ -137,15 +156,13 @@ def metric_view(
                 view[f"prompts.{name}"] = f"{prompt.get('version')} (sha256 {sha})"
     elif models:  # only a metric that asks a model has modes
         view["mode"] = _mode(provenance, metric, None)
-    if not models:
-        return view
     if "judge" in models:
         view.update(_model_view(provenance, "judge", JUDGE_SETTINGS, "judge" in facts))
     if "embedder" in models:
         view.update(_model_view(provenance, "embedder", EMBEDDER_SETTINGS, "embedder" in facts))
     options = _settings(provenance).get("options") or {}
     for name in sorted(options if isinstance(options, dict) else {}):
-        if _option_counts(name, metric, models):
+        if _option_counts(name, metric, models, _owner(name, provenance)):
             view[f"options.{name}"] = options[name]
     return view
 
