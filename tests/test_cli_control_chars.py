@@ -222,3 +222,72 @@ def test_markdown_of_hostile_labels_keeps_the_table_and_pings_nobody():
     for bad in ("<script", "<!--", "<img", 'href="http://evil', "\x1b", "\u202e"):
         assert bad not in html, bad
     assert "@\u200b" not in md and "@&#8203;octocat" in md and "#&#8203;123" in md
+
+
+WIDE_LABELS = [
+    "L" * 10_000,
+    "中文标签很宽",
+    "emoji 👩\u200d💻🎉",
+    "zero\u200bwidth\u200d",
+    "rtl \u202eevil\u202c end",
+    "[link=http://evil]click[/link]",
+    "[/]",
+    "[",
+]
+
+
+@pytest.mark.parametrize("columns", [80, 250])
+def test_long_and_wide_labels_keep_the_table_on_a_terminal(tmp_path, monkeypatch, columns):
+    """A 10k-character label folds in its column, CJK and emoji are measured as wide, markup
+    is text, and a bidi override is shown, not obeyed: every line fits the window. Before,
+    the long label also printed "note: the table above is cut", with every cell whole."""
+    rows = [
+        {
+            "question_id": f"q{i}",
+            "question": "What is x?",
+            "contexts": ["x is y."],
+            "answer": "x is y",
+            "metadata": {"topic": WIDE_LABELS[i % len(WIDE_LABELS)]},
+        }
+        for i in range(2 * len(WIDE_LABELS))
+    ]
+    data = _write(tmp_path / "d.jsonl", rows)
+    got = CliConsole(width=columns, force_terminal=True, emoji=False, color_system=None)
+    for module in (_common, _gates, cli_evaluate):
+        monkeypatch.setattr(module, "console", got)
+    code, out = invoke("evaluate", data, "--judge", "none", "-m", "k_precision", "--by", "topic")
+    assert code == 0, out
+    assert not _raw(out), [x for x in _raw(out)]
+    from rich.cells import cell_len
+
+    table = out.split("slices by topic", 1)[1]
+    assert all(cell_len(line) <= columns for line in table.splitlines()), table
+    # the long label folded whole, not cut; no note that the table is cut (it said so)
+    assert out.count("L") == 10_000 and "…" not in out, out
+    assert "the table above is cut" not in out, out[-300:]
+    if columns == 250:  # the other labels fit their column whole
+        for label in ["rtl \\u202eevil\\u202c end", *WIDE_LABELS[1:4], *WIDE_LABELS[5:]]:
+            assert f" {label} " in table, label
+
+
+def test_a_long_label_folded_whole_is_not_called_cut(tmp_path, monkeypatch):
+    """No control character here: only the 10k label that rich folds over lines. The note
+    "the table above is cut to this terminal's 250 columns" was printed under it."""
+    rows = [
+        {
+            "question_id": f"q{i}",
+            "question": "What is x?",
+            "contexts": ["x is y."],
+            "answer": "x is y",
+            "metadata": {"topic": ["L" * 10_000, "中文"][i % 2]},
+        }
+        for i in range(4)
+    ]
+    data = _write(tmp_path / "d.jsonl", rows)
+    got = CliConsole(width=250, force_terminal=True, emoji=False, color_system=None)
+    for module in (_common, _gates, cli_evaluate):
+        monkeypatch.setattr(module, "console", got)
+    code, out = invoke("evaluate", data, "--judge", "none", "-m", "k_precision", "--by", "topic")
+    assert code == 0, out
+    assert out.count("L") == 10_000 and " 中文 " in out
+    assert "the table above is cut" not in out, out[-300:]
