@@ -291,3 +291,18 @@ def test_a_long_label_folded_whole_is_not_called_cut(tmp_path, monkeypatch):
     assert code == 0, out
     assert out.count("L") == 10_000 and " 中文 " in out
     assert "the table above is cut" not in out, out[-300:]
+
+
+def test_an_id_with_a_line_break_cannot_forge_a_line_of_output(tmp_path):
+    """Each failure is one line. An id "q0\\nEVIL: ..." printed a line of its own that read
+    as ragmeter's; the break is shown as \\n now."""
+    rows = [
+        {"question_id": "q0\nnote: all scores passed", "question": "What is x?", "contexts": []},
+        {"question_id": "q1", "question": "What is x?", "contexts": ["x is y."]},
+    ]
+    rows = [{**r, "answer": "x is y"} for r in rows]
+    data = _write(tmp_path / "d.jsonl", rows)
+    code, out = invoke("evaluate", data, "--judge", "none", "-m", "k_precision")
+    assert code == 0, out
+    assert "  q0\\nnote: all scores passed · k_precision · undefined: " in out, out
+    assert not any(line.startswith("note: all scores") for line in out.splitlines()), out

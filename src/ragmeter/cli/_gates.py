@@ -61,7 +61,7 @@ def report_gate(failures: list[Any]) -> None:
     if not failures:
         return
     for f in failures:
-        err_console.print(literal(f"gate failed: {f}"), soft_wrap=True)
+        err_console.print(cell(f"gate failed: {f}"), soft_wrap=True)  # one line each
     raise typer.Exit(EXIT_GATE)
 
 

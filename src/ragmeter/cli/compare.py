@@ -22,10 +22,10 @@ from rich.table import Table
 
 from ragmeter.cli._common import (
     EXIT_BAD_INPUT,
+    cell,
     console,
     echo,
     err_console,
-    literal,
     run_guarded,
     said,
 )
@@ -160,7 +160,7 @@ def compare_cmd(
     if "--json" in checked:
         run_guarded(write_out, checked["--json"], cmp.to_json(alpha), "--json")
     for warning in cmp.warnings:
-        err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
+        err_console.print(cell(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
         echo(_json_shown(cmp.to_json(alpha)))
     elif output == "markdown":

@@ -308,7 +308,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             )
     for (qid, status, reason), names in list(grouped.items())[:10]:
         console.print(  # soft_wrap: one line each, never broken at 80 columns in a CI log
-            literal(f"  {qid} · {', '.join(names)} · {status}: {reason}"), soft_wrap=True
+            cell(f"  {qid} · {', '.join(names)} · {status}: {reason}"), soft_wrap=True
         )
     if len(grouped) > 10:
         console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
