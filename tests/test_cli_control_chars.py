@@ -306,3 +306,26 @@ def test_an_id_with_a_line_break_cannot_forge_a_line_of_output(tmp_path):
     assert code == 0, out
     assert "  q0\\nnote: all scores passed · k_precision · undefined: " in out, out
     assert not any(line.startswith("note: all scores") for line in out.splitlines()), out
+
+
+def test_metrics_show_a_custom_metrics_description_and_formula_escaped():
+    import ragmeter
+    from ragmeter import Metric, Score
+    from ragmeter.metrics import registry
+
+    metric = Metric(
+        name="ctl_metric",
+        description="share\x1b[2J of answers",
+        requires=(("answer",),),
+        compute=lambda sample: Score.ok(0.5),
+        formula="n\x9b31m / N\u202e",
+    )
+    ragmeter.register_metric(metric)
+    try:
+        code, out = invoke("metrics")
+    finally:
+        registry._FIXED.pop("ctl_metric", None)
+        registry._GIVEN.pop("ctl_metric", None)
+    assert code == 0, out
+    assert not _raw(out), [x for x in _raw(out)]
+    assert "    share\\x1b[2J of answers" in out and "    n\\x9b31m / N\\u202e" in out
