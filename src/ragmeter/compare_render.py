@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.md_escape import html_text, md_code, md_inline, md_line
+from ragmeter.md_escape import html_text, md_code, md_inline, md_line, visible
 from ragmeter.redact import public_text, redact_tree
 
 # A Comparison / MetricDelta from ragmeter.compare (duck-typed: this module sits below it).
@@ -326,7 +326,8 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
 
     Compact (no vertical rules, one space between columns) so ten columns fit 80 characters.
     User text (run names, metric names, the --by column, slice labels) is Text: a str is
-    markup to rich, where "[/x]" raised MarkupError and "[b]" vanished from a label.
+    markup to rich, where "[/x]" raised MarkupError and "[b]" vanished from a label, and
+    ``visible``: an ESC in a label reached the terminal raw ("\\x1b[2J" cleared the screen).
     """
     from rich import box
     from rich.table import Table
@@ -335,7 +336,7 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
     ci = ci_header(cmp.confidence)
     table = Table(
         title=Text(
-            f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples",
+            visible(f"B = {cmp.b.name} vs A = {cmp.a.name}: {len(cmp.ids)} paired samples"),
             style="table.title",  # a Text title is not given rich's title style
         ),
         box=box.SIMPLE_HEAD,
@@ -356,20 +357,22 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
         )
     styles = {"better": "green", "worse": "bold red", "higher": "yellow", "lower": "yellow"}
     for row, word in zip(rows, words, strict=True):
-        table.add_row(Text(row[0]), *row[1:-1], Text(word, style=styles.get(word, "")))
+        table.add_row(Text(visible(row[0])), *row[1:-1], Text(word, style=styles.get(word, "")))
     legend = [
         f"delta = mean(B − A); {ci}: paired bootstrap; p: sign-flip permutation test; "
         f"Holm-adjusted across metrics; n.s. = not significant at {alpha}.",
         na_legend(cmp),
         direction_legend(cmp),
     ]
-    out: list[Any] = [table, Text(" ".join(filter(None, legend)), style="dim")]
+    out: list[Any] = [table, Text(visible(" ".join(filter(None, legend))), style="dim")]
     if excluded_line(cmp):  # not dim: a failed score is never shown as a footnote
-        out.append(Text(excluded_line(cmp), style="yellow"))
+        out.append(Text(visible(excluded_line(cmp)), style="yellow"))
     if cmp.slices:
         st = Table(
             title=Text(
-                f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)",
+                visible(
+                    f"slices by {cmp.by} (sorted by |delta|; small and too-few slices flagged)"
+                ),
                 style="table.title",
             ),
             box=box.SIMPLE_HEAD,
@@ -381,6 +384,6 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
             fold = "fold" if h in ("metric", "slice") else "ellipsis"
             st.add_column(h, justify="left" if left else "right", no_wrap=not left, overflow=fold)
         for row in slice_rows(cmp, short=True):
-            st.add_row(Text(row[0]), Text(row[1]), *row[2:])
+            st.add_row(Text(visible(row[0])), Text(visible(row[1])), *row[2:])
         out.append(st)
     return out

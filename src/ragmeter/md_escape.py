@@ -3,7 +3,9 @@
 Why a module of its own: run names, metric names, slice labels and ids come from the user's
 data, and Markdown turns much of it into something else (a table cell split by "|", a
 heading from "#", a link from [t](url), emphasis eating "*"), and GitHub reads more into a
-comment than Markdown does (see ``_GITHUB``). Pure text, no ragmeter import.
+comment than Markdown does (see ``_GITHUB``). A terminal reads more still: ``visible``
+shows its control characters as escapes, for the CLI's consoles and for Markdown printed on
+stdout (``compare --markdown -``). Pure text, no ragmeter import.
 """
 
 from __future__ import annotations
@@ -13,6 +15,29 @@ import re
 # Every line break str.splitlines() knows (\r, \u2028, \x85, ...): any of them ends a
 # Markdown line, so one in a slice label split its table row and started a heading.
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029\t"  # kept by html_text: <br> (a tab: a space)
+
+
+# What a terminal acts on instead of showing: C0 controls (ESC starts the sequences that clear
+# the screen "\x1b[2J", set the window title "\x1b]0;t\x07", hide a link "\x1b]8;;url\x1b\\";
+# "\r" and "\b" overwrite what was printed), DEL, C1 controls ("\x9b" is a one-byte CSI), and
+# the bidirectional controls and line separators that reorder or split what follows
+# (U+202E shows "gpj.exe" as "exe.jpg": Trojan Source). rich passed all of these raw from a
+# slice label, an id or a server's error text to the terminal (it drops only \a \b \v \f \r).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def visible(text: str, keep: str = "") -> str:
+    """``text`` with each control character (``_CONTROL``) but those in ``keep`` written as
+    its Python escape (``\\x1b``, ``\\r``, ``\\u202e``): shown, never acted on. ``keep="\\n"``
+    for a message of several lines; nothing kept for a table cell (one row, one line)."""
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else _escaped(m.group()), text)
 
 
 # Markdown that would turn user text into code, links or images: `x` showed '&lt;' verbatim
@@ -75,16 +100,17 @@ def md_line(text: str) -> str:
 
 
 def html_text(text: str) -> str:
-    """Text inside raw HTML (the slices' <summary>, where Markdown escapes show verbatim)."""
+    """Text inside raw HTML (the slices' <summary>, where Markdown escapes show verbatim);
+    control characters ``visible`` (line breaks are ``<br>``, a tab is a space to HTML)."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _LINE_BREAK.sub("<br>", text)
+    return _LINE_BREAK.sub("<br>", visible(text, keep=_BREAKS))
 
 
 def md_code(text: str) -> str:
     """User text (a run name) as one Markdown code span, shown exactly: no HTML escaping
     (entities are literal in code), a fence longer than any run of backticks inside, line
     breaks as spaces."""
-    text = _LINE_BREAK.sub(" ", text)
+    text = visible(_LINE_BREAK.sub(" ", text), keep="\t")
     fence = "`" * (max(map(len, re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"

@@ -15,6 +15,7 @@ from typer.core import TyperCommand
 
 from ragmeter.errors import DataError, RagmeterError, RunAborted
 from ragmeter.executors.common import check_judge_form  # noqa: F401  (re-exported for evaluate)
+from ragmeter.md_escape import visible
 
 
 def reader_gone(stream: IO[str]) -> None:
@@ -101,8 +102,16 @@ def literal(value: object, style: str = "") -> Text:
 
     Why: a str is markup to rich. ``[/x]`` in a slice label raised MarkupError (a traceback),
     ``[b]`` vanished from a label and styled the rest, and ``rich.markup.escape`` doubles a
-    trailing backslash when nothing follows it. A Text is never parsed."""
-    return Text(str(value), style=style)
+    trailing backslash when nothing follows it. A Text is never parsed. Its control
+    characters are ``visible`` (``\\x1b``), line breaks and tabs kept: rich passed an ESC
+    in a label or a server's error text raw to the terminal ("\\x1b[2J" cleared it)."""
+    return Text(visible(str(value), keep="\n\t"), style=style)
+
+
+def cell(value: object, style: str = "") -> Text:
+    """``literal`` for a table cell: a line break or tab too is ``visible`` (``\\n``), so a
+    label is one row of one line and a row cannot pass for two."""
+    return Text(visible(str(value)), style=style)
 
 
 def said(label: str, style: str, message: object) -> Text:
@@ -112,8 +121,8 @@ def said(label: str, style: str, message: object) -> Text:
 
 def table_title(*parts: object) -> Text:
     """A table title of user text and ragmeter's: literal, in rich's title style (a Text
-    title is not given it)."""
-    return Text("".join(map(str, parts)), style="table.title")
+    title is not given it), on one line (control characters ``visible``)."""
+    return Text(visible("".join(map(str, parts))), style="table.title")
 
 
 def report_data_error(exc: DataError) -> None:

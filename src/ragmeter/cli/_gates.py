@@ -20,6 +20,7 @@ from rich.table import Table
 from ragmeter.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
+    cell,
     console,
     err_console,
     literal,
@@ -60,7 +61,7 @@ def report_gate(failures: list[Any]) -> None:
     if not failures:
         return
     for f in failures:
-        err_console.print(literal(f"gate failed: {f}"), soft_wrap=True)
+        err_console.print(cell(f"gate failed: {f}"), soft_wrap=True)  # one line each
     raise typer.Exit(EXIT_GATE)
 
 
@@ -77,12 +78,12 @@ def print_slices(rows: list[Any], by: str, confidence: float = 0.95) -> None:
     for i, col in enumerate(("metric", by, "n", "mean", ci_header(confidence), "vs overall", "")):
         left = i in (0, 1, 6)  # by itself: a column named "n" is still the label column
         fold = "fold" if i < 2 else "ellipsis"
-        table.add_column(literal(col), justify="left" if left else "right", overflow=fold)
+        table.add_column(cell(col), justify="left" if left else "right", overflow=fold)
     for r in rows:
         ci = "—" if r.ci_low is None else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         table.add_row(
-            literal(r.metric),
-            literal(label_shown(r.value)),
+            cell(r.metric),
+            cell(label_shown(r.value)),
             str(r.n),
             _fmt(r.mean),
             ci,

@@ -16,6 +16,7 @@ as rich styles it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from rich import box
@@ -71,7 +72,33 @@ def _cut_on_terminal(console: Console, table: Table) -> bool:
     if table.row_count >= LONG:
         return False
     wide = console.options.update_width(WIDEST)  # at the console's width, clamped to it
-    return console.measure(table, options=wide).minimum > console.width
+    return console.measure(_unfolded(table), options=wide).minimum > console.width
+
+
+def _unfolded(table: Table) -> Table:
+    """``table`` with one character in each cell of a column that folds (a slice label):
+    rich breaks a long word there over lines, cuts nothing, yet measures the word whole as
+    the column's least width. Why: a 10,000-character label printed "the table above is
+    cut" under a table with every cell whole, at any width. Other tables as they are."""
+    if not any(c.overflow == "fold" and not c.no_wrap for c in table.columns):
+        return table
+    copy = Table(
+        box=table.box,
+        padding=table.padding,
+        pad_edge=table.pad_edge,
+        collapse_padding=table.collapse_padding,
+        show_header=table.show_header,
+        show_edge=table.show_edge,
+        width=table.width,
+        min_width=table.min_width,
+        expand=table.expand,
+    )
+    for c in table.columns:
+        if c.overflow == "fold" and not c.no_wrap:
+            c = replace(c, header="x", _cells=["x"] * len(c._cells))
+        copy.columns.append(replace(c, _index=len(copy.columns)))
+    copy.rows = list(table.rows)
+    return copy
 
 
 def _qualifies(console: Console, table: Table) -> bool:

@@ -12,6 +12,7 @@ beside ``--markdown -`` or another ``-f``) or other bad input.
 
 from __future__ import annotations
 
+import re
 from itertools import takewhile
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,10 +22,10 @@ from rich.table import Table
 
 from ragmeter.cli._common import (
     EXIT_BAD_INPUT,
+    cell,
     console,
     echo,
     err_console,
-    literal,
     run_guarded,
     said,
 )
@@ -53,6 +54,18 @@ def print_table(renderable: Any) -> None:
     keep = len(list(takewhile(lambda h: h in ("metric", "slice"), headers)))
     for part in fold(console, renderable, console.width, keep, first=[len(headers) - 1]):
         print_wide(console, part)
+
+
+# What json.dumps(ensure_ascii=False) leaves raw in a string and a terminal acts on: DEL,
+# the C1 controls ("\x9b" is a one-byte CSI) and the bidirectional controls (U+202E reverses
+# what follows). Only inside strings, so their \u escapes are the same JSON, shown.
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _json_shown(text: str) -> str:
+    """JSON for stdout (``--format json``) with ``_JSON_RAW`` as ``\\u`` escapes: the
+    same data to a parser, never a control sequence on a terminal."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def compare_cmd(
@@ -147,9 +160,9 @@ def compare_cmd(
     if "--json" in checked:
         run_guarded(write_out, checked["--json"], cmp.to_json(alpha), "--json")
     for warning in cmp.warnings:
-        err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
+        err_console.print(cell(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
-        echo(cmp.to_json(alpha))
+        echo(_json_shown(cmp.to_json(alpha)))
     elif output == "markdown":
         echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:

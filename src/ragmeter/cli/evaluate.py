@@ -12,6 +12,7 @@ from ragmeter.cli._common import (
     EMBEDDER_HELP,
     EXIT_BAD_INPUT,
     JUDGE_HELP,
+    cell,
     check_judge_form,
     console,
     err_console,
@@ -281,7 +282,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
         agg = result.aggregates[name]
         ci = "—" if agg.ci_low is None else f"[{agg.ci_low:.3f}, {agg.ci_high:.3f}]"
         table.add_row(
-            literal(name),
+            cell(name),
             fmt(agg.mean),
             ci,
             str(agg.n_ok),
@@ -307,7 +308,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             )
     for (qid, status, reason), names in list(grouped.items())[:10]:
         console.print(  # soft_wrap: one line each, never broken at 80 columns in a CI log
-            literal(f"  {qid} · {', '.join(names)} · {status}: {reason}"), soft_wrap=True
+            cell(f"  {qid} · {', '.join(names)} · {status}: {reason}"), soft_wrap=True
         )
     if len(grouped) > 10:
         console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
@@ -365,7 +366,7 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
         table.add_column(col, justify="left" if col == "metric" else "right")
     for name, t in est["per_metric"].items():
         table.add_row(
-            literal(name),
+            cell(name),
             str(t["calls"]),
             str(t["cache_hits"]),
             str(t["prompt_tokens"]),

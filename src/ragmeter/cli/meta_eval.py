@@ -13,6 +13,7 @@ from ragmeter.cli._common import (
     EMBEDDER_HELP,
     EXIT_BAD_INPUT,
     JUDGE_HELP,
+    cell,
     console,
     err_console,
     literal,
@@ -82,7 +83,7 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             cells.append(("—" if r.agreement is None else f"{r.agreement:.2f}") + miss)
             toks.append(_usage_cell(r))
         wall = sum(r.wall_s for r in by_dim.values())
-        table.add_row(literal(name), *cells, " · ".join(toks), f"{wall:.0f}")
+        table.add_row(cell(name), *cells, " · ".join(toks), f"{wall:.0f}")
     for name, vals in PAPER_TABLE1.items():
         table.add_row(
             f"[dim]paper: {name} (gpt-3.5)[/dim]",
@@ -142,7 +143,7 @@ def print_calibration(results: list[ScorerResult]) -> None:
             agreement = "—" if res.agreement is None else f"{res.agreement:.3f}"
             table.add_row(
                 LABELS[r.dimension],
-                literal(_row_name(res)),
+                cell(_row_name(res)),
                 agreement + (f" [red]({res.n_failed} failed)[/red]" if res.n_failed else ""),
                 f"{cal['brier']:.3f}" if cal else "—",
                 f"{cal['ece']:.3f}" if cal else "—",

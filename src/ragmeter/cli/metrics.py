@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ragmeter.cli._common import console, literal
+from ragmeter.cli._common import cell, console, literal
 from ragmeter.metrics.base import Metric, Mode
 from ragmeter.metrics.registry import list_metrics, template_default_ks
 
@@ -37,8 +37,8 @@ def list_metrics_cmd() -> None:
     # its author's text ("[x]" in a formula vanished, "[/x]" raised MarkupError).
     default_ks = template_default_ks()
     for m in list_metrics():
-        line = Text.assemble(
-            (m.name, "bold"),
+        line = Text.assemble(  # a registered metric's name and formula are its author's text
+            cell(m.name, "bold"),
             "  ",
             ("requires", "dim"),
             " ",
@@ -57,7 +57,7 @@ def list_metrics_cmd() -> None:
         console.print(line, soft_wrap=True)
         console.print(literal(f"    {m.description}"), soft_wrap=True)
         if m.formula:
-            console.print(Text.assemble("    ", (m.formula, "dim")), soft_wrap=True)
+            console.print(Text.assemble("    ", literal(m.formula, "dim")), soft_wrap=True)
         console.print(literal(f"    better: {_BETTER[m.direction]}", "dim"))
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ragmeter.cli._common import EXIT_BAD_INPUT, console, err_console, literal, run_guarded
+from ragmeter.cli._common import EXIT_BAD_INPUT, cell, console, err_console, literal, run_guarded
 from ragmeter.compare import compare
 from ragmeter.compare_render import public_text
 from ragmeter.reporting import check_out, report
@@ -54,11 +54,11 @@ def report_cmd(
     if compare_run is None:  # compare's warnings say it of either run; alone, say it here
         base = run_guarded(as_run, run)
         if said := base.unfinished():
-            err_console.print(literal(f"warning: {public_text(said)}", "bold yellow"))
+            err_console.print(cell(f"warning: {public_text(said)}", "bold yellow"))
     else:
         comparison = run_guarded(compare, run, compare_run, by=by, intersect=intersect)
         for warning in comparison.warnings:
-            err_console.print(literal(f"warning: {public_text(warning)}", "bold yellow"))
+            err_console.print(cell(f"warning: {public_text(warning)}", "bold yellow"))
     path = run_guarded(
         report, base, comparison, out=out, by=by, worst=worst, alpha=alpha, title=title
     )
