@@ -92,3 +92,44 @@ def test_a_long_token_gets_line_break_opportunities_and_stays_escaped():
     assert "<b>" not in html
     assert "&lt;b&gt;&amp;" + "A" * 95 in html
     assert ("&lt;b&gt;&amp;" + "A" * 100_000) in html.replace("<wbr>", "")
+
+
+def test_a_long_metric_name_does_not_widen_the_page(tmp_path):
+    """A metric's name is any length the registry allows ([A-Za-z0-9_.-]+): one of 2,000
+    characters made the page 2,000 px wide (its summary, slices and deltas cells, plain
+    <td>, did not wrap as td.text did)."""
+    _deps()
+    from tests.needs import missing, require_module
+    from tests.test_report_browser import CHROMIUM_ARGS, _chromium
+
+    from ragmeter.metrics import registry
+    from ragmeter.metrics.base import Metric, Score
+    from ragmeter.reporting import report
+
+    exe = _chromium()
+    if exe is None:
+        missing("chromium is not installed (`make test` runs apt-get install chromium)")
+    sync_api = require_module("playwright.sync_api")
+    name = "test_report_hostile_" + "m" * 2000
+    if name not in registry._FIXED:
+        registry.register(
+            Metric(
+                name=name,
+                description="test-only: a long name",
+                requires=(("answer",),),
+                compute=lambda s: Score.ok(int(s.question_id[1:]) / 10),
+                default=False,
+            )
+        )
+    run = Evaluator(judge="scripted").evaluate(
+        [make_row(i, topic="t") for i in range(6)], [name], n_resamples=20
+    )
+    out = report(run, out=tmp_path / "report.html", by="topic")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(out.as_uri(), wait_until="load")
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        browser.close()
+    assert width <= 1280
