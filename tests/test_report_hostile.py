@@ -133,3 +133,19 @@ def test_a_long_metric_name_does_not_widen_the_page(tmp_path):
         width = page.evaluate("document.documentElement.scrollWidth")
         browser.close()
     assert width <= 1280
+
+
+def test_a_chart_of_a_hostile_metric_name_warns_nothing():
+    """A 3,000-character metric name (or one holding a control character) printed
+    matplotlib's "constrained_layout not applied" and "Glyph 1 missing" warnings, with a
+    source line, over ``ragmeter report``'s output; the chart is still drawn."""
+    _deps()
+    import warnings
+
+    from ragmeter.reporting import charts
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        svg = charts.histogram([0.1, 0.5], "m" * 3000 + "\x01<x>", "h", [0.2])
+    assert [str(w.message) for w in caught] == []
+    assert svg.startswith("<svg") and "&lt;x&gt;" in svg
