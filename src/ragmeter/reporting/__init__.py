@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,6 +105,65 @@ def write_out(path: Path, text: str, option: str = "--out") -> Path:
     return path
 
 
+# Bidi controls that open an embedding, override or isolate (U+202A-E, U+2066-8) or close an
+# isolate (U+2069); marks (U+200E/F) reorder nothing beyond their neighbours.
+_OPENS_ISOLATE = "\u2066\u2067\u2068"
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# A run of this many characters without a space gets a <wbr> every _WRAP_AT characters.
+_LONG_RUN = re.compile(r"[^\s]{200,}")
+_WRAP_AT = 100
+
+
+def isolated(text: str) -> str:
+    """``text`` in a bidi isolate (FSI ... PDI) when it holds bidi controls; else as is.
+
+    Why: a run directory named with U+202E (right-to-left override) reversed the rest of
+    its heading, "B = ... vs A = ... (8 paired samples)"; only the summary lines used <bdi>.
+    A PDI with no opener in ``text`` would close the isolate early: it is dropped, and each
+    isolate ``text`` leaves open is closed."""
+    if not _BIDI.search(text):
+        return text
+    depth, kept = 0, []
+    for ch in text:
+        if ch in _OPENS_ISOLATE:
+            depth += 1
+        elif ch == "\u2069":
+            if depth == 0:
+                continue
+            depth -= 1
+        kept.append(ch)
+    return "\u2068" + "".join(kept) + "\u2069" * (depth + 1)
+
+
+def shown(value: Any) -> Any:
+    """Every ``{{ }}`` of the template (Jinja's ``finalize``): a run's text isolated for
+    bidi, and a long run of text without spaces given a line-break opportunity (<wbr>) every
+    _WRAP_AT characters. Why: chromium's ``overflow-wrap: anywhere`` is quadratic in a
+    token's length; a report whose question was one 100,000-character token (base64,
+    scraped text) took 30-55 s to open. Markup (a macro's output, an ``|e`` attribute)
+    passes as it is; text without such runs is left to autoescape, byte for byte as before.
+    """
+    from markupsafe import Markup, escape
+
+    if type(value) is not str:
+        return value
+    text = isolated(value)
+    if not _LONG_RUN.search(text):
+        return text
+    out, end = [], 0
+    for m in _LONG_RUN.finditer(text):
+        out.append(escape(text[end : m.start()]))
+        run = m.group()
+        out.append(
+            Markup("<wbr>").join(
+                escape(run[i : i + _WRAP_AT]) for i in range(0, len(run), _WRAP_AT)
+            )
+        )
+        end = m.end()
+    out.append(escape(text[end:]))
+    return Markup("").join(out)
+
+
 def _require() -> None:
     missing = []
     for mod in ("jinja2", "matplotlib"):
@@ -165,7 +225,9 @@ def render_report(
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=shown,
     )
+    env.filters["isolated"] = isolated
     return env.get_template("report.html.j2").render(**context)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ _DROP = [
     re.compile(r'\s+xmlns(:\w+)?="[^"]*"'),
 ]
 _ID = re.compile(r'\bid="([^"]+)"')
+_QUIET = r"(constrained_layout not applied|Glyph \d+ .* missing from)"
 
 
 def _figure(width: float, height: float):  # type: ignore[no-untyped-def]
@@ -46,7 +48,11 @@ def to_svg(fig, prefix: str) -> str:  # type: ignore[no-untyped-def]
     import matplotlib
 
     buf = io.StringIO()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(_RC), warnings.catch_warnings():
+        # A run's text (a metric name) of 2,000 characters, or with a control character,
+        # printed matplotlib's layout and glyph warnings, with a source line, over the CLI's
+        # output; the chart is drawn all the same (its text clipped, the glyph blank).
+        warnings.filterwarnings("ignore", _QUIET, UserWarning)
         fig.savefig(buf, format="svg", metadata={"Date": None})
     svg = buf.getvalue()
     for pattern in _DROP:
