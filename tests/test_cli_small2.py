@@ -105,15 +105,20 @@ def test_other_misspelt_judges_are_refused_without_a_judged_metric(
         "local:1.5b",
         "local:0.5b",
         "local:small",
-        "gguf:/no/such/model.gguf",  # a syntax check only: no file looked at without a judged -m
+        "gguf:GOOD",  # a file with a GGUF header (made below): only its first bytes are read
         "openai:gpt-4o-mini",
         "litellm:gpt-4o-mini",
         "none",
         "off",
     ],
 )
-def test_valid_judges_still_run_the_metrics_that_need_none(judge: str) -> None:
-    """Guard: every form the README gives runs `-m mrr` (no model loaded, no server asked)."""
+def test_valid_judges_still_run_the_metrics_that_need_none(judge: str, tmp_path: Path) -> None:
+    """Guard: every form the README gives runs `-m mrr` (no model loaded, no server asked).
+    A missing gguf:PATH is refused whatever the metrics (tests/test_gguf_judge_form.py)."""
+    if judge == "gguf:GOOD":
+        good = tmp_path / "model.gguf"
+        good.write_bytes(b"GGUF" + (3).to_bytes(4, sys.byteorder) + bytes(16))
+        judge = f"gguf:{good}"
     res = _evaluate("--judge", judge, "-q")
     assert res.exit_code == 0, res.output
     assert "mrr" in res.output

@@ -19,7 +19,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from ragmeter.backends.gguf_header import gguf_problem
+from ragmeter._gguf_file import gguf_file_problem
 from ragmeter.config import Settings, as_settings
 from ragmeter.redact import OPENAI_URL, env_secret, public_url, public_urls
 from ragmeter.setting_names import EVALUATE_OPTIONS, as_given, key_option
@@ -115,17 +115,8 @@ def judge_problem(
             from ragmeter.backends.model_store import INSTALL_HINT
 
             return f"the local judge needs llama-cpp-python, which is not installed; {INSTALL_HINT}"
-        if kind == "gguf":
-            path = Path(s.judge_model).expanduser()
-            if not path.is_file():  # a directory or a FIFO is there, but is no model
-                what = "does not exist" if not path.exists() else "is not a file"
-                return f"the GGUF file {path} {what}; give a .gguf file: --judge gguf:PATH"
-            if (wrong := gguf_problem(path)) is not None:  # a first few bytes, not the file
-                return (
-                    f"the file {path} is no GGUF model llama.cpp can load: it {wrong}; give a "
-                    ".gguf file: --judge gguf:PATH"
-                )
-            return None
+        if kind == "gguf":  # its existence and first bytes (``_gguf_file``)
+            return gguf_file_problem(s.judge_model)
         return _embedded_problem(s.judge_model or None)
     if kind == "openai" and (variable := missing_key(s)) is not None:
         return (

@@ -75,26 +75,58 @@ def _checked(url: str, option: str) -> str:
     return url
 
 
+# The variables LiteLLM's completion reads, in its order, for the providers whose variables
+# break the ``$<PROVIDER>_API_BASE`` rule (read in LiteLLM 1.110.2: litellm/main.py's
+# ``_complete_anthropic``, ``_complete_vertex_ai``, ``_complete_watsonx_text``, ...,
+# llms/watsonx/common_utils.py), each read there as an explicit api_base is. Why: two runs
+# against two proxies chosen by ``$ANTHROPIC_BASE_URL`` shared one cache identity.
+_ANTHROPIC = ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL")
+_WATSONX = ("WATSONX_API_BASE", "WATSONX_URL", "WX_URL", "WML_URL")
+LITELLM_PROVIDER_BASE_ENVS: dict[str, tuple[str, ...]] = {
+    "anthropic": _ANTHROPIC,
+    "anthropic_text": _ANTHROPIC,
+    "azure_text": ("AZURE_API_BASE",),
+    "vertex_ai": ("VERTEXAI_API_BASE",),
+    "vertex_ai_beta": ("GEMINI_API_BASE",),
+    "watsonx": _WATSONX,
+    "watsonx_text": _WATSONX,
+}
+
+
+def provider_base_envs(provider: str) -> tuple[str, ...]:
+    """The variables LiteLLM reads, in order, for ``provider``'s endpoint when neither
+    ``api_base`` nor ``get_llm_provider`` gives one: ``LITELLM_PROVIDER_BASE_ENVS``, else
+    ``$<PROVIDER>_API_BASE`` (a ``_chat`` route's without it: ``ollama_chat`` reads
+    ``$OLLAMA_API_BASE``)."""
+    if provider in LITELLM_PROVIDER_BASE_ENVS:
+        return LITELLM_PROVIDER_BASE_ENVS[provider]
+    return (f"{provider.removesuffix('_chat').upper()}_API_BASE",)
+
+
 def _provider_base_url(provider: str, resolved: str | None) -> str | None:
     """The endpoint LiteLLM calls for a provider other than OpenAI's routes when no api_base
     is given: ``resolved``, the one ``get_llm_provider`` found (``$OLLAMA_API_BASE``,
     ``$HOSTED_VLLM_API_BASE``, ``$LM_STUDIO_API_BASE``, ... else the provider's default),
-    else ``$<PROVIDER>_API_BASE`` (a ``_chat`` route's without it), the variable LiteLLM
-    reads at call time for the others (``AZURE_API_BASE``, ``ANTHROPIC_API_BASE``,
-    ``OLLAMA_API_BASE`` for ``ollama_chat``, ...), else None. Why: two runs against two
+    else the first set of the variables LiteLLM reads at call time for the others
+    (``provider_base_envs``: ``AZURE_API_BASE``, ``ANTHROPIC_API_BASE`` then
+    ``ANTHROPIC_BASE_URL``, ``VERTEXAI_API_BASE``, ...), else None. Why: two runs against two
     Ollama servers chosen by variable shared one cache identity, so the second was answered
-    from the first server's verdicts. A URL from a variable is checked as a given one is."""
+    from the first server's verdicts. A URL from a variable is checked as a given one is,
+    and refused naming the variable, never its value."""
     if resolved:
         for name, value in sorted(os.environ.items()):
-            if value.strip() == resolved and name.upper().endswith(("_API_BASE", "_BASE_URL")):
+            named = name.upper().endswith(("_API_BASE", "_BASE_URL"))
+            if value.strip() == resolved and (named or name in provider_base_envs(provider)):
                 return _checked(resolved, name)
         source = f"the endpoint LiteLLM resolves for {provider}"
         reject_credentials(resolved, source)  # never stored or shown, wherever it came from
         reject_query(resolved, source)
         return resolved  # LiteLLM's own default for the provider: its form is LiteLLM's
-    name = f"{provider.removesuffix('_chat').upper()}_API_BASE"
-    env = os.environ.get(name, "").strip()
-    return _checked(env, name) if env else None
+    for name in provider_base_envs(provider):
+        env = os.environ.get(name, "").strip()
+        if env:
+            return _checked(env, name)
+    return None
 
 
 def litellm_base_url(model: str, explicit: str | None) -> str | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ragmeter._gguf_file import gguf_file_problem
 from ragmeter.availability import (
     availability,
     named_judge_problem,
@@ -97,28 +98,35 @@ def check_settings(s: Settings) -> None:
 
 
 def check_judge_form(judge: str) -> None:
-    """Refuses a ``local:KEY`` judge whose KEY names no embedded model (ConfigError), by the
-    registry alone: no model loaded, no file read, no server asked.
+    """Refuses a ``local:KEY`` judge whose KEY names no embedded model, and a ``gguf:PATH``
+    judge whose PATH holds no file or a file with no GGUF header (ConfigError), by the
+    registry and the file's first bytes alone: no model loaded, no server asked.
 
-    Why: Settings' pattern takes any ``local:WORD``, and the model was looked up only when a
-    judged metric was asked, so ``evaluate data --judge local:7b -m mrr`` exited 0 without a
-    word: a typo in --judge passed unseen (in Python too: ``evaluate(rows, "mrr",
-    settings=Settings(judge="local:7b"))``). The text is the one said when a judged metric is
-    asked (``availability.named_judge_problem``)."""
+    Why: Settings' pattern takes any ``local:WORD`` or ``gguf:PATH``, and the model was
+    looked up only when a judged metric was asked, so ``evaluate data --judge local:7b -m
+    mrr`` (or ``--judge gguf:/missing.gguf -m mrr``) exited 0 without a word: a typo in
+    --judge passed unseen (in Python too: ``evaluate(rows, "mrr",
+    settings=Settings(judge="gguf:/nope.gguf"))``). The text is the one said when a judged
+    metric is asked (``availability.named_judge_problem``)."""
     kind, _, key = judge.partition(":")
-    if kind != "local" or not key:
+    if kind not in ("local", "gguf") or not key:
         return
-    from ragmeter.backends import model_store  # the registry: a dict, nothing loaded
+    if kind == "gguf":
+        why = gguf_file_problem(key)
+    else:
+        from ragmeter.backends import model_store  # the registry: a dict, nothing loaded
 
-    try:
-        model_store.get_model(key)
-    except ModelNotAvailable as exc:
-        known = " or ".join(f"local:{k}" for k in model_store.MODELS)
+        try:
+            model_store.get_model(key)
+            why = None
+        except ModelNotAvailable as exc:
+            known = " or ".join(f"local:{k}" for k in model_store.MODELS)
+            why = f"the embedded judge model cannot be had ({exc}): give --judge local or {known}"
+    if why is not None:
         raise ConfigError(
             f"the judge {judge!r} was asked for (--judge, or judge in the settings) but cannot "
-            f"be had: the embedded judge model cannot be had ({exc}): give --judge local or "
-            f"{known}; or give --judge none to run only the metrics that need no judge"
-        ) from None
+            f"be had: {why}; or give --judge none to run only the metrics that need no judge"
+        )
 
 
 def check_before_work(
