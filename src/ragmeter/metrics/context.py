@@ -144,7 +144,10 @@ _STOP = frozenset(_STOP_WORDS.split(" "))
 def overlap_scores(queries: Sequence[str], sentences: Sequence[str]) -> list[list[float]]:
     """Per query, idf-weighted overlap of each sentence with its content words (no model).
 
-    The sentences are tokenised and counted once for all queries.
+    The sentences are tokenised and counted once for all queries. Each score is an exact
+    sum (``math.fsum``): a plain sum over a set of words follows the set's order, which
+    changes with the process's hash seed, so two sentences holding the same words scored a
+    last-bit apart and which of them was evidence changed from run to run.
     """
     toks = [set(tokens(s)) for s in sentences]
     n = len(sentences)
@@ -155,8 +158,13 @@ def overlap_scores(queries: Sequence[str], sentences: Sequence[str]) -> list[lis
     out = []
     for query in queries:
         q = {w for w in tokens(query) if w not in _STOP}
-        out.append([sum(math.log(1 + n / df[w]) for w in q & t) for t in toks])
+        out.append([math.fsum(math.log(1 + n / df[w]) for w in q & t) for t in toks])
     return out
+
+
+# Cosines are ranked at 9 decimals: a matrix product's last bits depend on the CPU's BLAS
+# kernel (AVX2 or AVX-512), and equal sentences came out in another order on another machine.
+SIM_DIGITS = 9
 
 
 def top_k(scores: Sequence[float], k: int) -> list[int]:
@@ -208,8 +216,8 @@ async def select_evidence(
             v = unit_rows(v)
             sims = v[: len(queries)] @ v[len(queries) :].T
             keep: set[int] = set()
-            for row in sims:
-                keep.update(top_k(row.tolist(), k))
+            for row in sims:  # rounded: ties stay ties whatever BLAS kernel the CPU takes
+                keep.update(top_k([round(x, SIM_DIGITS) for x in row.tolist()], k))
             return Evidence(sorted(keep), "embedding")
         why = reply.error if not reply.ok else f"{v.shape[0] if v.ndim else 0} vectors back"
         note = f"embedder error ({why}); chose by word overlap instead"
