@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import (
@@ -45,6 +45,9 @@ from ragmeter.meta_eval._scorers import (
 from ragmeter.metrics.registry import get_metric
 from ragmeter.plan import mode_of_metric
 from ragmeter.resources import build_resources
+
+if TYPE_CHECKING:  # _labels_api imports this module's helpers
+    from ragmeter.meta_eval._labels_api import LabelsReport
 
 
 @dataclass
@@ -191,7 +194,7 @@ def select_pairs(
     """The dataset's pairs for ``dimensions`` (default: all), first ``limit`` source rows."""
     dimensions = _names(dimensions)
     if dataset not in DATASETS:
-        known = ", ".join(DATASETS)
+        known = ", ".join([*DATASETS, "labels"])
         raise DataError([Problem(None, "dataset", f"unknown dataset {dataset!r}; known: {known}")])
     dims = list(DIMENSIONS) if dimensions is None else [d.strip() for d in dimensions if d.strip()]
     bad = [d for d in dims if d not in DIMENSIONS]
@@ -224,14 +227,19 @@ def run(
     dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
-) -> MetaEvalReport:
-    """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences.
+) -> MetaEvalReport | LabelsReport:
+    """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences;
+    ``dataset="labels"``: with the user's own per-answer labels (a ``LabelsReport``).
 
     Raises ``DataError`` for a bad request, ``MetricError`` for an unknown mode,
     ``ConfigError`` for a resource the run needs that cannot be had (``check_resources``,
     before any model loads) and ``ResourceUnavailable`` for one that fails to load, all
     before any pair is scored.
     """
+    if dataset == "labels":  # the user's own per-answer labels
+        from ragmeter.meta_eval._labels_api import from_run
+
+        return from_run(data, settings, baselines, dimensions, limit, progress)
     s = as_settings(settings)
     check_meta_modes(s)
     baselines, dimensions = _names(baselines) or [], _names(dimensions)
