@@ -20,7 +20,6 @@ from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable
 from ragmeter.executors.common import run_sync
 from ragmeter.executors.session import preflight
 from ragmeter.io import write_json
-from ragmeter.meta_eval._api import _interrupted, _kept, _names, _profile, _stats, check_out
 from ragmeter.meta_eval._checks import (
     BASELINE_NEEDS,
     check_meta_modes,
@@ -33,6 +32,7 @@ from ragmeter.meta_eval._labels import LABELS_DATASET, check_labels, read_labels
 from ragmeter.meta_eval._labels_run import LabelResult, label_scorers, score_labels
 from ragmeter.meta_eval._pairs import DIMENSIONS
 from ragmeter.meta_eval._scorers import DEFAULT_BASELINES, RAGAS_METRICS
+from ragmeter.meta_eval._shared import _interrupted, _kept, _names, _profile, _stats, check_out
 from ragmeter.metrics.registry import get_metric
 from ragmeter.plan import mode_of_metric
 from ragmeter.resources import build_resources
