@@ -155,6 +155,12 @@ BAD = [
         "row 2, field 'label_faithfulnes': unknown label column",
     ),
     (
+        [_row("a", faithfulness=1), {"question": "q", "answer": "b", "label_faithfulness": 0}],
+        [],
+        "row 2, field 'label_faithfulness': labelled, but faithfulness needs "
+        "question+answer+contexts",
+    ),
+    (
         [_row("a", faithfulness=1), _row("b", faithfulness=0)],
         ["--baselines", "k_precision,gpt_ranking"],
         "gpt_ranking ranks two answers",

@@ -276,6 +276,10 @@ def meta_eval_cmd(
 ) -> None:
     """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1).
 
+    meta-eval labels --data FILE: AUROC (95% CI), Brier, ECE and accuracy against your
+    own per-answer labels (label_faithfulness, label_answer_relevance,
+    label_context_relevance columns: 1/0, true/false, yes/no; docs/labels-meta-eval.md).
+
     A pair whose score failed is left out of the agreement (a tie or a metric that does not
     apply counts 1/2). Exit codes: 0 every score computed; 1 some scores failed (one stderr
     line per scorer says how many pairs and why; all are in --out with their reasons); 2

@@ -29,6 +29,8 @@ from scipy.stats import rankdata
 from ragmeter.errors import DataError, Problem
 from ragmeter.io import load_file
 from ragmeter.meta_eval._pairs import DIMENSIONS
+from ragmeter.meta_eval._scorers import RAGAS_METRICS
+from ragmeter.metrics.registry import get_metric
 from ragmeter.sample import Sample
 
 LABELS_DATASET = "labels"
@@ -134,6 +136,13 @@ def check_labels(
         )
     wanted = list(dims) if dims is not None else labelled
     problems = []
+    for d in wanted:  # a labelled row the metric cannot score: no judge call would tell
+        metric = get_metric(RAGAS_METRICS[d])
+        problems += [
+            Problem(r.row, LABEL_PREFIX + d, f"labelled, but {metric.name} {why}")
+            for r in rows
+            if d in r.labels and (why := metric.missing(r.sample))
+        ]
     for d in wanted:
         values = [r.labels[d] for r in rows if d in r.labels]
         if not values:
