@@ -304,3 +304,19 @@ def test_python_api_and_csv_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert {r.name for r in report.results} == {"ragas:faithfulness", "k_precision"}
     assert report.exit_code() == 0
     assert report.result_line().startswith("RESULT faithfulness_auroc=")
+
+
+def test_a_cached_rerun_asks_no_verdict_again(tmp_path: Path) -> None:
+    """--cache is honoured: the second run's judged calls all come from the cache."""
+    rows = [_row("It opened in 1889.", faithfulness=1), _row("It opened in 1925.", faithfulness=0)]
+    data = _write(tmp_path / "l.jsonl", rows)
+    cache = str(tmp_path / "cache")
+    with fake_server.FakeOpenAIServer() as server:
+        first = _cli(server, data, tmp_path / "1.json", "--cache", cache)
+        second = _cli(server, data, tmp_path / "2.json", "--cache", cache)
+    assert first.exit_code == second.exit_code == 0, second.output
+    r1 = _fields(first.stdout.strip().splitlines()[-1])
+    r2 = _fields(second.stdout.strip().splitlines()[-1])
+    assert int(r1["judge_calls"]) > 0 and r2["judge_calls"] == "0"
+    assert r2["judge_cached_calls"] == r1["judge_calls"]
+    assert r2["faithfulness_auroc"] == r1["faithfulness_auroc"]
