@@ -28,6 +28,7 @@ from ragmeter.meta_eval import (
     DIMENSIONS,
     LEXICAL_BASELINE,
     PAPER_TABLE1,
+    LabelsReport,
     ScorerResult,
     check_out,
 )
@@ -165,9 +166,61 @@ def print_calibration(results: list[ScorerResult]) -> None:
         print_wide(console, rel)
 
 
+def print_labels(report: LabelsReport) -> None:
+    """Per dimension and scorer, against the user's labels: rows labelled (positive), AUROC
+    with its 95% CI, Brier, ECE, accuracy at 0.5, scores left out; reliability tables."""
+    table = Table(title=table_title(f"meta-eval against your labels · judge {report.judge}"))
+    heads = ("dimension", "scorer", "n (pos)", "AUROC [95% CI]", "Brier", "ECE", "acc@0.5")
+    for col in (*heads, "left out", "judge per item", "wall s"):
+        table.add_column(col, justify="left" if col in heads[:2] else "right")
+    order = {d: i for i, d in enumerate(DIMENSIONS)}  # each judged metric above its baselines
+    for r in sorted(report.results, key=lambda x: (order[x.dimension], x.kind != "ragas")):
+        facts, ci = r.as_dict(with_pairs=False), r.auroc_ci()
+        cal = r.calibration() or {}
+        auc = "—" if r.auroc is None else f"{r.auroc:.3f}"
+        out = f"{r.n_undefined} n/a" if r.n_undefined else ""
+        out += f" [red]{r.n_failed} failed[/red]" if r.n_failed else ""
+        table.add_row(
+            LABELS[r.dimension],
+            cell(_row_name(r)),
+            f"{r.n_labelled} ({r.n_positive})",
+            auc + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""),
+            f"{cal['brier']:.3f}" if cal else "—",
+            f"{cal['ece']:.3f}" if cal else "—",
+            "—" if facts["accuracy_at_0_5"] is None else f"{facts['accuracy_at_0_5']:.3f}",
+            out.strip() or "0",
+            _usage_cell(r),
+            f"{r.wall_s:.0f}",
+        )
+    print_wide(console, table)
+    console.print(_usage_line(list(report.results)), highlight=False)
+    if report.modes:
+        console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in report.modes.items())))
+    for r in (x for x in report.results if x.kind == "ragas" and x.calibration()):
+        rel = Table(title=f"reliability · {LABELS[r.dimension]} (RAGAs, ragmeter)")
+        for col in ("score bin", "n", "mean score", "share labelled 1"):
+            rel.add_column(col, justify="right")
+        for row in (r.calibration() or {})["reliability"]:
+            rel.add_row(
+                row["bin"], str(row["n"]), f"{row['mean_score']:.3f}", f"{row['positive_rate']:.3f}"
+            )
+        print_wide(console, rel)
+
+
 def meta_eval_cmd(
-    dataset: Annotated[str, typer.Argument(help="Pairwise preference set: wikieval.")],
-    data: Annotated[Path, typer.Option(help="The dataset file (WikiEval: wikieval.jsonl).")],
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            help="wikieval (pairwise preferences) or labels (your own per-answer labels)."
+        ),
+    ],
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="The dataset file (WikiEval: wikieval.jsonl; labels: a sample file with "
+            "label_faithfulness / label_answer_relevance / label_context_relevance columns)."
+        ),
+    ],
     judge: Annotated[
         str | None,
         typer.Option(help=JUDGE_HELP + " (none is refused: the metrics compared need one)"),
@@ -223,6 +276,10 @@ def meta_eval_cmd(
 ) -> None:
     """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1).
 
+    meta-eval labels --data FILE: AUROC (95% CI), Brier, ECE and accuracy against your
+    own per-answer labels (label_faithfulness, label_answer_relevance,
+    label_context_relevance columns: 1/0, true/false, yes/no; docs/labels-meta-eval.md).
+
     A pair whose score failed is left out of the agreement (a tie or a metric that does not
     apply counts 1/2). Exit codes: 0 every score computed; 1 some scores failed (one stderr
     line per scorer says how many pairs and why; all are in --out with their reasons); 2
@@ -264,7 +321,10 @@ def meta_eval_cmd(
             written = report.write(out)
         except OutputError as exc:
             unwritten = exc
-    print_table(report.results, report.judge, report.modes)
+    if isinstance(report, LabelsReport):
+        print_labels(report)
+    else:
+        print_table(report.results, report.judge, report.modes)
     if written is not None:
         console.print(literal(f"wrote {written}"))
     for line in report.failure_lines():
@@ -276,7 +336,13 @@ def meta_eval_cmd(
     code = report.exit_code()
     if code:
         err_console.print(
-            f"exit {code}: {report.n_failed} pair(s) left out of the agreement, a score failed",
+            f"exit {code}: {report.n_failed} "
+            + (
+                "labelled score(s) left out"
+                if isinstance(report, LabelsReport)
+                else "pair(s) left out of the agreement"
+            )
+            + ", a score failed",
             markup=False,
             highlight=False,
         )

@@ -8,11 +8,18 @@ definition (undefined, skipped: the metric does not apply) makes the pair a tie,
 and counted (``n_failed``, with the first reason): a failure is no evidence either way, and
 the CLI says so on stderr and exits 1. When every pair failed the agreement is None.
 
+``run("labels", path)`` measures the metrics against the user's own per-answer labels
+instead (``label_<dimension>`` columns, see ``_labels``): AUROC with a bootstrap CI, Brier,
+ECE, accuracy at 0.5 per dimension and scorer (a ``LabelsReport``).
+
 ``run`` does it all in one call; the pieces (``select_pairs``, ``build_scorers``,
 ``run_meta_eval``) are here for callers who bring their own pairs, scorers or resources.
 """
 
 from ragmeter.meta_eval._api import MetaEvalReport, check_out, run, select_pairs
+from ragmeter.meta_eval._labels import LABELS_DATASET, LabelledSample, auroc, read_labels
+from ragmeter.meta_eval._labels_api import LabelsReport, run_labels
+from ragmeter.meta_eval._labels_run import LabelResult
 from ragmeter.meta_eval._lexical import LEXICAL_BASELINE, context_overlap, question_overlap
 from ragmeter.meta_eval._pairs import (
     DATASETS,
@@ -40,13 +47,18 @@ __all__ = [
     "DATASETS",
     "DEFAULT_BASELINES",
     "DIMENSIONS",
+    "LABELS_DATASET",
     "LEXICAL_BASELINE",
     "PAPER_TABLE1",
     "RAGAS_METRICS",
+    "LabelResult",
+    "LabelledSample",
+    "LabelsReport",
     "MetaEvalReport",
     "PairScorer",
     "PreferencePair",
     "ScorerResult",
+    "auroc",
     "build_scorers",
     "check_out",
     "context_overlap",
@@ -57,7 +69,9 @@ __all__ = [
     "metric_scorer",
     "outcome",
     "question_overlap",
+    "read_labels",
     "run",
+    "run_labels",
     "run_meta_eval",
     "select_pairs",
     "wikieval_pairs",

@@ -8,12 +8,11 @@ results and the JSON payload that ``ragmeter meta-eval --out`` writes.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import (
@@ -42,9 +41,13 @@ from ragmeter.meta_eval._scorers import (
     RAGAS_METRICS,
     build_scorers,
 )
+from ragmeter.meta_eval._shared import _interrupted, _kept, _names, _profile, _stats, check_out
 from ragmeter.metrics.registry import get_metric
 from ragmeter.plan import mode_of_metric
 from ragmeter.resources import build_resources
+
+if TYPE_CHECKING:  # _labels_api imports this module's helpers
+    from ragmeter.meta_eval._labels_api import LabelsReport
 
 
 @dataclass
@@ -128,60 +131,6 @@ class MetaEvalReport:
         return out
 
 
-def check_out(out: str | Path, data: str | Path | None = None) -> Path:
-    """The JSON file ``--out`` names, checked before any work (as ``report`` checks its
-    HTML file): finding after an hour of judge calls that it cannot be written lost them.
-
-    A directory, or a path ending in a separator, is refused rather than given a file name
-    of our choosing: the command then writes exactly the file the user named. Writability
-    is probed with a temporary file in the nearest existing directory (a permission check
-    alone is wrong for root and for /proc-like file systems). OutputError says why.
-
-    ``data``, the dataset file read, is refused as ``--out``: the JSON was written over it
-    (``-o wikieval.jsonl``), and the human labels were gone, as evaluate refuses an --out
-    holding its input.
-    """
-    text = str(out)
-    path = Path(out).expanduser()
-    source = Path(data).expanduser() if data is not None else None
-    if source is not None and path.exists() and source.exists() and path.samefile(source):
-        raise OutputError(
-            f"--out {text} is the dataset file read (--data {data}): give another file"
-        )
-    if path.is_dir() or text.endswith(("/", os.sep)):
-        raise OutputError(
-            f"--out {text} is a directory: give the JSON file to write, "
-            f"e.g. {path / 'meta_eval.json'}"
-        )
-    existing = path.parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OutputError(f"--out {path} cannot be created: {existing} is a file, not a directory")
-    try:
-        if path.exists():
-            with path.open("a", encoding="utf-8"):
-                pass
-        else:
-            fd, probe = tempfile.mkstemp(prefix=".ragmeter-meta-eval-", dir=existing)
-            os.close(fd)
-            os.unlink(probe)
-    except OSError as exc:
-        raise OutputError(
-            f"--out {path} cannot be written ({exc.strerror or exc}): give a writable file path"
-        ) from None
-    return path
-
-
-def _names(value: str | Sequence[str] | None) -> list[str] | None:
-    """A list of names given as a sequence, or as one string read as the CLI reads it,
-    comma-separated. Why: ``dimensions="faithfulness"`` was read letter by letter, and was
-    refused as "unknown dimension(s) ['f', 'a', 'i', ...]"."""
-    if value is None:
-        return None
-    return value.split(",") if isinstance(value, str) else list(value)
-
-
 def select_pairs(
     dataset: str,
     data: str | Path,
@@ -191,7 +140,7 @@ def select_pairs(
     """The dataset's pairs for ``dimensions`` (default: all), first ``limit`` source rows."""
     dimensions = _names(dimensions)
     if dataset not in DATASETS:
-        known = ", ".join(DATASETS)
+        known = ", ".join([*DATASETS, "labels"])
         raise DataError([Problem(None, "dataset", f"unknown dataset {dataset!r}; known: {known}")])
     dims = list(DIMENSIONS) if dimensions is None else [d.strip() for d in dimensions if d.strip()]
     bad = [d for d in dims if d not in DIMENSIONS]
@@ -224,14 +173,19 @@ def run(
     dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
-) -> MetaEvalReport:
-    """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences.
+) -> MetaEvalReport | LabelsReport:
+    """Agreement of the RAGAS metrics (and ``baselines``) with human pairwise preferences;
+    ``dataset="labels"``: with the user's own per-answer labels (a ``LabelsReport``).
 
     Raises ``DataError`` for a bad request, ``MetricError`` for an unknown mode,
     ``ConfigError`` for a resource the run needs that cannot be had (``check_resources``,
     before any model loads) and ``ResourceUnavailable`` for one that fails to load, all
     before any pair is scored.
     """
+    if dataset == "labels":  # the user's own per-answer labels
+        from ragmeter.meta_eval._labels_api import from_run
+
+        return from_run(data, settings, baselines, dimensions, limit, progress)
     s = as_settings(settings)
     check_meta_modes(s)
     baselines, dimensions = _names(baselines) or [], _names(dimensions)
@@ -305,27 +259,6 @@ def run(
     return MetaEvalReport(results, judge_name, modes, payload)
 
 
-def _kept(s: Settings) -> str:
-    """Where the judge's answers of a run cut short are, so the same command resumes."""
-    if not s.cache:
-        return "The cache is off, so nothing computed was kept"
-    return (
-        f"Every judge answer received is kept in the cache ({s.cache}): run the same command "
-        "again to resume"
-    )
-
-
-def _interrupted(s: Settings, done: int, n_rows: int) -> str:
-    """The line a Ctrl-C ends with (the CLI prints it, exit 130). Why: it said only
-    "interrupted", neither how far it got nor that the cache keeps the judge's answers, so a
-    user re-ran with ``--cache off`` or gave up an hour of calls as lost."""
-    judged = min(done, n_rows)
-    where = f"{judged} of {n_rows} rows scored by the judged metrics"
-    if done > n_rows:
-        where += f", {done - n_rows} of {n_rows} by the baselines"
-    return f"interrupted: {where}, no result written. {_kept(s)}"
-
-
 def _payload(
     dataset: str,
     data: str | Path,
@@ -357,33 +290,3 @@ def _payload(
         "ragas_judge_failed_calls": sum(r.failed_calls for r in ragas.values()),
         "ragas_computed_tokens": sum(r.computed_tokens or 0 for r in ragas.values()) or None,
     }
-
-
-def _profile(
-    wall: float, build_s: float, judge: dict[str, float] | None, embedder: Any
-) -> dict[str, Any]:
-    """Where the time went (issue 14): building the models (the local judge loads here,
-    outside ``total_wall_s``), the local judge's worker split into prompt decoding after
-    prefix reuse, generation, reading logits and the rest (tokenising, Python), the
-    embedder, and what is left of the wall time (scheduling, metrics' own work)."""
-    inner_e = getattr(embedder, "inner", None)
-    embed_s = float(getattr(inner_e, "busy_s", 0.0))
-    out: dict[str, Any] = {"build_resources_s": round(build_s, 2), "embed_s": round(embed_s, 2)}
-    out["embedded_texts"] = getattr(inner_e, "texts", None)
-    busy = 0.0
-    if judge:
-        busy = float(judge.get("busy_s", 0.0))
-        parts = {k: float(judge.get(k, 0.0)) for k in ("decode_s", "generate_s", "logits_s")}
-        out.update({f"judge_{k}": round(v, 2) for k, v in parts.items()})
-        out["judge_other_s"] = round(busy - sum(parts.values()), 2)
-        out["judge_busy_s"] = round(busy, 2)
-        evaluated = float(judge.get("prompt_tokens_evaluated", 0.0))
-        if parts["decode_s"] > 0:
-            out["decode_tokens_per_s"] = round(evaluated / parts["decode_s"], 1)
-    out["rest_of_wall_s"] = round(wall - busy - embed_s, 2)
-    return out
-
-
-def _stats(inner: Any) -> dict[str, float]:
-    stats = getattr(inner, "stats", None)
-    return dict(stats.as_dict()) if stats is not None and hasattr(stats, "as_dict") else {}
