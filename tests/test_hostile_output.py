@@ -62,7 +62,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_json_visible_escapes_what_a_terminal_acts_on_and_keeps_the_values():
     from ragmeter.md_escape import json_visible
 
-    data = {"v": NASTY, "ok": "é 中文 👩\u200d💻 \\ \" \t"}
+    data = {"v": NASTY, "ok": 'é 中文 👩\u200d💻 \\ " \t'}
     text = json_visible(json.dumps(data, ensure_ascii=False))
     assert not RAW.findall(text) and "\\u009b" in text and "\\u202e" in text
     assert json.loads(text) == data
@@ -150,9 +150,7 @@ def test_chart_labels_show_bidi_and_control_characters_escaped():
         assert "m\\u202eabc\\x00\\x1b" in svg
 
 
-def _summary_on_a_terminal(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, columns: int
-) -> str:
+def _summary_on_a_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, columns: int) -> str:
     got = CliConsole(width=columns, force_terminal=True, emoji=False, color_system=None)
     for module in (_common, cli_evaluate):
         monkeypatch.setattr(module, "console", got)
