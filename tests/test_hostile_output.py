@@ -91,8 +91,9 @@ def test_compare_json_file_holds_no_raw_c1_or_bidi_control(runs, tmp_path):
         ["evaluate", "d.jsonl", "--bo\u202egus\x9b"],  # no such option
         ["ev\u202eal\x1b[2J"],  # no such command
         ["models", "li\u2066st"],  # no such command, in a sub-group
+        ["models", "list", "--x\u202e\x9b"],  # no such option, in a sub-group's command
     ],
-    ids=["extra-argument", "no-such-option", "no-such-command", "sub-command"],
+    ids=["extra-argument", "no-such-option", "no-such-command", "sub-command", "sub-option"],
 )
 def test_a_usage_error_shows_the_argument_escaped(args):
     """Before: click escaped C0 and C1 in some of these, never U+202E or U+2066: the
