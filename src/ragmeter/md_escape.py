@@ -40,6 +40,21 @@ def visible(text: str, keep: str = "") -> str:
     return _CONTROL.sub(lambda m: m.group() if m.group() in keep else _escaped(m.group()), text)
 
 
+# What json.dumps(ensure_ascii=False) and pydantic-core leave raw in a string and a terminal
+# acts on when the file is shown (``cat compare.json``): DEL, the C1 controls ("\x9b" is a
+# one-byte CSI) and the bidirectional controls and separators (U+202E reverses what follows).
+# JSON escapes C0 itself; these occur only inside strings, so a \u escape is the same JSON.
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def json_visible(text: str) -> str:
+    """JSON text with each ``_JSON_RAW`` character as its ``\\uXXXX`` escape: the same
+    values to ``json.loads``, never a control sequence when the file is printed."""
+    if text.isascii() and "\x7f" not in text:  # the common case: nothing to look for
+        return text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 # Markdown that would turn user text into code, links or images: `x` showed '&lt;' verbatim
 # (entities are literal in code), [t](url) became a link and ![t](url) fetched an image;
 # *x*, _x_ and ~~x~~ lost their marks to emphasis (an "_" inside a word is text: k_precision).

@@ -21,7 +21,7 @@ try:
     import typer
 
     from ragmeter.cli import compare, evaluate, meta_eval, metrics, models, report
-    from ragmeter.cli._common import EXIT_INTERNAL, OnceCommand, err_console, said
+    from ragmeter.cli._common import EXIT_INTERNAL, OnceCommand, ShownGroup, err_console, said
 except KeyboardInterrupt:
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
@@ -31,6 +31,7 @@ except KeyboardInterrupt:
 # ("--max-failure-ra…"); click's plain layout shows every name and bracket as written.
 HELP_MARKUP = None
 app = typer.Typer(
+    cls=ShownGroup,  # usage errors quote arguments: shown escaped (_common._shown)
     add_completion=False,
     no_args_is_help=True,
     rich_markup_mode=HELP_MARKUP,

@@ -11,7 +11,8 @@ from typing import IO, Any
 import typer
 from rich.console import Console
 from rich.text import Text
-from typer.core import TyperCommand
+from typer._click.exceptions import ClickException  # typer vendors click: its errors
+from typer.core import TyperCommand, TyperGroup
 
 from ragmeter.errors import DataError, RagmeterError, RunAborted
 from ragmeter.executors.common import check_judge_form  # noqa: F401  (re-exported for evaluate)
@@ -164,7 +165,43 @@ _ONCE = {
 }
 
 
-class OnceCommand(TyperCommand):
+def _shown(exc: ClickException) -> None:
+    """``exc``'s message with its control characters ``visible`` (line breaks kept), as the
+    CLI shows all user text. Why: click's usage errors quote the argument given ("Invalid
+    value for '--by': ...", "Got unexpected extra argument(s) (...)"); click escapes C0 and
+    C1 in some of them, never the bidi controls, so U+202E in a mistyped argument reversed
+    the rest of the error line, and a message of another kind could carry an ESC."""
+    if getattr(exc, "_ragmeter_shown", False):
+        return
+    said = exc.format_message
+    exc.format_message = lambda: visible(said(), keep="\n")  # type: ignore[method-assign]
+    exc._ragmeter_shown = True  # type: ignore[attr-defined]
+
+
+class ShownErrors:
+    """A click command or group whose usage errors are shown escaped (``_shown``): parsing
+    (``make_context``) and what a group resolves and runs under it (``invoke``)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)  # type: ignore[misc]
+        except ClickException as exc:
+            _shown(exc)
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)  # type: ignore[misc]
+        except ClickException as exc:
+            _shown(exc)
+            raise
+
+
+class ShownGroup(ShownErrors, TyperGroup):
+    """The root command group (``ragmeter``): "No such command '...'" shown escaped."""
+
+
+class OnceCommand(ShownErrors, TyperCommand):
     """A command that refuses ``--fail-under`` or ``-m`` given more than once (exit 2).
 
     Why: click keeps the last value of an option and drops the others without a word, so

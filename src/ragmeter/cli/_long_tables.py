@@ -38,14 +38,23 @@ _REFLOWED = re.compile("[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 Cell = tuple[str, tuple[Span, ...]]  # a cell's characters and its styles' spans in them
 
 
-def print_table(console: Console, renderable: Any) -> None:
+def print_table(console: Console, renderable: Any, blocks_below: int = 0) -> None:
     """On a terminal, rich fits a table to the window (long cells wrap or fold). Elsewhere
     (a CI log, a pipe) there is no window: rich's 80-column default would cut cells (the
     verdict to 'wor', a slice label to '[bold]t[/bol…'), so a table is printed as wide as it
     needs. A long one (thousands of slices) is laid out without rich's measuring, the same
-    lines in a fraction of the time."""
+    lines in a fraction of the time. ``blocks_below``: a terminal narrower than this many
+    columns gets a table that would be cut as ``print_blocks``, one block a row."""
     if console.quiet or print_long(console, renderable):
         return  # quiet: its reader went away (a closed pipe, _common.reader_gone)
+    if (
+        console.is_terminal
+        and console.width < blocks_below
+        and isinstance(renderable, Table)
+        and _cut_on_terminal(console, renderable)
+    ):
+        print_blocks(console, renderable)
+        return
     if console.is_terminal or not isinstance(renderable, Table):
         console.print(renderable)
         if isinstance(renderable, Table) and _cut_on_terminal(console, renderable):
@@ -57,6 +66,30 @@ def print_table(console: Console, renderable: Any) -> None:
     wide = CliConsole(file=console.file, width=max(console.width, needed), emoji=False)
     wide.print(renderable)
     console.quiet = console.quiet or wide.quiet  # its reader gone: so is the console's
+
+
+def print_blocks(console: Console, table: Table) -> None:
+    """``table`` as one block a row: its first cell (bold), then each other column as
+    "header value" on a line of its own, as ``ragmeter metrics`` lists metrics. Why: under
+    40 columns the summary of ``evaluate`` kept the metric and a cut "95% CI" ("[0.708, …")
+    and dropped the mean and the ok/undef/skip/fail counts; a block shows every value whole
+    at any width (a long one wraps)."""
+    if table.title:
+        console.print(table.title)
+    headers = [str(c.header) for c in table.columns]
+    pad = max(map(cell_len, headers[1:]), default=0)
+    for i in range(table.row_count):
+        cells = [_as_text(console, c._cells[i]) for c in table.columns]
+        name = cells[0].copy()
+        name.stylize("bold")
+        console.print(Text.assemble((headers[0], "dim"), " ", name))
+        for header, value in zip(headers[1:], cells[1:], strict=True):
+            console.print(Text.assemble("  ", (header.ljust(pad), "dim"), "  ", value))
+
+
+def _as_text(console: Console, value: Any) -> Text:
+    """A cell as Text: a str is ragmeter's markup (``[red]1[/red]``), a Text the user's."""
+    return value if isinstance(value, Text) else console.render_str(str(value))
 
 
 _CUT = (

@@ -12,7 +12,6 @@ beside ``--markdown -`` or another ``-f``) or other bad input.
 
 from __future__ import annotations
 
-import re
 from itertools import takewhile
 from pathlib import Path
 from typing import Annotated, Any
@@ -36,6 +35,7 @@ from ragmeter.compare import compare
 from ragmeter.compare_options import MIN_RESAMPLES
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
+from ragmeter.md_escape import json_visible
 from ragmeter.redact import public_text
 from ragmeter.reporting import check_out, write_out
 
@@ -54,18 +54,6 @@ def print_table(renderable: Any) -> None:
     keep = len(list(takewhile(lambda h: h in ("metric", "slice"), headers)))
     for part in fold(console, renderable, console.width, keep, first=[len(headers) - 1]):
         print_wide(console, part)
-
-
-# What json.dumps(ensure_ascii=False) leaves raw in a string and a terminal acts on: DEL,
-# the C1 controls ("\x9b" is a one-byte CSI) and the bidirectional controls (U+202E reverses
-# what follows). Only inside strings, so their \u escapes are the same JSON, shown.
-_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-
-
-def _json_shown(text: str) -> str:
-    """JSON for stdout (``--format json``) with ``_JSON_RAW`` as ``\\u`` escapes: the
-    same data to a parser, never a control sequence on a terminal."""
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def compare_cmd(
@@ -158,11 +146,13 @@ def compare_cmd(
     if "--markdown" in checked:
         run_guarded(write_out, checked["--markdown"], to_markdown(cmp, alpha=alpha), "--markdown")
     if "--json" in checked:
-        run_guarded(write_out, checked["--json"], cmp.to_json(alpha), "--json")
+        # json_visible: the file is read with cat as often as with a parser (same values to it)
+        json_text = json_visible(cmp.to_json(alpha))
+        run_guarded(write_out, checked["--json"], json_text, "--json")
     for warning in cmp.warnings:
         err_console.print(cell(f"warning: {public_text(warning)}", "bold yellow"))
     if output == "json":
-        echo(_json_shown(cmp.to_json(alpha)))
+        echo(json_visible(cmp.to_json(alpha)))
     elif output == "markdown":
         echo(to_markdown(cmp, alpha=alpha), nl=False)
     else:

@@ -290,7 +290,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             str(agg.n_skipped),
             f"[red]{agg.n_failed}[/red]" if agg.n_failed else "0",
         )
-    print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
+    print_table(console, table, blocks_below=40)  # under 40 columns: a block a metric
     failures = result.failures()
     counts = {
         s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")

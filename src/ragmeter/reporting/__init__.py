@@ -18,6 +18,7 @@ from typing import Any
 from ragmeter.errors import ConfigError, OutputError, ReportUnavailable
 from ragmeter.io import atomic_open, stat_problem
 from ragmeter.manifest import OUTPUTS
+from ragmeter.md_escape import visible
 
 __all__ = ["check_out", "render_report", "report", "write_out"]
 
@@ -109,6 +110,10 @@ def write_out(path: Path, text: str, option: str = "--out") -> Path:
 # isolate (U+2069); marks (U+200E/F) reorder nothing beyond their neighbours.
 _OPENS_ISOLATE = "\u2066\u2067\u2068"
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# What HTML calls a control character, but the whitespace it reads (tab, line feed, carriage
+# return): NUL is a parse error browsers replace, the others parse errors shown as nothing
+# or as a box, and an ESC or "\x9b" pasted from the page reaches a terminal raw.
+_HTML_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # A run of this many characters without a space gets a <wbr> every _WRAP_AT characters.
 _LONG_RUN = re.compile(r"[^\s]{200,}")
 _WRAP_AT = 100
@@ -228,7 +233,15 @@ def render_report(
         finalize=shown,
     )
     env.filters["isolated"] = isolated
-    return env.get_template("report.html.j2").render(**context)
+    return controls_shown(env.get_template("report.html.j2").render(**context))
+
+
+def controls_shown(html: str) -> str:
+    """``html`` with each ``_HTML_CONTROL`` character ``visible`` (``\\x00``, ``\\x1b``), as
+    the terminal shows them: in text, attributes and the evidence's JSON alike. ragmeter's
+    template and charts write none, so only a run's text changes; an escape is plain ASCII,
+    safe in any of those places."""
+    return _HTML_CONTROL.sub(lambda m: visible(m.group()), html)
 
 
 def report(

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ragmeter.md_escape import visible
+
 MAX_VECTOR_POINTS = 5000
 BLUE, ORANGE, GREY, RED, GREEN = "#3465a4", "#f57900", "#888a85", "#cc0000", "#4e9a06"
 _RC = {
@@ -35,6 +37,15 @@ _DROP = [
 ]
 _ID = re.compile(r'\bid="([^"]+)"')
 _QUIET = r"(constrained_layout not applied|Glyph \d+ .* missing from)"
+
+
+def _label(text: str) -> str:
+    """A run's text (a metric name) for a chart label: control characters, bidi controls and
+    line breaks ``visible`` (``\\u202e``), as the CLI shows them. Why: SVG <text> takes no
+    <bdi>, so U+202E in a name reversed the rest of its label on the page, and a NUL or ESC
+    was written raw into the SVG (NUL is not allowed in XML). Escaped before drawing, so
+    the layout measures the text that is shown."""
+    return visible(str(text))
 
 
 def _figure(width: float, height: float):  # type: ignore[no-untyped-def]
@@ -109,7 +120,7 @@ def histogram(
                 )
         if both.size:
             ax.legend(frameon=False, loc="upper left" if other is None else "best")
-        ax.set_xlabel(metric)
+        ax.set_xlabel(_label(metric))
         ax.set_ylabel("samples")
         return to_svg(fig, prefix)
 
@@ -139,7 +150,7 @@ def delta_forest(
             ax.plot([lo, hi], [y, y], color=color, linewidth=1.5, marker="|", markersize=8)
             ax.plot([d], [y], "o", color=color)
         ax.axvline(0, color="black", linewidth=0.8)
-        ax.set_yticks(ys, list(names))
+        ax.set_yticks(ys, [_label(n) for n in names])
         ax.set_xlabel("delta = mean(B − A), with CI")
         return to_svg(fig, prefix)
 
@@ -168,6 +179,7 @@ def scatter(
         ax.plot([lo, hi], [lo, hi], color=GREY, linewidth=0.8)
         ax.set_xlim(lo - pad, hi + pad)
         ax.set_ylim(lo - pad, hi + pad)
+        metric = _label(metric)
         ax.set_xlabel(f"A: {metric}")
         ax.set_ylabel(f"B: {metric}")
         ax.set_title(f"{metric} (n={len(a)}; area = samples)", fontsize=8)
