@@ -54,6 +54,10 @@ def clean() -> Iterator[None]:
                 table.pop(name, None)
             metric_options.forget_options(name)
     getattr(loader, "_LOADED", {}).clear()
+    for prefix in [p for p in registry._GIVEN_TEMPLATES if p.startswith("plg_")]:
+        registry._GIVEN_TEMPLATES.pop(prefix)
+        registry._TEMPLATES.pop(prefix)
+        registry._TEMPLATE_LIMITS.pop(prefix, None)
     for name in set(sys.modules) - modules:
         if name.startswith(("plg_", "ragmeter_plugin_")):
             del sys.modules[name]
@@ -226,3 +230,30 @@ def test_entry_points_are_not_loaded_when_autoload_is_off_nor_by_import_ragmeter
     env = {"PYTHONPATH": f"{site}:{Path(__file__).parents[1] / 'src'}", "PATH": "/usr/bin"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
+
+
+TEMPLATE = """
+from ragmeter import Metric, Score
+from ragmeter.metrics import registry
+
+
+def top(k):
+    return Metric(name=f"{name}@{{k}}", description="k words or fewer", requires=(("answer",),),
+                  compute=lambda s: Score.ok(float(len(s.answer.split()) <= k)))
+
+
+registry.register_template("{name}", top, (3,))
+"""
+
+
+def test_a_plugins_template_metric_is_recorded_as_its_with_its_k(tmp_path):
+    path = _plugin(tmp_path, "plg_tpl", "plg_top", TEMPLATE)
+    out = tmp_path / "out"
+    args = ["evaluate", str(_data(tmp_path)), "-m", "plg_top@5", "-o", str(out), "-q"]
+    result = runner.invoke(app, [*args, "--plugin", str(path), "--n-resamples", "10"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert doc["plugins"][0]["metrics"] == ["plg_top@k"]
+    assert {e["name"]: e.get("plugin") for e in doc["metrics"]} == {"plg_top@5": str(path)}
+    listed = runner.invoke(app, ["metrics", "--plugin", str(path)], env={"COLUMNS": "200"})
+    assert "plg_top@k" in listed.output and f"(plugin {path})" in listed.output
