@@ -19,7 +19,39 @@ def file_error(source: str, message: str) -> NoReturn:
     raise DataError([Problem(None, None, message)], source=source)
 
 
+# Not a setting: the modules whose import registers metrics (``ragmeter.plugins``).
+PLUGINS = "plugins"
+
+
 def read_table(path: Path, outside: Callable[[str], Problem]) -> dict[str, Any]:
+    """The settings of a TOML or JSON file (``_read``), its ``plugins`` checked and left out.
+
+    Why left out: the plugins are imported by the commands that name metrics (``ragmeter
+    evaluate``, ``load_plugins(config=...)``) before the settings are built, so that options
+    a plugin's metric declares are known; a reader that names no metric (meta-eval) has no
+    use for them, and ``Settings`` refused the key as an unknown setting."""
+    data = _read(path, outside)
+    _plugins(str(path), data)  # a malformed list is refused whoever reads the file
+    return {k: v for k, v in data.items() if k != PLUGINS}
+
+
+def plugins_in(path: Path, outside: Callable[[str], Problem]) -> list[str]:
+    """The plugins a settings file names: ``plugins = ["mypkg.metrics", "metrics/x.py"]``."""
+    return _plugins(str(path), _read(path, outside))
+
+
+def _plugins(src: str, data: dict[str, Any]) -> list[str]:
+    given = data.get(PLUGINS, [])
+    if not isinstance(given, list) or not all(isinstance(p, str) and p.strip() for p in given):
+        file_error(
+            src,
+            "plugins must be a list of module names or .py paths, e.g. "
+            'plugins = ["mypkg.metrics", "metrics/domain.py"]',
+        )
+    return [p.strip() for p in given]
+
+
+def _read(path: Path, outside: Callable[[str], Problem]) -> dict[str, Any]:
     """The settings table of a TOML or JSON file: ``[tool.ragmeter]`` (a pyproject.toml),
     else ``[ragmeter]``, else the whole file. ``outside`` says why a key beside ``[ragmeter]``
     is refused (it was silently ignored).

@@ -31,6 +31,7 @@ from ragmeter.out_dir import SCHEMA as SCHEMA
 from ragmeter.out_dir import check_out as check_out
 from ragmeter.out_dir import prepare_out as prepare_out
 from ragmeter.out_lock import release_out
+from ragmeter.plugins import loaded, origin_of
 from ragmeter.prompts import load_prompts, prompt_file_sha256
 from ragmeter.redact import public_text
 from ragmeter.sample import Sample
@@ -63,7 +64,8 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
     """Each metric: name, definition version, mode, and its prompt files (version, sha256);
     a user's metric registered with a ``timeout`` also ``timeout_s`` (absent otherwise, so
     other runs' entries are unchanged): a limit turns slow samples into failed ones, so two
-    runs that differ in it must not look alike."""
+    runs that differ in it must not look alike. A metric a plugin registered (``--plugin``)
+    also ``plugin``: its name as given, so a reader of the run knows what defined it."""
     modes = dict(options.get("modes") or {})
     out = []
     for m in metrics:
@@ -85,6 +87,8 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
         }
         if (limit := timeout_of(m.name)) is not None:
             entry["timeout_s"] = limit
+        if (plugin := origin_of(m.name)) is not None:  # what defined it, for a later compare
+            entry["plugin"] = plugin.name
         out.append(entry)
     return out
 
@@ -167,6 +171,8 @@ def build_manifest(
         "settings": settings.public_dict(),
         "usage": {k: usage.get(k) for k in keep if k in usage},
         "fingerprint": dict(fp),
+        # absent without plugins: the run.json of every other run is unchanged
+        **({"plugins": [p.record() for p in plugins]} if (plugins := loaded()) else {}),
     }
 
 

@@ -23,6 +23,7 @@ from ragmeter.cli._common import (
 )
 from ragmeter.cli._gates import check_gate_on, check_paths, finish_evaluate, prepare_evaluate
 from ragmeter.cli._long_tables import print_table
+from ragmeter.cli._plugins import PluginOption, load_cli_plugins
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import cost_text
@@ -169,6 +170,7 @@ def evaluate(
             "run (MLFLOW_TRACKING_URI; needs ragmeter[mlflow]).",
         ),
     ] = False,
+    plugin: PluginOption = None,
 ) -> None:
     """Score a dataset and print aggregates with 95% CIs.
 
@@ -180,6 +182,7 @@ def evaluate(
     """
     on = check_gate_on(gate_on)
     check_paths(data, out)  # stdin, a pipe, -o -: before any work
+    load_cli_plugins(plugin, config)  # before the settings: they check a plugin's options
     if structured_output is not None and structured_output not in STRUCTURED_MODES:
         # else Settings' pattern error, naming a field (structured_mode) nobody typed
         raise_usage(
@@ -372,14 +375,8 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
             str(t["prompt_tokens"]),
             str(t["completion_tokens"]),
         )
-    table.add_row(
-        "total",
-        str(est["calls"]),
-        str(est["cache_hits"]),
-        str(est["prompt_tokens"]),
-        str(est["completion_tokens"]),
-        style="bold",
-    )
+    keys = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+    table.add_row("total", *(str(est[k]) for k in keys), style="bold")
     print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
     per = est.get("chars_per_token", 4)
     line = f"estimated cost: {cost_text(est)}; tokens at {per:g} characters a token"

@@ -5,8 +5,11 @@ from __future__ import annotations
 from rich.text import Text
 
 from ragmeter.cli._common import cell, console, literal
+from ragmeter.cli._plugins import PluginOption, load_cli_plugins
+from ragmeter.metric_options import declared_defaults
 from ragmeter.metrics.base import Metric, Mode
 from ragmeter.metrics.registry import list_metrics, template_default_ks
+from ragmeter.plugins import origin_of
 
 
 def _mode_text(spec: Mode) -> str:
@@ -30,8 +33,9 @@ def needs_text(m: Metric) -> str:
     return "; ".join(parts)
 
 
-def list_metrics_cmd() -> None:
-    """List metrics with their required fields and definitions."""
+def list_metrics_cmd(plugin: PluginOption = None) -> None:
+    """List metrics with their required fields and definitions (a plugin's too: --plugin)."""
+    load_cli_plugins(plugin)
     # One block per metric rather than a table: definitions stay readable at 80 columns.
     # Text pieces, never markup: a custom metric's description, formula or needed fields are
     # its author's text ("[x]" in a formula vanished, "[/x]" raised MarkupError).
@@ -54,8 +58,13 @@ def list_metrics_cmd() -> None:
         if prefix in default_ks:  # which k a run without -m uses: ndcg@k alone does not say
             runs = ", ".join(f"{prefix}@{k}" for k in default_ks[prefix])
             line.append(f"  (without -m: {runs})", "dim")
+        if (origin := origin_of(m.name)) is not None:  # a team's metric, said as theirs
+            line.append(cell(f"  (plugin {origin.name})", "dim"))
         console.print(line, soft_wrap=True)
         console.print(literal(f"    {m.description}"), soft_wrap=True)
+        if options := declared_defaults(m.name):  # register_metric(..., options=...)
+            said = ", ".join(f"{k}={v!r}" for k, v in options.items())
+            console.print(literal(f"    options: {said}", "dim"), soft_wrap=True)
         if m.formula:
             console.print(Text.assemble("    ", literal(m.formula, "dim")), soft_wrap=True)
         console.print(literal(f"    better: {_BETTER[m.direction]}", "dim"))

@@ -232,6 +232,12 @@ def timeout_of(name: str) -> float | None:
     return _TEMPLATE_LIMITS.get(match.group(1)) if match else None
 
 
+def registered_names() -> frozenset[str]:
+    """Every metric name and template (``prefix@k``) registered now, built-ins included.
+    Why: a plugin loader compares two of these to say which metrics a plugin added."""
+    return frozenset([*_FIXED, *(f"{p}@k" for p in _TEMPLATES)])
+
+
 def default_modes() -> dict[str, str]:
     """Each metric with modes -> its default mode (``--mode metric=mode`` overrides)."""
     return {m.name: m.default_mode for m in _FIXED.values() if m.default_mode is not None}
