@@ -55,6 +55,7 @@ from ragmeter.executors.source import stream_kind
 from ragmeter.executors.stream import check_unchanged, interrupted_said
 from ragmeter.executors.streamed import ScoreWriter, StreamedResult, finish_result
 from ragmeter.manifest import build_manifest, crash_recorded, write_manifest
+from ragmeter.plugins import loaded
 from ragmeter.redact import public_text, public_url
 from ragmeter.sample import Sample
 
@@ -212,6 +213,18 @@ def _scored(
     return extra
 
 
+def _plugins_by_value(ray: Any) -> None:
+    """A metric from ``--plugin path/to/metrics.py`` lives in a module loaded from a path
+    (``ragmeter_plugin_<stem>``) that no Ray worker can import by name: cloudpickle's reference
+    to it failed in the actor (ModuleNotFoundError). Such modules are sent by value instead
+    (Ray's own cloudpickle: the standalone package's registry is another). A dotted-name
+    plugin is imported by name, as any library installed where ragmeter is."""
+    for plugin in loaded():
+        module = sys.modules.get(plugin.module)
+        if plugin.kind == "file" and module is not None:
+            ray.cloudpickle.register_pickle_by_value(module)
+
+
 def _run_pipeline(
     ray: Any,
     path: str | Path,
@@ -228,6 +241,7 @@ def _run_pipeline(
     into the ledger; the pipeline's own timings."""
     sync = [m for m in chosen if not m.is_async]
     model = [m for m in chosen if m.is_async]
+    _plugins_by_value(ray)
     ctx = ray.data.DataContext.get_current()
     saved = (
         ctx.execution_options.preserve_order,
