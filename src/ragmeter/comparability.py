@@ -150,6 +150,8 @@ def metric_view(
     view: dict[str, Any] = {}
     if entry is not None:
         view["version"], view["mode"] = entry.get("version"), entry.get("mode")
+        if entry.get("code_sha256"):  # a user's metric: its code, whatever its version says
+            view["code"] = f"sha256 {str(entry['code_sha256'])[:12]}"
         for name, prompt in sorted((entry.get("prompts") or {}).items()):
             if isinstance(prompt, dict):  # a calibration file is one of a metric's prompts
                 sha = str(prompt.get("sha256") or "")[:12]

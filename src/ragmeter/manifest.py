@@ -24,7 +24,7 @@ from ragmeter.config import Settings
 from ragmeter.errors import DataError, RunAborted
 from ragmeter.io import write_json
 from ragmeter.metrics.base import Metric
-from ragmeter.metrics.registry import timeout_of
+from ragmeter.metrics.registry import code_of, timeout_of
 from ragmeter.out_dir import MANIFEST as MANIFEST  # re-exported: where they were defined
 from ragmeter.out_dir import OUTPUTS as OUTPUTS
 from ragmeter.out_dir import SCHEMA as SCHEMA
@@ -65,7 +65,9 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
     a user's metric registered with a ``timeout`` also ``timeout_s`` (absent otherwise, so
     other runs' entries are unchanged): a limit turns slow samples into failed ones, so two
     runs that differ in it must not look alike. A metric a plugin registered (``--plugin``)
-    also ``plugin``: its name as given, so a reader of the run knows what defined it."""
+    also ``plugin``: its name as given, so a reader of the run knows what defined it. A
+    user's metric whose functions have source also ``code_sha256`` (``metrics._code_digest``):
+    compare and resume tell its code changed when its author did not bump its version."""
     modes = dict(options.get("modes") or {})
     out = []
     for m in metrics:
@@ -87,6 +89,8 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
         }
         if (limit := timeout_of(m.name)) is not None:
             entry["timeout_s"] = limit
+        if (code := code_of(m.name)) is not None:  # a user's metric: compare says if it moved
+            entry["code_sha256"] = code
         if (plugin := origin_of(m.name)) is not None:  # what defined it, for a later compare
             entry["plugin"] = plugin.name
         out.append(entry)
@@ -104,8 +108,8 @@ def fingerprint(
     """The settings that make two runs the same run (compared on resume)."""
     public = settings.public_dict()
     return {
-        "metrics": [
-            {"name": e["name"], "version": e["version"], "mode": e["mode"]}
+        "metrics": [  # a user's metric's code too: a resume must not mix two definitions
+            {k: e[k] for k in ("name", "version", "mode", "code_sha256") if k in e}
             for e in metric_entries(metrics, settings.metric_options())
         ],
         "settings": {k: public.get(k) for k in _SETTINGS_KEYS},

@@ -25,6 +25,7 @@ from ragmeter.metrics import (
     reward,
 )
 from ragmeter.metrics._checked_result import checked_result as checked_result
+from ragmeter.metrics._code_digest import code_sha256
 from ragmeter.metrics._declared_options import current, declare, declared, with_options
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.column import OK, ScoreColumn
@@ -230,6 +231,19 @@ def timeout_of(name: str) -> float | None:
         return _LIMITS.get(name)
     match = _TEMPLATE_RE.match(name)
     return _TEMPLATE_LIMITS.get(match.group(1)) if match else None
+
+
+def code_of(name: str) -> str | None:
+    """``code_sha256`` of the user's metric ``name`` as registered (``prefix@k``: its
+    template's factory), None for a built-in or code without source (``_code_digest``)."""
+    if name in _BUILT_IN:
+        return None
+    if name in _GIVEN:
+        m = _GIVEN[name]
+        return code_sha256((m.compute, m.acompute, m.compute_batch))
+    match = _TEMPLATE_RE.match(name)
+    factory = _GIVEN_TEMPLATES.get(match.group(1)) if match else None
+    return code_sha256((factory,)) if factory is not None else None
 
 
 def registered_names() -> frozenset[str]:
