@@ -26,6 +26,7 @@ from ragmeter.config import Settings
 
 VARIABLES = ["ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL", "AZURE_API_BASE", "VERTEXAI_API_BASE"]
 VARIABLES += ["WATSONX_API_BASE", "WATSONX_URL", "WX_URL", "WML_URL"]
+VARIABLES += ["HF_API_BASE", "HUGGINGFACE_API_BASE"]
 
 
 @pytest.fixture
@@ -80,6 +81,8 @@ def test_anthropic_api_base_comes_first_as_in_litellm(
         ("watsonx_text/ibm/granite", "WML_URL"),
         ("azure_text/gpt-35-instruct", "AZURE_API_BASE"),
         ("anthropic_text/claude-2", "ANTHROPIC_BASE_URL"),
+        ("huggingface/meta-llama/Llama-3.1-8B-Instruct", "HF_API_BASE"),
+        ("huggingface/meta-llama/Llama-3.1-8B-Instruct", "HUGGINGFACE_API_BASE"),
     ],
 )
 def test_each_provider_s_own_variable_is_followed(
@@ -88,6 +91,21 @@ def test_each_provider_s_own_variable_is_followed(
     assert LiteLLMBackend(model).facts()["base_url"] is None  # none set: none known
     monkeypatch.setenv(variable, "https://mine.example.com/v1")
     assert LiteLLMBackend(model).facts()["base_url"] == "https://mine.example.com/v1"
+
+
+def test_hugging_face_reads_hf_api_base_first_as_litellm_does(
+    monkeypatch: pytest.MonkeyPatch, litellm: Any
+) -> None:
+    """LiteLLM 1.110.2's huggingface chat route: ``$HF_API_BASE or $HUGGINGFACE_API_BASE``.
+    Before, only the second was followed (the ``$<PROVIDER>_API_BASE`` rule): two endpoints
+    chosen by ``$HF_API_BASE`` were recorded as none and shared cached verdicts."""
+    model = "huggingface/meta-llama/Llama-3.1-8B-Instruct"
+    monkeypatch.setenv("HUGGINGFACE_API_BASE", "https://second.example.com")
+    monkeypatch.setenv("HF_API_BASE", "https://first.example.com")
+    first = LiteLLMBackend(model)
+    assert first.facts()["base_url"] == "https://first.example.com"
+    monkeypatch.setenv("HF_API_BASE", "https://other.example.com")
+    assert LiteLLMBackend(model).cache_params() != first.cache_params()
 
 
 def test_watsonx_reads_its_variables_in_litellm_s_order(

@@ -78,14 +78,17 @@ def _checked(url: str, option: str) -> str:
 # The variables LiteLLM's completion reads, in its order, for the providers whose variables
 # break the ``$<PROVIDER>_API_BASE`` rule (read in LiteLLM 1.110.2: litellm/main.py's
 # ``_complete_anthropic``, ``_complete_vertex_ai``, ``_complete_watsonx_text``, ...,
-# llms/watsonx/common_utils.py), each read there as an explicit api_base is. Why: two runs
-# against two proxies chosen by ``$ANTHROPIC_BASE_URL`` shared one cache identity.
+# llms/watsonx/common_utils.py, llms/huggingface/chat/transformation.py's
+# ``_api_base_from_env``), each read there as an explicit api_base is. Why: two runs against
+# two proxies chosen by ``$ANTHROPIC_BASE_URL`` (or two Hugging Face endpoints chosen by
+# ``$HF_API_BASE``) shared one cache identity.
 _ANTHROPIC = ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL")
 _WATSONX = ("WATSONX_API_BASE", "WATSONX_URL", "WX_URL", "WML_URL")
 LITELLM_PROVIDER_BASE_ENVS: dict[str, tuple[str, ...]] = {
     "anthropic": _ANTHROPIC,
     "anthropic_text": _ANTHROPIC,
     "azure_text": ("AZURE_API_BASE",),
+    "huggingface": ("HF_API_BASE", "HUGGINGFACE_API_BASE"),
     "vertex_ai": ("VERTEXAI_API_BASE",),
     "vertex_ai_beta": ("GEMINI_API_BASE",),
     "watsonx": _WATSONX,

@@ -20,6 +20,7 @@ from ragmeter._parquet import read_parquet
 from ragmeter._perf import gc_paused
 from ragmeter._tables import memory_records, read_json_records
 from ragmeter.errors import DataError, Problem
+from ragmeter.md_escape import json_visible
 from ragmeter.sample import LIST_FIELDS, Sample, validate_records
 
 # CSV cells of these columns (ours and the aliases) hold JSON arrays.
@@ -336,13 +337,15 @@ def atomic_open(path: str | Path) -> Iterator[Any]:
 
 
 def write_json(data: Any, path: str | Path) -> None:
-    """Pretty JSON, written atomically; a NaN or infinity becomes null (see ``json_safe``)."""
+    """Pretty JSON, written atomically; a NaN or infinity becomes null (see ``json_safe``);
+    C1 and bidi controls from data as ``\\uXXXX`` escapes (``json_visible``): run.json holds
+    the input's file name, and a name with U+202E reversed what ``cat run.json`` showed."""
     try:
         text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
     except ValueError:  # a non-finite float somewhere: the slow path, rare
         text = json.dumps(json_safe(data), indent=2, ensure_ascii=False, default=str)
     with atomic_open(path) as fh:
-        fh.write(text + "\n")
+        fh.write(json_visible(text) + "\n")
 
 
 def json_safe(obj: Any) -> Any:
