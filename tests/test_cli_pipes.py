@@ -206,11 +206,26 @@ def _on_a_terminal(args: list[str], columns: str) -> str:
     return b"".join(chunks).decode()
 
 
-def test_a_table_cut_on_a_narrow_terminal_says_so() -> None:
+@pytest.mark.parametrize("columns", ["40", "60"])
+def test_a_summary_that_would_be_cut_is_shown_a_block_a_metric(columns: str) -> None:
     """At 40 columns rich cut the means to "0.…" and dropped the ok/undef/skip/fail
-    columns, without a word."""
-    shown = _on_a_terminal(["evaluate", str(TURNS), "-m", LEXICAL, "-q"], "40")
-    assert "0.…" in shown  # the cut this note is about (rich's, on a terminal)
+    columns, without a word; then a note said so, up to about 70 columns. Now the summary
+    that would be cut is one block a metric, every value whole."""
+    shown = re.sub(
+        r"\x1b\[[0-9;]*m",
+        "",
+        _on_a_terminal(["evaluate", str(TURNS), "-m", LEXICAL, "-q"], columns),
+    )
+    assert "…" not in shown and "note: the table above is cut" not in shown, shown
+    for name in LEXICAL.split(","):
+        assert f"metric {name}" in " ".join(shown.split()), shown
+    assert shown.count("95% CI") == len(LEXICAL.split(",")), shown
+
+
+def test_another_table_cut_on_a_narrow_terminal_says_so() -> None:
+    """The note stays for the tables that are not shown as blocks (the dry run's estimate)."""
+    args = ["evaluate", str(TURNS), "--dry-run", "--judge", "openai:gpt-4o-mini", "-q"]
+    shown = _on_a_terminal(args, "40")
     assert "note: the table above is cut" in shown, shown
 
 

@@ -30,6 +30,10 @@ from ragmeter.cli._common import CliConsole
 
 LONG = 200  # rows from which the plain layout is used: below it rich takes a few ms
 WIDEST = 10_000  # measuring a table at this width gives the width it needs
+# ``print_table(..., blocks_below=WHENEVER_CUT)``: blocks at any width that would cut the
+# table. Why for evaluate's summary: at 60 columns (a split pane) its means were "0.…" and
+# its counts gone, with a note; the blocks show every value whole.
+WHENEVER_CUT = WIDEST
 
 # what rich would lay out otherwise: a tab (expanded), a line break (str.splitlines' set:
 # rich measures a cell by it), control codes

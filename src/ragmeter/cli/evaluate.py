@@ -22,7 +22,7 @@ from ragmeter.cli._common import (
     table_title,
 )
 from ragmeter.cli._gates import check_gate_on, check_paths, finish_evaluate, prepare_evaluate
-from ragmeter.cli._long_tables import print_table
+from ragmeter.cli._long_tables import WHENEVER_CUT, print_table
 from ragmeter.cli._plugins import PluginOption, load_cli_plugins
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
@@ -293,7 +293,7 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             str(agg.n_skipped),
             f"[red]{agg.n_failed}[/red]" if agg.n_failed else "0",
         )
-    print_table(console, table, blocks_below=40)  # under 40 columns: a block a metric
+    print_table(console, table, blocks_below=WHENEVER_CUT)  # a block a metric when cut
     failures = result.failures()
     counts = {
         s: sum(1 for f in failures if f["status"] == s) for s in ("failed", "undefined", "skipped")
