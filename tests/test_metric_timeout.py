@@ -285,3 +285,26 @@ except KeyboardInterrupt as exc:
         proc.kill()
     assert time.monotonic() - started < 30  # not the 600 s of its timeout
     assert "interrupted" in out
+
+
+def test_registering_a_template_again_with_another_timeout_takes_it() -> None:
+    """As register's: the same factory again with a limit added (a notebook cell re-run).
+    Before, the second call returned early and the template kept waiting for ever."""
+    never = threading.Event()
+
+    def factory(k: int) -> Metric:
+        return _metric(f"tmo_tpl_again@{k}", compute=_hangs_on_q1(never))
+
+    registry.register_template("tmo_tpl_again", factory, (1,))
+    try:
+        registry.register_template("tmo_tpl_again", factory, (1,), timeout=LIMIT)
+        assert registry.timeout_of("tmo_tpl_again@3") == LIMIT
+        try:
+            result = ragmeter.evaluate(ROWS, "tmo_tpl_again@2", n_resamples=0)
+        finally:
+            never.set()
+        assert [s.status for s in result.scores["tmo_tpl_again@2"]] == ["failed", "ok"]
+        registry.register_template("tmo_tpl_again", factory, (1,), timeout=LIMIT)  # no error
+    finally:
+        for table in (registry._TEMPLATES, registry._GIVEN_TEMPLATES, registry._TEMPLATE_LIMITS):
+            table.pop("tmo_tpl_again", None)

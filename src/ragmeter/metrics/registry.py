@@ -167,8 +167,12 @@ def register_template(
     applied) as a registered metric's (``register``). MetricError for a prefix ``-m`` cannot
     spell (lower-case letters and '_') or one taken: a prefix ``ndcg`` silently replaced the
     built-in ndcg@k, and one such as ``top-x`` was taken but never found."""
-    if _GIVEN_TEMPLATES.get(prefix) is factory:
+    if _GIVEN_TEMPLATES.get(prefix) is factory and _TEMPLATE_LIMITS.get(prefix) == seconds(
+        prefix, timeout
+    ):
         return  # the same template again (a module imported twice): nothing changes
+    if _GIVEN_TEMPLATES.get(prefix) is factory:  # a new timeout is taken, as register's is
+        del _TEMPLATES[prefix], _GIVEN_TEMPLATES[prefix]
     if not isinstance(prefix, str) or not re.fullmatch(r"[a-z_]+", prefix):  # _TEMPLATE_RE
         raise MetricError(f"template {prefix!r}: the prefix must be lower-case letters and '_'")
     if prefix in _TEMPLATES:
