@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
     from ragmeter.metrics.base import Metric, Mode, Score
     from ragmeter.metrics.registry import get_metric, list_metrics
     from ragmeter.metrics.registry import register as register_metric
+    from ragmeter.metrics.registry import register_template
     from ragmeter.reporting import report
     from ragmeter.result import Aggregate, EvaluationResult
     from ragmeter.runner import aevaluate, evaluate
@@ -98,6 +99,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "get_metric": ("ragmeter.metrics.registry", "get_metric"),
     "list_metrics": ("ragmeter.metrics.registry", "list_metrics"),
     "register_metric": ("ragmeter.metrics.registry", "register"),
+    "register_template": ("ragmeter.metrics.registry", "register_template"),
     "report": ("ragmeter.reporting", "report"),
     "Aggregate": ("ragmeter.result", "Aggregate"),
     "EvaluationResult": ("ragmeter.result", "EvaluationResult"),
@@ -153,6 +155,7 @@ __all__ = [
     "load",
     "load_run",
     "register_metric",
+    "register_template",
     "report",
 ]
 
