@@ -13,7 +13,7 @@ import pytest
 
 from judged_fakes import ScriptedJudge
 from ragmeter.metrics.faithfulness import faithfulness
-from ragmeter.metrics.refusal import MAX_WORDS, declines
+from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.registry import get_metric
 from ragmeter.metrics.relevance import answer_relevance
 from ragmeter.protocols import Resources
@@ -332,11 +332,15 @@ def test_every_language_has_enough_cases() -> None:
 
 
 def test_cjk_length_counts_two_characters_a_word() -> None:
-    """A long Chinese text opening with 我不知道 is no short refusal: before, a whole paragraph
-    without spaces counted as a word or two."""
+    """The 40-word limit holds for text without spaces: before, a whole Chinese paragraph
+    counted as one word, so any length of it could be a "short" refusal."""
+    from ragmeter.metrics.refusal_i18n import words  # new in refusal v9
+
+    assert words("我不知道他会来。") == 4 and words("I don't know.") == 3
+    assert declines("我不知道。" + "很抱歉。" * 9) is not None  # 31 characters: 16 words
+    assert declines("我不知道。" + "很抱歉。" * 30) is None  # 94 characters: 47 words
     story = "我不知道。" + "他昨天去了北京参加会议，会上讨论了很多重要的问题。" * 4
     assert declines(story) is None
-    assert declines("我不知道。" + "请" * (MAX_WORDS // 4)) is not None
 
 
 def test_an_english_question_answered_no_se_declines() -> None:
