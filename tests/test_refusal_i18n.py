@@ -209,6 +209,19 @@ ANSWERS = {
 # second round (mixed languages): LLM-style refusals, and answers that report somebody else's
 # ignorance, a fact after "Aucune information", a refusal sentence then a claim
 MORE_DECLINES = [
+    "Je ne le sais pas, désolé.",
+    "Euh… je ne sais pas trop.",
+    "Je n’ai aucune idée.",
+    "No tengo idea, lo siento mucho.",
+    "Lo siento, pero no puedo responder a eso con la información disponible.",
+    "Das kann ich leider nicht sagen.",
+    "Tut mir leid, das weiß ich nicht. Bitte prüfen Sie die offizielle Website.",
+    "Purtroppo il contesto fornito non specifica la data.",
+    "Infelizmente não sei.",
+    "Dat weet ik helaas niet.",
+    "Извините, но я не могу ответить на этот вопрос.",
+    "不好意思，我不太清楚。",
+    "すみません、わかりません。",
     "Je suis désolé, mais les documents fournis ne contiennent aucune information sur ce sujet.",
     "D'après le contexte, il n'est pas possible de déterminer la date exacte.",
     "Le contexte ne permet pas de répondre à cette question.",
@@ -273,6 +286,21 @@ MORE_DECLINES = [
     "情報が不足しているため、回答できません。",
 ]
 MORE_ANSWERS = [
+    # "not mentioned" of something else than the documents, with a clause after it
+    "Son nom n'est pas mentionné dans le testament, ce qui a surpris la famille.",
+    "Le vaccin n'est pas disponible pour les enfants de moins de 5 ans.",
+    "Le prix n'est pas indiqué sur l'étiquette, mais il est de 20 euros en magasin.",
+    "La cause du décès n'est pas précisée par le rapport officiel de la police de Lyon, qui a ouvert une enquête.",
+    "Su nombre no se menciona en el testamento, lo que sorprendió a la familia.",
+    "No hay datos oficiales, según el ministerio, pero se estiman 300 heridos.",
+    "Sein Name wird im Testament nicht erwähnt, was die Familie überraschte.",
+    "Il suo nome non è menzionato nel testamento, il che ha sorpreso la famiglia.",
+    "O nome dele não é mencionado no testamento, o que surpreendeu a família.",
+    "Zijn naam wordt niet vermeld in het testament, wat de familie verraste.",
+    "Его имя не упоминается в завещании, что удивило семью.",
+    "他的名字没有出现在遗嘱中，这让家人很惊讶。",
+    "彼の名前は遺言書に記載されていませんでした。",
+    "Je ne sais pas. Mais Rome est la capitale.",
     "Les documents montrent que Rome est la capitale, mais je ne sais pas depuis quand.",
     "Je ne sais pas si vous connaissez Rome, mais c'est la capitale de l'Italie.",
     "Le contrat ne mentionne pas de clause de non-concurrence, donc le salarié est libre.",

@@ -43,7 +43,10 @@ _FR = _alt(
     + _FR_VERB
     + r"\s+(?:pas|aucune?|rien|nulle\s+part)",
     _FR_DOCS + r"\s+ne\s+(?:fait|font)\s+(?:pas|aucune)\s+mention",
-    r"\b(?:n'est|ne\s+sont)\s+pas\s+(?:mentionnée?s?|précisée?s?|spécifiée?s?)",
+    # "not mentioned" ending the answer or of the documents: "Son nom n'est pas mentionné dans
+    # le testament, ce qui a surpris la famille." claims (so in the other languages)
+    r"\b(?:n'est|ne\s+sont)\s+pas\s+(?:mentionnée?s?|précisée?s?|spécifiée?s?)"
+    r"(?=\s*[.!]?\s*$|[^.;!?]*" + _FR_DANS + ")",
     r"\b(?:n'est|ne\s+sont)\s+pas\s+(?:indiquée?s?|donnée?s?|fournie?s?|disponibles?|"
     r"abordée?s?|traitée?s?)(?=\s*[.!]?\s*$|\s+" + _FR_DANS + ")",
     r"\b(?:il\s+n'y\s+a|je\s+n'ai)\s+(?:pas|aucune)\s+(?:d'|assez\s+d'|suffisamment\s+d')?"
@@ -83,9 +86,11 @@ _ES = _alt(
     r"especifican?|indican?|contienen?|contiene|incluyen?|proporcionan?|aportan?|precisan?|"
     r"detallan?|aclaran?|hablan?|ofrecen?|dan?|recogen?|hacen?\s+menci[oó]n|permiten?|"
     r"responden?)\b",
-    r"\bno\s+se\s+(?:mencionan?|especifican?|precisan?|detallan?|aclaran?)\b",
+    r"\bno\s+se\s+(?:mencionan?|especifican?|precisan?|detallan?|aclaran?)\b"
+    r"(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
     r"\bno\s+se\s+(?:indican?|dicen?|proporcionan?|sabe)\b(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
-    r"\bno\s+(?:est[aá]n?|es|son)\s+(?:mencionad|especificad)[oa]s?",
+    r"\bno\s+(?:est[aá]n?|es|son)\s+(?:mencionad|especificad)[oa]s?"
+    r"(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
     r"\bno\s+(?:aparecen?|figuran?|consta|constan|est[aá]n?)\s+en\s+" + _ES_DOCS,
     r"\bno\s+(?:hay|existe|existen)\s+(?:suficiente\s+|ninguna\s+|ning[uú]n\s+)?(?:informaci[oó]n|"
     r"datos|menci[oó]n|detalles)",
@@ -113,12 +118,13 @@ _DE = _alt(
     r"herausfinden|finden|angeben|bestätigen)|ich\s+kann\s+(?:dazu\s+|hierzu\s+|leider\s+)*"
     r"keine\s+(?:Antwort|Angaben|Aussage)|ich\s+habe\s+(?:dazu\s+|hierzu\s+|darüber\s+|leider\s+)*"
     r"(?:keine|nicht\s+genügend|nicht\s+genug|zu\s+wenige?)\s+(?:Informationen|Angaben|Daten)|"
-    r"ich\s+konnte\s+(?:\w+\s+){0,4}?keine\s+(?:Antwort|Informationen|Angaben|Daten)\b)",
+    r"(?:das|dies|es)\s+kann\s+ich\s+(?:\w+\s+){0,3}?nicht\s+(?:sagen|beantworten|feststellen|"
+    r"bestimmen)|ich\s+konnte\s+(?:\w+\s+){0,4}?keine\s+(?:Antwort|Informationen|Angaben|Daten)\b)",
     _DE_DOCS + r"\s+(?:sagt|sagen|erwähnt|erwähnen|nennt|nennen|enthält|enthalten|gibt|geben|"
     r"liefert|liefern|spezifiziert|spezifizieren|beschreibt|beschreiben|macht|machen|"
     r"beantwortet|beantworten|bietet|bieten)\s+(?:\w+\s+){0,4}?(?:nicht|keine?n?|nichts)\b",
     r"\b(?:ist|sind|wird|werden)\s+(?:\w+\s+){0,5}?nicht\s+(?:erwähnt|genannt|angegeben|"
-    r"spezifiziert)\b",
+    r"spezifiziert)\b(?=\s*[.!]?\s*$|[^.;!?]*" + _DE_IN + ")",
     _DE_IN + r"\s+(?:\w+\s+){0,4}?(?:nicht|keine)\s+(?:erwähnt|genannt|angegeben|enthalten|"
     r"Informationen|Angaben|Hinweise)",
     r"\b(?:aus\s+(?:dem|den|der)\s+" + _DE_ADJ + _DE_NOUN + r"\s+(?:geht|gehen)|(?:geht|gehen)\s+"
@@ -159,7 +165,7 @@ _IT = _alt(
     r"forniscono|fornisce|precisano|precisa|parlano|parla|citano|cita|includono|include|"
     r"fanno\s+menzione|fa\s+menzione|consentono|consente|permettono|permette)\b",
     r"\bnon\s+(?:è|e'|sono|viene|vengono)\s+(?:mai\s+)?(?:menzionat|specificat|precisat|"
-    r"riportat)[oaie]",
+    r"riportat)[oaie](?=\s*[.!]?\s*$|[^.;!?]*\b" + _IT_IN + ")",
     r"\bnon\s+(?:è|e'|sono|viene|vengono)\s+(?:indicat|fornit|dett|citat)[oaie](?=\s*[.!]?\s*$|"
     r"[^.;!?]*\b" + _IT_IN + ")",
     r"\bnon\s+(?:c'è|c'e|ci\s+sono)\s+(?:abbastanza\s+|sufficienti\s+|alcuna\s+|nessuna\s+)?"
@@ -201,7 +207,7 @@ _PT = _alt(
     r"detalham|detalha|esclarecem|esclarece|fazem\s+men[çc][ãa]o|faz\s+men[çc][ãa]o|permitem|"
     r"permite)\b",
     r"\b" + _NAO + r"\s+(?:[ée]|est[áa]|s[ãa]o|est[ãa]o|foi|foram)\s+(?:mencionad|especificad|"
-    r"citad)[oa]s?",
+    r"citad)[oa]s?(?=\s*[.!]?\s*$|[^.;!?]*\b" + _PT_IN + ")",
     r"\b" + _NAO + r"\s+(?:[ée]|est[áa]|s[ãa]o|est[ãa]o)\s+(?:informad|indicad|dispon[ií]ve)"
     r"(?:[oa]s?|l|is)(?=\s*[.!]?\s*$|[^.;!?]*\b" + _PT_IN + ")",
     r"\b" + _NAO + r"\s+(?:h[áa]|existe[m]?|constam?)\s+(?:informa[çc](?:[õo]es|[ãa]o)|dados|"
@@ -228,7 +234,8 @@ _NL_DOCS = (
 _NL_IN = r"(?:in|uit|volgens)\s+" + _NL_DOCS
 _NL = _alt(
     r"\b(?:ik\s+weet\s+(?:het|dat)\s+(?:helaas\s+)?niet|(?:dat\s+)?weet\s+ik\s+(?:helaas\s+)?niet|"
-    r"geen\s+idee|ik\s+ben\s+(?:er\s+)?(?:helaas\s+)?niet\s+zeker|"
+    r"geen\s+idee|(?:dat|dit|het)\s+kan\s+ik\s+(?:\w+\s+){0,3}?niet\s+(?:zeggen|beantwoorden|"
+    r"bepalen)|ik\s+ben\s+(?:er\s+)?(?:helaas\s+)?niet\s+zeker|"
     r"ik\s+kan\b[^.;!?]{0,50}?\bniet\s+(?:beantwoorden|zeggen|bepalen|vinden|vaststellen|"
     r"bevestigen)|ik\s+kan\s+(?:hier\s+|daar\s+|helaas\s+)*geen\s+antwoord|"
     r"ik\s+heb\s+(?:hier\s+|daar\s+|helaas\s+|er\s+)*(?:geen|niet\s+genoeg|onvoldoende)\s+"
@@ -240,7 +247,8 @@ _NL = _alt(
     r"\b(?:zegt|zeggen|vermeldt|vermelden|noemt|noemen|bevat|bevatten|geeft|geven)\s+"
     + _NL_DOCS
     + r"\s+(?:\w+\s+){0,3}?(?:niet|geen|niets)\b",
-    r"\b(?:wordt|worden|is|zijn)\s+(?:\w+\s+){0,5}?niet\s+(?:vermeld|genoemd|gespecificeerd)\b",
+    r"\b(?:wordt|worden|is|zijn)\s+(?:\w+\s+){0,5}?niet\s+(?:vermeld|genoemd|gespecificeerd)\b"
+    r"(?=\s*[.!]?\s*$|[^.;!?]*\b" + _NL_IN + ")",
     r"\b(?:staat|staan|wordt|worden)\s+(?:\w+\s+){0,3}?niet\s+(?:aangegeven\s+)?(?:in|uit)\s+"
     + _NL_DOCS,
     r"\b(?:er\s+(?:is|zijn)|" + _NL_DOCS + r"\s+(?:bevat|bevatten))\s+(?:\w+\s+){0,2}?"
@@ -272,7 +280,7 @@ _RU = _alt(
     r"упоминает|упоминают|указывает|содержит|содержат|говорит)|нет\s+(?:\w+\s+)?(?:информации|"
     r"данных|сведений|упоминани[яй]|ответа))",
     r"(?:^|(?<=\W))не\s+(?:указан[оаы]?|упоминается|упоминаются|упомянут[оаы]?|уточняется)"
-    r"(?=\W|$)",
+    r"(?=\s*[.!]?\s*$|[^.;!?]*\bв\s+" + _RU_DOCS + ")",
     r"(?:^|(?<=\W))(?:недостаточно|не\s+хватает)\s+(?:информации|данных|сведений)"
     r"(?=\s*[.!]?\s*$|,?\s+(?:чтобы\s+(?:ответить|определить|сказать)|для\s+(?:ответа|"
     r"определения|того)|в\s+" + _RU_DOCS + r"))",
@@ -318,7 +326,8 @@ _JA = _alt(
     _JA_DOCS + r"(?:に|には|では|の中に|の中には|中に|内に|から)?.{0,30}?(?:記載|言及|記述|"
     r"情報|説明|記録|答え)(?:が|は|も)?(?:ありません|ない|なく|見当たりません|見つかりません|"
     r"されていません|含まれていません)",
-    r"(?:記載|言及|記述|明記)(?:されていません|がありません|はありません|されておりません)",
+    r"(?:記載|言及|記述|明記)(?:されていません|がありません|はありません|されておりません)"
+    r"(?=\W*$)",
     r"(?:十分な|必要な)?情報(?:が|は)(?:ありません|見つかりません|含まれていません|不足して"
     r"(?:います|いる|おり)|足りません)",
     r"^\W*(?:不明(?:です)?|情報なし|記載なし)\W*$",
