@@ -290,7 +290,8 @@ MORE_ANSWERS = [
     "Son nom n'est pas mentionné dans le testament, ce qui a surpris la famille.",
     "Le vaccin n'est pas disponible pour les enfants de moins de 5 ans.",
     "Le prix n'est pas indiqué sur l'étiquette, mais il est de 20 euros en magasin.",
-    "La cause du décès n'est pas précisée par le rapport officiel de la police de Lyon, qui a ouvert une enquête.",
+    "La cause du décès n'est pas précisée par le rapport officiel de la police de Lyon, qui a "
+    "ouvert une enquête.",
     "Su nombre no se menciona en el testamento, lo que sorprendió a la familia.",
     "No hay datos oficiales, según el ministerio, pero se estiman 300 heridos.",
     "Sein Name wird im Testament nicht erwähnt, was die Familie überraschte.",
