@@ -286,6 +286,10 @@ MORE_DECLINES = [
     "情報が不足しているため、回答できません。",
 ]
 MORE_ANSWERS = [
+    # a sentence after the refusal that looks like advice but claims something
+    "Ik weet het niet. Je kunt er met de trein komen.",
+    "我不知道。你可以乘火车到达那里。",
+    "わかりません。1日2回服用してください。",
     # "not mentioned" of something else than the documents, with a clause after it
     "Son nom n'est pas mentionné dans le testament, ce qui a surpris la famille.",
     "Le vaccin n'est pas disponible pour les enfants de moins de 5 ans.",

@@ -90,10 +90,12 @@ _ADVICE = re.compile(
     r"wenden|fragen|konsultieren)|ich\s+empfehle|(?:le|ti|vi)\s+(?:consiglio|suggerisco)|"
     r"(?:può|potrebbe|puoi|dovrebbe)\s+(?:consultare|verificare|contattare|controllare)|"
     r"(?:recomendo|sugiro)|(?:você\s+|o\s+senhor\s+|a\s+senhora\s+)?(?:pode|poderia|deveria)\s+"
-    r"(?:consultar|verificar|contatar|contactar|procurar)|(?:u\s+kunt|je\s+kunt|ik\s+raad)|"
+    r"(?:consultar|verificar|contatar|contactar|procurar)|(?:u|je)\s+kunt\s+(?:\w+\s+){0,4}?(?:raadplegen|"
+    r"contacteren|bekijken|nakijken|navragen|opzoeken|controleren)|ik\s+raad|"
     r"(?:рекомендую|советую|попробуйте|обратитесь|вы\s+можете\s+(?:обратиться|проверить|"
-    r"посмотреть|уточнить))|(?:建议|建議|请|請|您可以|你可以)|(?:ご確認|お問い合わせ|ご参照)"
-    r"|.{0,40}(?:ください|下さい)\W*$)",
+    r"посмотреть|уточнить))|(?:建议|建議|请|請|您可以|你可以).{0,15}?(?:查阅|查閱|咨询|諮詢|联系|"
+    r"聯繫|查看|参考|參考|访问|訪問|参阅|參閱)|(?:ご確認|お問い合わせ|ご参照)|.{0,40}(?:確認|問い合わせ|"
+    r"参照|ご覧)(?:して)?(?:ください|下さい)\W*$)",
     re.IGNORECASE,
 )
 # quotation marks of other languages: « ... », „...“, 「...」, 『...』
