@@ -209,6 +209,29 @@ ANSWERS = {
 # second round (mixed languages): LLM-style refusals, and answers that report somebody else's
 # ignorance, a fact after "Aucune information", a refusal sentence then a claim
 MORE_DECLINES = [
+    "Lo siento, pero no puedo encontrar información sobre eso en el contexto proporcionado.",
+    "Según el contexto proporcionado, no hay información sobre la fecha de fundación de la "
+    "empresa.",
+    "La información proporcionada no menciona quién ganó el premio en 2019.",
+    "Je suis désolé, mais je n'ai pas d'informations sur ce sujet dans les documents fournis.",
+    "Les informations fournies ne permettent pas de déterminer la date exacte.",
+    "D'après les documents fournis, je ne peux pas répondre à cette question.",
+    "Basierend auf dem bereitgestellten Kontext kann ich diese Frage nicht beantworten.",
+    "Die bereitgestellten Informationen enthalten keine Angaben darüber, wer den Preis "
+    "gewonnen hat.",
+    "Leider kann ich keine Informationen zu diesem Thema finden.",
+    "Mi dispiace, ma le informazioni fornite non contengono dettagli su questo argomento.",
+    "Sulla base del contesto fornito, non è possibile determinare la data.",
+    "Com base no contexto fornecido, não é possível determinar a data.",
+    "Desculpe, mas as informações fornecidas não mencionam quem ganhou o prêmio.",
+    "Op basis van de gegeven context kan ik deze vraag niet beantwoorden.",
+    "На основе предоставленного контекста невозможно определить дату.",
+    "К сожалению, в предоставленной информации нет ответа на этот вопрос.",
+    "根据所提供的信息，无法确定该公司的成立日期。",
+    "抱歉，根据提供的上下文，我无法回答这个问题。",
+    "提供された情報に基づいて、この質問に答えることはできません。",
+    "提供された文脈では、会社の設立日は明らかではありません。",
+    "No es posible determinarlo.",
     "Je ne le sais pas, désolé.",
     "Euh… je ne sais pas trop.",
     "Je n’ai aucune idée.",
@@ -286,6 +309,17 @@ MORE_DECLINES = [
     "情報が不足しているため、回答できません。",
 ]
 MORE_ANSWERS = [
+    # "it is not possible to determine" of the world, a refusal then a claim
+    "Según el contexto, la empresa se fundó en 1998, pero no sé quién la fundó exactamente, "
+    "aunque el texto menciona a Juan Pérez.",
+    "Die Firma wurde 1998 gegründet; wer sie gegründet hat, weiß ich nicht.",
+    "根据上下文，公司成立于1998年，但我不知道创始人是谁。",
+    "Я не знаю точной даты, но компания была основана в 1990-х годах.",
+    "Non so la data esatta, ma l'azienda è stata fondata negli anni '90.",
+    "No es posible determinar la causa del incendio sin una investigación.",
+    "Não é possível determinar a idade de um fóssil sem datação por carbono.",
+    "Невозможно определить возраст без анализа.",
+    "Non è possibile stabilire la causa senza un'autopsia.",
     # a sentence after the refusal that looks like advice but claims something
     "Ik weet het niet. Je kunt er met de trein komen.",
     "我不知道。你可以乘火车到达那里。",

@@ -76,7 +76,7 @@ _ES = _alt(
     r"\b(?:no\s+lo\s+s[eé]\b|no\s+s[ée](?=\s*[.!,;]|\s*$|\s+" + _ES_Q + r"\b|\s+con\s+"
     r"(?:certeza|seguridad)|\s+exactamente)|no\s+sé\b|ni\s+idea|no\s+tengo\s+(?:ni\s+)?idea|"
     r"desconozco|no\s+estoy\s+segur[oa]|"
-    r"no\s+(?:puedo|podr[ií]a|es\s+posible)\s+(?:responder|contestar|decir(?:lo)?|determinar|"
+    r"no\s+(?:puedo|podr[ií]a)\s+(?:responder|contestar|decir(?:lo)?|determinar|"
     r"saber(?:lo)?|precisar|confirmar|encontrar)|"
     r"no\s+(?:tengo|dispongo\s+de)\s+(?:suficiente\s+|la\s+|esa\s+|informaci[oó]n\s+|"
     r"ninguna\s+)?(?:informaci[oó]n|datos)|"
@@ -86,6 +86,12 @@ _ES = _alt(
     r"especifican?|indican?|contienen?|contiene|incluyen?|proporcionan?|aportan?|precisan?|"
     r"detallan?|aclaran?|hablan?|ofrecen?|dan?|recogen?|hacen?\s+menci[oó]n|permiten?|"
     r"responden?)\b",
+    # "it is not possible to say" only about the documents or ending the answer, as in English
+    r"(?:contexto|documentos?|textos?|fuentes?|informaci[oó]n\s+proporcionada)\b[^.;!?]*\bno\s+es"
+    r"\s+posible\s+(?:responder|determinar|saber|decir|precisar)|\bno\s+es\s+posible\s+"
+    r"(?:responder|determinar(?:lo)?|saber(?:lo)?|decir(?:lo)?|precisar(?:lo)?)(?=\s*[.!]?\s*$|[^.;!?]*"
+    + _ES_EN
+    + ")",
     r"\bno\s+se\s+(?:mencionan?|especifican?|precisan?|detallan?|aclaran?)\b"
     r"(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
     r"\bno\s+se\s+(?:indican?|dicen?|proporcionan?|sabe)\b(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
@@ -118,8 +124,8 @@ _DE = _alt(
     r"herausfinden|finden|angeben|bestätigen)|ich\s+kann\s+(?:dazu\s+|hierzu\s+|leider\s+)*"
     r"keine\s+(?:Antwort|Angaben|Aussage)|ich\s+habe\s+(?:dazu\s+|hierzu\s+|darüber\s+|leider\s+)*"
     r"(?:keine|nicht\s+genügend|nicht\s+genug|zu\s+wenige?)\s+(?:Informationen|Angaben|Daten)|"
-    r"(?:das|dies|es)\s+kann\s+ich\s+(?:\w+\s+){0,3}?nicht\s+(?:sagen|beantworten|feststellen|"
-    r"bestimmen)|ich\s+konnte\s+(?:\w+\s+){0,4}?keine\s+(?:Antwort|Informationen|Angaben|Daten)\b)",
+    r"kann\s+ich\s+(?:\w+\s+){0,4}?nicht\s+(?:sagen|beantworten|feststellen|bestimmen)|kann\s+ich"
+    r"\s+(?:\w+\s+){0,2}?keine\s+(?:Informationen|Antwort|Angaben)|ich\s+konnte\s+(?:\w+\s+){0,4}?keine\s+(?:Antwort|Informationen|Angaben|Daten)\b)",
     _DE_DOCS + r"\s+(?:sagt|sagen|erwähnt|erwähnen|nennt|nennen|enthält|enthalten|gibt|geben|"
     r"liefert|liefern|spezifiziert|spezifizieren|beschreibt|beschreiben|macht|machen|"
     r"beantwortet|beantworten|bietet|bieten)\s+(?:\w+\s+){0,4}?(?:nicht|keine?n?|nichts)\b",
@@ -147,7 +153,7 @@ _DE = _alt(
 # ---- Italian -----------------------------------------------------------------------------
 _IT_DOCS = (
     r"(?:il|i|lo|gli|la|le|questo|questi|l')\s*(?:contesto|documenti|documento|testi|testo|fonti|"
-    r"fonte|passaggi|passaggio|brani|brano|estratti|estratto|articoli|articolo)"
+    r"fonte|passaggi|passaggio|brani|brano|estratti|estratto|articoli|articolo|informazioni)"
     r"(?:\s+(?:fornit[oiae]|dat[oi]|sopra|disponibili|recuperat[oi]))?"
 )
 _IT_IN = (
@@ -166,6 +172,8 @@ _IT = _alt(
     r"fanno\s+menzione|fa\s+menzione|consentono|consente|permettono|permette)\b",
     r"\bnon\s+(?:è|e'|sono|viene|vengono)\s+(?:mai\s+)?(?:menzionat|specificat|precisat|"
     r"riportat)[oaie](?=\s*[.!]?\s*$|[^.;!?]*\b" + _IT_IN + ")",
+    r"(?:contest[oi]|document[oi]|test[oi]|font[ie]|informazioni\s+fornite)\b[^.;!?]*\bnon\s+"
+    r"(?:è|e')\s+possibile\s+(?:determinar|stabilir|dir|rispondere|saper)",
     r"\bnon\s+(?:è|e'|sono|viene|vengono)\s+(?:indicat|fornit|dett|citat)[oaie](?=\s*[.!]?\s*$|"
     r"[^.;!?]*\b" + _IT_IN + ")",
     r"\bnon\s+(?:c'è|c'e|ci\s+sono)\s+(?:abbastanza\s+|sufficienti\s+|alcuna\s+|nessuna\s+)?"
@@ -181,7 +189,7 @@ _IT = _alt(
 # ---- Portuguese --------------------------------------------------------------------------
 _PT_DOCS = (
     r"(?:o|os|a|as|este|estes|esta|estas|esse|esses|essa|essas)\s+(?:contexto|documentos?|textos?|"
-    r"fontes?|passagens?|trechos?|excertos?|artigos?)(?:\s+(?:fornecid[oa]s?|dad[oa]s?|acima|"
+    r"fontes?|passagens?|trechos?|excertos?|artigos?|informa[çc][õo]es)(?:\s+(?:fornecid[oa]s?|dad[oa]s?|acima|"
     r"dispon[ií]veis|recuperad[oa]s?))?"
 )
 _PT_IN = (
@@ -195,7 +203,7 @@ _PT = _alt(
     + _NAO
     + r"\s+(?:tenho|fa[çc]o)\s+(?:a\s+menor\s+)?id[ée]ia|sem\s+id[ée]ia|"
     + _NAO
-    + r"\s+(?:posso|consigo|sei|[ée]\s+poss[ií]vel)\s+(?:responder|dizer|determinar|"
+    + r"\s+(?:posso|consigo|sei)\s+(?:responder|dizer|determinar|"
     r"afirmar|encontrar|saber|confirmar|precisar)|" + _NAO + r"\s+(?:tenho|disponho\s+de)\s+"
     r"(?:essa\s+|esta\s+|a\s+|nenhuma\s+)?(?:informa[çc](?:[õo]es|[ãa]o)|dados)|"
     + _NAO
@@ -208,6 +216,13 @@ _PT = _alt(
     r"permite)\b",
     r"\b" + _NAO + r"\s+(?:[ée]|est[áa]|s[ãa]o|est[ãa]o|foi|foram)\s+(?:mencionad|especificad|"
     r"citad)[oa]s?(?=\s*[.!]?\s*$|[^.;!?]*\b" + _PT_IN + ")",
+    r"(?:contexto|documentos?|textos?|fontes?|informa[çc][õo]es\s+fornecidas)\b[^.;!?]*\b"
+    + _NAO
+    + r"\s+[ée]\s+poss[ií]vel\s+(?:responder|determinar|saber|dizer|afirmar)|\b"
+    + _NAO
+    + r"\s+[ée]\s+poss[ií]vel\s+(?:responder|determinar|saber|dizer)(?=\s*[.!]?\s*$|[^.;!?]*\b"
+    + _PT_IN
+    + ")",
     r"\b" + _NAO + r"\s+(?:[ée]|est[áa]|s[ãa]o|est[ãa]o)\s+(?:informad|indicad|dispon[ií]ve)"
     r"(?:[oa]s?|l|is)(?=\s*[.!]?\s*$|[^.;!?]*\b" + _PT_IN + ")",
     r"\b" + _NAO + r"\s+(?:h[áa]|existe[m]?|constam?)\s+(?:informa[çc](?:[õo]es|[ãa]o)|dados|"
@@ -234,7 +249,7 @@ _NL_DOCS = (
 _NL_IN = r"(?:in|uit|volgens)\s+" + _NL_DOCS
 _NL = _alt(
     r"\b(?:ik\s+weet\s+(?:het|dat)\s+(?:helaas\s+)?niet|(?:dat\s+)?weet\s+ik\s+(?:helaas\s+)?niet|"
-    r"geen\s+idee|(?:dat|dit|het)\s+kan\s+ik\s+(?:\w+\s+){0,3}?niet\s+(?:zeggen|beantwoorden|"
+    r"geen\s+idee|kan\s+ik\s+(?:\w+\s+){0,4}?niet\s+(?:zeggen|beantwoorden|"
     r"bepalen)|ik\s+ben\s+(?:er\s+)?(?:helaas\s+)?niet\s+zeker|"
     r"ik\s+kan\b[^.;!?]{0,50}?\bniet\s+(?:beantwoorden|zeggen|bepalen|vinden|vaststellen|"
     r"bevestigen)|ik\s+kan\s+(?:hier\s+|daar\s+|helaas\s+)*geen\s+antwoord|"
@@ -263,7 +278,7 @@ _NL = _alt(
 # ---- Russian -----------------------------------------------------------------------------
 _RU_DOCS = (
     r"(?:контекст(?:е|а)?|документ(?:ах|е|ы|а)?|текст(?:е|ах|ы)?|источник(?:ах|е|и)?|"
-    r"отрывк(?:е|ах|и)|фрагмент(?:е|ах|ы)?|стать(?:е|ях|и)|материал(?:ах|е|ы)?)"
+    r"отрывк(?:е|ах|и)|фрагмент(?:е|ах|ы)?|стать(?:е|ях|и)|материал(?:ах|е|ы)?|информаци(?:и|я))"
 )
 _RU = _alt(
     r"(?:^|(?<=\W))(?:я\s+не\s+знаю|не\s+знаю(?=\s*[.!,]|\s*$)|понятия\s+не\s+имею|"
@@ -281,6 +296,8 @@ _RU = _alt(
     r"данных|сведений|упоминани[яй]|ответа))",
     r"(?:^|(?<=\W))не\s+(?:указан[оаы]?|упоминается|упоминаются|упомянут[оаы]?|уточняется)"
     r"(?=\s*[.!]?\s*$|[^.;!?]*\bв\s+" + _RU_DOCS + ")",
+    r"(?:контекст|документ|текст|источник|информаци)\w*[^.;!?]*(?:невозможно|нельзя)\s+"
+    r"(?:определить|ответить|сказать|установить)",
     r"(?:^|(?<=\W))(?:недостаточно|не\s+хватает)\s+(?:информации|данных|сведений)"
     r"(?=\s*[.!]?\s*$|,?\s+(?:чтобы\s+(?:ответить|определить|сказать)|для\s+(?:ответа|"
     r"определения|того)|в\s+" + _RU_DOCS + r"))",
@@ -322,10 +339,12 @@ _JA = _alt(
     r"(?!でした)",  # "彼は答えを知りませんでした。": he did not know
     r"(?:確か|定か)ではありません|確信が(?:持てません|ありません)",
     r"(?:お答え|回答|判断|特定|断定)(?:することが|は|が)?(?:できません|できかねます|"
-    r"いたしかねます)(?!でした)",
+    r"いたしかねます)(?!でした)|(?:答える|回答する|お答えする|判断する|特定する)ことは(?:でき|出来)"
+    r"ません(?!でした)",
     _JA_DOCS + r"(?:に|には|では|の中に|の中には|中に|内に|から)?.{0,30}?(?:記載|言及|記述|"
     r"情報|説明|記録|答え)(?:が|は|も)?(?:ありません|ない|なく|見当たりません|見つかりません|"
-    r"されていません|含まれていません)",
+    r"されていません|含まれていません)|" + _JA_DOCS + r".{0,30}?明らか(?:ではありません|ではない|"
+    r"になっていません)",
     r"(?:記載|言及|記述|明記)(?:されていません|がありません|はありません|されておりません)"
     r"(?=\W*$)",
     r"(?:十分な|必要な)?情報(?:が|は)(?:ありません|見つかりません|含まれていません|不足して"
