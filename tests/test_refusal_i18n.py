@@ -309,6 +309,12 @@ MORE_DECLINES = [
     "情報が不足しているため、回答できません。",
 ]
 MORE_ANSWERS = [
+    # "not X but Y" ("sino", "sondern") states Y
+    "El contexto no dice 1492 sino 1493.",
+    "Der Kontext nennt nicht 1492, sondern 1493.",
+    "Le contexte ne dit pas 1492 mais 1493.",
+    "没有人知道巨石阵是谁建造的。",
+    "On ne sait pas qui a construit Stonehenge.",
     # "it is not possible to determine" of the world, a refusal then a claim
     "Según el contexto, la empresa se fundó en 1998, pero no sé quién la fundó exactamente, "
     "aunque el texto menciona a Juan Pérez.",

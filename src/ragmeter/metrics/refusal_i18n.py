@@ -45,7 +45,8 @@ def words(text: str) -> int:
 # A claim after "but" answers, as in English: "Je ne sais pas pourquoi, mais Rome est la
 # capitale.", "El contexto no menciona la fecha, pero el tratado se firmó en 1992."
 _CONTRAST = re.compile(
-    r"\b(?:mais|cependant|toutefois|néanmoins|pourtant|pero|sin\s+embargo|no\s+obstante|aber|"
+    r"\b(?:mais|cependant|toutefois|néanmoins|pourtant|pero|sino|sin\s+embargo|no\s+obstante|aber|"
+    r"sondern|bensì|"
     r"jedoch|allerdings|ma|però|tuttavia|mas|porém|contudo|entretanto|todavia|maar|echter|"
     r"но|однако|зато)\b|但是|但|不过|不過|然而|可是|しかし|でも|ただし|けれども|けど",
     re.IGNORECASE,
