@@ -27,8 +27,8 @@ import re
 from ragmeter.metrics.refusal_i18n_phrases import REFUSAL
 from ragmeter.text import tokens
 
-# Han, kana, Hangul and CJK punctuation: no spaces between words
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+# Han and kana: no spaces between words (Korean spaces its words: its tokens count as they are)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_PUNCT = re.compile(r"[\u3000-\u303f\uff00-\uffef]")
 
 
