@@ -129,6 +129,6 @@ async def test_a_partial_refusal_is_judged_by_faithfulness() -> None:
 
 
 @pytest.mark.parametrize("answer", ["No lo sé.", "Je ne sais pas.", "Keine Angabe im Kontext."])
-def test_other_languages_are_out_of_scope(answer: str) -> None:
-    """Documented: the phrasings are English; a non-English refusal is judged as an answer."""
-    assert declines(answer) is None
+def test_other_languages_decline_too(answer: str) -> None:
+    """Were out of scope (judged as answers) until refusal v9: tests/test_refusal_i18n.py."""
+    assert declines(answer) is not None

@@ -3,10 +3,10 @@
 Why: "I don't know." makes no claim, so faithfulness has nothing to check (it is not
 applicable, not unfaithful), and answer relevance calls it noncommittal (RAGAS: score 0). A
 pipeline that declines when the context lacks the answer is doing its job: RAG benchmarks call
-this negative rejection (Chen et al. 2024, RGB). Detection is by phrasing (English), on the
-whole answer: it declines when it is short (at most ``MAX_WORDS`` words) and contains a refusal
-phrase. A long answer that also says "the context does not mention X" still makes claims, so
-it is judged as usual.
+this negative rejection (Chen et al. 2024, RGB). Detection is by phrasing (English here; nine
+other languages in ``refusal_i18n``), on the whole answer: it declines when it is short (at most
+``MAX_WORDS`` words, two CJK characters a word) and contains a refusal phrase. A long answer
+that also says "the context does not mention X" still makes claims, so it is judged as usual.
 
 Metrics (per sample; the mean over samples is what the summary shows):
 - ``refusal_rate``: 1 when the answer declines. Mean = share of declined answers (no labels).
@@ -23,12 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ragmeter.metrics import refusal_i18n
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.layout import plain_text
 from ragmeter.metrics.reasoning import final_answer
+from ragmeter.metrics.refusal_i18n_phrases import REFUSAL as REFUSAL_I18N
 from ragmeter.metrics.speaker import says_context_lacks, talks_to_user
 from ragmeter.sample import Sample
-from ragmeter.text import detokenize, split_sentences, tokens
+from ragmeter.text import detokenize, split_sentences
 
 MAX_WORDS = 40
 
@@ -175,6 +177,7 @@ def _no_claim(piece: str) -> bool:
         or _ADVICE.match(piece)
         or talks_to_user(piece)
         or says_context_lacks(piece)
+        or refusal_i18n.no_claim(piece)
         or not re.search(r"\w", piece)
     )
 
@@ -186,17 +189,23 @@ def declines(answer: str | None) -> str | None:
     sentence must decline or claim nothing: "The context does not state his age. He was born in
     1950." claims something (2026-11-27, audit; so did 2 WikiEval answers detected before)."""
     text = plain_text(final_answer(answer or "").text, answer=True).text.strip()
-    if not text or len(tokens(text)) > MAX_WORDS:
+    if not text or refusal_i18n.words(text) > MAX_WORDS:  # CJK: two characters a word
         return None
     text = detokenize(text.replace("\u2019", "'"))
     if re.search(r"\w", _QUOTED.sub("", text)):
         text = _QUOTED.sub('"\u2026"', text)
+    if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
+        text = refusal_i18n.QUOTED.sub('"\u2026"', text)
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
     text = re.sub(r"[^\w.!?]+$", "", re.sub(r"^[\W_]+", "", text))
     phrase = None
     for piece in (p for s in split_sentences(text) for p in re.split(r";\s*", s) if p):
         m = _REFUSAL.search(piece)
         if m is not None and not _claims_besides(piece, m):
+            phrase = phrase or m.group(0)
+        elif m is None and (m := REFUSAL_I18N.search(piece)) is not None:
+            if refusal_i18n.claims_besides(piece, m):
+                return None
             phrase = phrase or m.group(0)
         elif m is not None or not _no_claim(piece):
             return None
@@ -243,7 +252,8 @@ def _refusal_accuracy(sample: Sample) -> Score:
 RATE_METRIC = Metric(
     name="refusal_rate",
     description='Share of answers that decline to answer ("I don\'t know", "the context does '
-    'not say"); no labels needed. English phrasings.',
+    'not say"); no labels needed. English, French, Spanish, German, Italian, Portuguese, '
+    "Dutch, Russian, Chinese and Japanese phrasings.",
     requires=(("answer",),),
     compute=_refusal_rate,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
@@ -253,7 +263,9 @@ RATE_METRIC = Metric(
     # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
     # 8: a claim besides the refusal ("..., but Rome is.", another sentence) answers; markdown
     # and emoji around a refusal, "None of the documents mention", "I don't have that information"
-    version="8",
+    # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
+    # Japanese (refusal_i18n.py); CJK text counts two characters a word
+    version="9",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -271,7 +283,9 @@ ACCURACY_METRIC = Metric(
     # (or, for "unknown" and "not available", at the answer's end); "I'm not sure" declines
     # 8: a claim besides the refusal ("..., but Rome is.", another sentence) answers; markdown
     # and emoji around a refusal, "None of the documents mention", "I don't have that information"
-    version="8",
+    # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
+    # Japanese (refusal_i18n.py); CJK text counts two characters a word
+    version="9",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

@@ -330,7 +330,7 @@ AR_METRIC = Metric(
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
-    version="28",  # 28: refusals read anew (refusal.py v8); 27: talk around the answer dropped
+    version="29",  # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = the "
     "judge's P(yes), calibrated; generate = cosine of generated questions, noncommittal -> 0).",
