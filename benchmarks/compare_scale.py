@@ -117,6 +117,41 @@ def write_run(tiny: Path, out: Path, values: dict[str, np.ndarray], started: str
     (out / "run.json").write_text(json.dumps(run, indent=1))
 
 
+def agreement(va: dict[str, np.ndarray], vb: dict[str, np.ndarray]) -> list[dict]:
+    """The resampled CI and p (``stats._bootstrap_ci``, 2000 resamples; ``_sign_flip_p``, 999
+    patterns) against their normal limits (``normal_ci``, ``normal_p``) on the same pairs:
+    the check made before compare switched to the normal ones from 20,000 changed pairs on."""
+    from ragmeter import stats
+
+    out = []
+    for m in METRICS:
+        x, y = stats._paired(va[m], vb[m], "agreement")
+        d = y - x
+        t0 = time.perf_counter()
+        low, high = stats._bootstrap_ci(d, 0.95, 2000, 0)
+        p = stats._sign_flip_p(d, 999, 0)
+        resampled_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        n_low, n_high = stats.normal_ci(d, 0.95)
+        n_p = stats.normal_p(d)
+        normal_s = time.perf_counter() - t0
+        half = (n_high - n_low) / 2
+        out.append(
+            {
+                "metric": m,
+                "changed": int(np.count_nonzero(d)),
+                "resampled": [low, high, p],
+                "normal": [n_low, n_high, n_p],
+                "max_bound_diff_over_half_width": max(abs(low - n_low), abs(high - n_high)) / half,
+                "same_to_3_decimals": [round(low, 3), round(high, 3)]
+                == [round(n_low, 3), round(n_high, 3)],
+                "resampled_s": resampled_s,
+                "normal_s": normal_s,
+            }
+        )
+    return out
+
+
 CHILD = """
 import json, resource, sys, time
 t0 = time.perf_counter()
@@ -128,7 +163,7 @@ c = ragmeter.compare(a, b, by=sys.argv[3] or None)
 t2 = time.perf_counter()
 print(json.dumps({"load_s": t1 - t0, "compare_s": t2 - t1, "wall_s": t2 - t0,
     "rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-    "methods": sorted({m.get("method") or "-" for m in c.to_dict()["metrics"]}),
+    "methods": {m["metric"]: m.get("method") for m in c.to_dict()["metrics"]},
     "metrics": [{k: m[k] for k in ("metric", "n", "delta", "ci_low", "ci_high", "p_value")}
                 for m in c.to_dict()["metrics"]]}))
 """
@@ -168,6 +203,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--no-cli", action="store_true", help="skip the CLI timing")
+    parser.add_argument(
+        "--agree-max",
+        type=int,
+        default=100_000,
+        help="compare resampled and normal CIs and p-values up to this many pairs",
+    )
     add_out(parser, OUT)
     args = parser.parse_args()
     check_out(args.out, args.force)
@@ -182,6 +223,7 @@ def main() -> None:
             write_run(tiny, tmp / f"a{n}", va, "2026-01-01T00:00:00+00:00")
             write_run(tiny, tmp / f"b{n}", vb, "2026-01-02T00:00:00+00:00")
             made = time.perf_counter() - t0
+            agree = agreement(va, vb) if n <= args.agree_max else []
             del va, vb
             lib = library(tmp / f"a{n}", tmp / f"b{n}", "")
             sliced = library(tmp / f"a{n}", tmp / f"b{n}", "topic")
@@ -193,16 +235,25 @@ def main() -> None:
                     "library": lib,
                     "library_by_topic": {k: v for k, v in sliced.items() if k != "metrics"},
                     "cli": line,
+                    "agreement": agree,
                 }
             )
             print(
                 f"{n:>9} pairs  load {lib['load_s']:6.2f} s  compare {lib['compare_s']:6.2f} s  "
                 f"RSS {lib['rss_kib'] / 1024:7.0f} MiB  --by topic {sliced['compare_s']:6.2f} s  "
-                f"CLI {line.get('wall_s', float('nan')):6.2f} s  methods {lib['methods']}",
+                f"CLI {line.get('wall_s', float('nan')):6.2f} s",
                 flush=True,
             )
             for m in lib["metrics"]:
-                print(f"           {m['metric']:<12} {json.dumps(m)}")
+                method = lib["methods"].get(m["metric"])
+                print(f"           {m['metric']:<12} {method}  {json.dumps(m)}")
+            for g in agree:
+                print(
+                    f"           agreement {g['metric']:<12} changed {g['changed']:>7}  "
+                    f"CI bounds differ by {g['max_bound_diff_over_half_width']:.3f} x half-width  "
+                    f"3 decimals {g['same_to_3_decimals']}  p {g['resampled'][2]:.3g} vs "
+                    f"{g['normal'][2]:.3g}"
+                )
             for d in ("a", "b"):
                 for f in (tmp / f"{d}{n}").iterdir():
                     f.unlink()

@@ -1,0 +1,103 @@
+"""compare at the scale of stream and Ray runs: the normal (CLT) limits of the CI and of the
+sign-flip test from ``stats.CLT_MIN_CHANGED`` changed pairs on, and which one was used.
+
+Why: 2000 bootstrap resamples of a million continuous differences drew 2e9 indices (about
+25 s per metric) to estimate an interval the CLT gives exactly enough (see
+benchmarks/compare_scale.py). The threshold is injected small here, so the switch is tested
+just below and just above it without a million rows.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from tests.conftest import make_row
+
+import ragmeter
+from ragmeter import stats
+from ragmeter.compare import compare
+from ragmeter.metrics.base import Score
+from ragmeter.stats import paired_delta_ci, paired_p_value
+
+
+def _pairs(n: int, changed: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """n pairs of continuous scores of which exactly ``changed`` differ."""
+    rng = np.random.default_rng(seed)
+    a = rng.random(n)
+    b = a.copy()
+    b[:changed] = np.clip(a[:changed] + rng.normal(0.05, 0.2, changed), 0, 1)
+    b[:changed] = np.where(b[:changed] == a[:changed], a[:changed] + 0.5, b[:changed])
+    return a, b
+
+
+def _normal(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """The textbook normal interval of mean(b - a) and the normal sign-flip p, written out."""
+    d = b - a
+    z = NormalDist().inv_cdf(0.975)
+    half = z * d.std(ddof=1) / math.sqrt(len(d))
+    p = math.erfc(abs(d.sum()) / math.sqrt(2 * (d * d).sum()))
+    return d.mean() - half, d.mean() + half, p
+
+
+def test_the_ci_and_p_are_the_normal_limits_from_the_threshold_on(monkeypatch):
+    monkeypatch.setattr(stats, "CLT_MIN_CHANGED", 40)
+    a, b = _pairs(60, changed=40)
+    low, high, p = _normal(a, b)
+    assert paired_delta_ci(a, b) == pytest.approx((low, high), rel=1e-12)
+    assert paired_p_value(a, b) == pytest.approx(p, rel=1e-12)
+
+
+def test_one_changed_pair_fewer_keeps_the_resampled_ci_and_p(monkeypatch):
+    a, b = _pairs(60, changed=39)
+    before = paired_delta_ci(a, b), paired_p_value(a, b)
+    monkeypatch.setattr(stats, "CLT_MIN_CHANGED", 40)
+    assert (paired_delta_ci(a, b), paired_p_value(a, b)) == before
+    low, high, _ = _normal(a, b)
+    assert paired_delta_ci(a, b) != pytest.approx((low, high), rel=1e-12)
+
+
+def test_small_runs_keep_their_numbers_at_the_default_threshold():
+    # 10,000 pairs all changed: below 20,000, so resampled, as tests elsewhere pin them
+    assert stats.CLT_MIN_CHANGED == 20_000
+    a, b = _pairs(10_000, changed=10_000, seed=3)
+    low, high, _ = _normal(a, b)
+    assert paired_delta_ci(a, b) != pytest.approx((low, high), rel=1e-9)
+
+
+def test_pairs_that_did_not_change_do_not_change_the_random_test(monkeypatch):
+    # past the threshold of pairs, the sign patterns are drawn over the changed pairs only
+    # (the others add 0 to every pattern): 999 patterns of 30 changed among 3000 pairs
+    # were 999 x 3000 random bits, a million pairs made it 1e9
+    monkeypatch.setattr(stats, "CLT_MIN_CHANGED", 2000, raising=False)
+    a, b = _pairs(3000, changed=30, seed=4)
+    d = (b - a)[:30]
+    p = paired_p_value(a, b, n_resamples=999, seed=2)
+    assert p == stats._sign_flip_p(d, 999, 2)
+    assert 0.01 < p < 1  # a random p, not the bound's or a degenerate one
+
+
+def _runs(before: np.ndarray, after: np.ndarray, topic: list[str]) -> tuple:
+    rows = [make_row(i, metadata={"topic": topic[i - 1]}) for i in range(1, len(before) + 1)]
+    a = ragmeter.evaluate(rows, "token_f1", n_resamples=0)
+    b = ragmeter.evaluate(rows, "token_f1", n_resamples=0)
+    a.scores["token_f1"] = [Score.ok(float(v)) for v in before]
+    b.scores["token_f1"] = [Score.ok(float(v)) for v in after]
+    return a, b
+
+
+def test_compare_says_which_method_made_each_ci(monkeypatch):
+    monkeypatch.setattr(stats, "CLT_MIN_CHANGED", 40)
+    a_values, b_values = _pairs(100, changed=60, seed=5)
+    topic = ["big"] * 80 + ["small"] * 20  # 60 changed in "big", none in "small"
+    cmp = compare(*_runs(a_values, b_values, topic), by="topic")
+    m = cmp.metric("token_f1")
+    assert m.method == "normal"
+    assert (m.ci_low, m.ci_high) == pytest.approx(_normal(a_values, b_values)[:2], rel=1e-12)
+    assert cmp.to_dict()["metrics"][0]["method"] == "normal"
+    by_slice = {s.value: s.method for s in cmp.slices}
+    assert by_slice == {"big": "normal", "small": "resampled"}  # none changed in "small"
+    monkeypatch.setattr(stats, "CLT_MIN_CHANGED", 61)
+    assert compare(*_runs(a_values, b_values, topic)).metric("token_f1").method == "resampled"
