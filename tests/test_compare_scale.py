@@ -10,6 +10,7 @@ just below and just above it without a million rows.
 from __future__ import annotations
 
 import math
+import sys
 from statistics import NormalDist
 
 import numpy as np
@@ -101,3 +102,49 @@ def test_compare_says_which_method_made_each_ci(monkeypatch):
     assert by_slice == {"big": "normal", "small": "resampled"}  # none changed in "small"
     monkeypatch.setattr(stats, "CLT_MIN_CHANGED", 61)
     assert compare(*_runs(a_values, b_values, topic)).metric("token_f1").method == "resampled"
+
+
+def _statused(values: list[float | None], statuses: list[str]) -> list[Score]:
+    return [
+        Score(v if s == "ok" else None, s, None if s == "ok" else "x", {})
+        for v, s in zip(values, statuses, strict=True)
+    ]
+
+
+def test_pairing_reads_pairs_and_exclusions_as_the_per_id_rules_do():
+    # compare read each metric id by id through dicts (values_of 4x per metric, collect,
+    # exclusion_counts' sets): 10 s of a million-pair comparison. Pairing does it with arrays
+    # and must give the same pairs and counts, over every status and an id twice in A.
+    from ragmeter.compare_pairs import Pairing, collect, exclusion_counts, values_of
+    from ragmeter.runs import as_run
+
+    rng = np.random.default_rng(9)
+    n = 40
+    kinds = ["ok", "ok", "ok", "failed", "undefined", "skipped"]
+    rows = [make_row(i) for i in range(1, n + 1)]
+    a = ragmeter.evaluate(rows, "token_f1", n_resamples=0)
+    b = ragmeter.evaluate(rows, "token_f1", n_resamples=0)
+    for res in (a, b):
+        res.scores["token_f1"] = _statused(
+            [float(v) for v in rng.random(n)], [str(k) for k in rng.choice(kinds, n)]
+        )
+    run_a, run_b = as_run(a), as_run(b)
+    ids = [s.question_id for s in a.samples] + ["q3"]  # q3 twice: counted once
+    pairing = Pairing(run_a, run_b, ids)
+    column = pairing.column("token_f1")
+    xs, ys = collect(ids, values_of(run_a, "token_f1"), values_of(run_b, "token_f1"))
+    assert column.a[column.ok].tolist() == xs and column.b[column.ok].tolist() == ys
+    assert column.counts(pairing.once) == exclusion_counts(run_a, run_b, "token_f1", ids)
+
+
+def test_compare_does_not_read_the_runs_id_by_id(monkeypatch):
+    compare_module = sys.modules["ragmeter.compare"]  # ragmeter.compare is the function
+
+    def per_id(*_: object) -> None:
+        raise AssertionError("compare walked a run id by id (values_of)")
+
+    a_values, b_values = _pairs(30, changed=20, seed=6)
+    runs = _runs(a_values, b_values, ["x", "y", "z"] * 10)
+    monkeypatch.setattr(compare_module, "values_of", per_id)
+    cmp = compare(*runs, by="topic")
+    assert cmp.metric("token_f1").n == 30 and len(cmp.slices) == 3
