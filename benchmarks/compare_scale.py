@@ -201,7 +201,11 @@ def cli(a: Path, b: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument(
+        "--sizes",
+        default="10000,100000,1000000",
+        help="pairs per comparison, comma-separated (default: 10000,100000,1000000)",
+    )
     parser.add_argument("--no-cli", action="store_true", help="skip the CLI timing")
     parser.add_argument(
         "--agree-max",
@@ -211,8 +215,13 @@ def main() -> None:
     )
     add_out(parser, OUT)
     args = parser.parse_args()
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        parser.error(f"--sizes: give whole numbers separated by commas, not {args.sizes!r}")
+    if not sizes or min(sizes) < 2:
+        parser.error("--sizes: every size must be at least 2 pairs")
     check_out(args.out, args.force)
-    sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     with tempfile.TemporaryDirectory(prefix="compare_scale_") as name:
         tmp = Path(name)
