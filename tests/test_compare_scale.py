@@ -148,3 +148,37 @@ def test_compare_does_not_read_the_runs_id_by_id(monkeypatch):
     monkeypatch.setattr(compare_module, "values_of", per_id)
     cmp = compare(*runs, by="topic")
     assert cmp.metric("token_f1").n == 30 and len(cmp.slices) == 3
+
+
+def test_slice_labels_and_questions_that_agree_are_not_normalised(monkeypatch):
+    # compare --by of a million pairs normalised every id's label twice and every question
+    # (_same_key, _question): 13 s of it. Equal texts need no normalising; unequal ones
+    # still are (a run saved as CSV: "3.50" and 3.5 are one slice value).
+    import ragmeter.compare_pairs as pairs_module
+    import ragmeter.slices as slices_module
+
+    calls = {"key": 0, "question": 0}
+    same_key, question = slices_module._same_key, pairs_module._question
+
+    def counted_key(value: object) -> object:
+        calls["key"] += 1
+        return same_key(value)
+
+    def counted_question(text: str) -> str:
+        calls["question"] += 1
+        return question(text)
+
+    monkeypatch.setattr(slices_module, "_same_key", counted_key)
+    monkeypatch.setattr(pairs_module, "_question", counted_question)
+    a_values, b_values = _pairs(30, changed=20, seed=7)
+    a, b = _runs(a_values, b_values, ["x", "y", "z"] * 10)
+    cmp = compare(a, b, by="topic")
+    assert calls == {"key": 0, "question": 0}
+    assert not any("another" in w for w in cmp.warnings)
+    b.samples[0].metadata["topic"] = "3.50"
+    a.samples[0].metadata["topic"] = 3.5
+    b.samples[1] = b.samples[1].model_copy(update={"question": "Another question?"})
+    cmp = compare(a, b, by="topic")
+    assert calls["key"] == 2 and calls["question"] == 2
+    assert any("1 of the 30 paired ids have another question" in w for w in cmp.warnings)
+    assert not any("another value in B" in w for w in cmp.warnings)

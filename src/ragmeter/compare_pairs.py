@@ -182,9 +182,14 @@ def question_mismatch(a: Run, b: Run, ids: list[str]) -> str | None:
     a "better" or "worse" verdict then measured the change of data, not of the pipeline.
     An empty question (a run written before scores.jsonl kept it) is not compared.
     """
-    qa = {s.question_id: _question(s.question) for s in a.result.samples}
-    qb = {s.question_id: _question(s.question) for s in b.result.samples}
-    differ = [q for q in ids if qa.get(q) and qb.get(q) and qa[q] != qb[q]]
+    raw_a = {s.question_id: s.question for s in a.result.samples}
+    raw_b = {s.question_id: s.question for s in b.result.samples}
+    # the same text is the same question: only texts that differ are normalised (all of
+    # them were, a third of a million-pair compare's own time)
+    maybe = [q for q in ids if raw_a.get(q) != raw_b.get(q)]
+    qa = {q: _question(raw_a[q]) for q in maybe if raw_a.get(q) is not None}
+    qb = {q: _question(raw_b[q]) for q in maybe if raw_b.get(q) is not None}
+    differ = [q for q in maybe if qa.get(q) and qb.get(q) and qa[q] != qb[q]]
     if not differ:
         return None
     first = differ[0]
