@@ -286,7 +286,9 @@ def compare(
     Raises UnpairedRunsError naming the ids found in only one run unless ``intersect`` is
     set, in which case only the shared ids are compared (and the others are listed in the
     result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
-    patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
+    patterns of the permutation test (default 9999, fewer for runs over 2000 pairs); from
+    ``stats.CLT_MIN_CHANGED`` changed pairs on, the CI and p are their normal limits and
+    ``n_resamples`` and ``permutations`` are not used (``MetricDelta.method`` says which).
     """
     check_options(confidence, n_resamples, permutations, seed, min_slice, intersect)
     if metrics is not None and not isinstance(metrics, list | tuple):  # a str read by letter
