@@ -14,25 +14,24 @@ left out (the scores B lost among them): ``ragmeter.compare_pairs``; statistics:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import zlib
-from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ragmeter.comparability import manifest_differences
 from ragmeter.compare_options import check_options, permutations_floor
-from ragmeter.compare_pairs import collect, exclusion_counts, question_mismatch, values_of
+from ragmeter.compare_pairs import IN_MEMORY, Pairing, question_mismatch, same_run, values_of
 from ragmeter.compare_render import failure_warnings, verdict
 from ragmeter.errors import DataError, MetricError, Problem, UnpairedRunsError
 from ragmeter.metrics.registry import get_metric
 from ragmeter.redact import public_text
 from ragmeter.runs import Run, as_run, pair_ids
 from ragmeter.slices import SMALL_SLICE, paired_labels
-from ragmeter.stats import TIE, holm, mean_difference, mean_of
+from ragmeter.stats import TIE, _paired, holm, mean_difference, mean_of, uses_normal
 from ragmeter.stats_many import paired_stats_many
 
 # Below this many pairs a bootstrap CI or a permutation test says nothing (one pair has one
@@ -100,6 +99,9 @@ class MetricDelta:
     # of them failed in B: a sample B lost left the pairs unseen (compare_pairs).
     lost_b: int = 0
     lost_b_failed: int = 0
+    # how the CI and p were made: "resampled" (bootstrap, sign flips) or "normal" (their CLT
+    # limits, from stats.CLT_MIN_CHANGED changed pairs on); None without a CI
+    method: str | None = None
 
     @property
     def lost_to_failures(self) -> bool:
@@ -153,6 +155,7 @@ class SliceDelta:
     p_value: float | None
     small: bool
     note: str | None = None  # why the CI and p are missing (too few pairs)
+    method: str | None = None  # "resampled" or "normal", as MetricDelta's
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -218,7 +221,7 @@ class Comparison:
 
 
 def _paired_stats(
-    named: list[tuple[str, list[float], list[float]]], opts: dict[str, Any]
+    named: list[tuple[str, Sequence[float], Sequence[float]]], opts: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """For each (name, A's values, B's values): mean A, mean B, delta, CI, p-value and, when
     some are missing, why. The seed of each is ``opts["seed"]`` mixed with its name.
@@ -229,20 +232,22 @@ def _paired_stats(
     slices in a second, where one scipy call each took 10 s), the same numbers as one by one.
     """
     outs: list[dict[str, Any]] = []
-    todo: list[tuple[dict[str, Any], str, list[float], list[float]]] = []
+    todo: list[tuple[dict[str, Any], str, Sequence[float], Sequence[float]]] = []
     for name, xs, ys in named:
         out: dict[str, Any] = dict.fromkeys(
-            ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value")
+            ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "method")
         )
         out["note"] = too_few(len(xs))
         outs.append(out)
-        if not xs:
+        if not len(xs):
             continue
         # as the runs' own aggregates make them: 30 x 0.7 is 0.7, as summary.json says
         out["mean_a"], out["mean_b"] = (mean_of(np.asarray(v, dtype=float)) for v in (xs, ys))
         out["delta"] = mean_difference(xs, ys)  # a difference within TIE is a tie, counted as 0
         if out["note"] is None:
             todo.append((out, name, xs, ys))
+            tied = _paired(xs, ys, "compare")
+            out["method"] = "normal" if uses_normal(tied[1] - tied[0]) else "resampled"
     stats = paired_stats_many(
         [(xs, ys) for _, _, xs, ys in todo],
         [opts["seed"] ^ zlib.crc32(name.encode()) for _, name, _, _ in todo],
@@ -255,31 +260,12 @@ def _paired_stats(
     return outs
 
 
-_IN_MEMORY = next(f.default for f in fields(Run) if f.name == "source")  # "in-memory result"
-
-
 def _side(run: Run, side: str) -> Run:
     """An in-memory run (no directory) named after its side, "run A (in-memory)": both were
     "in-memory result", so a message naming the ids only in one could not say which."""
-    if run.source != _IN_MEMORY:  # a directory's name says it already
+    if run.source != IN_MEMORY:  # a directory's name says it already
         return run
     return replace(run, source=f"run {side} (in-memory)")
-
-
-def same_run(a: Run, b: Run) -> str | None:
-    """Why B is A itself, or None. Why say it: every delta is then 0 by construction, so a
-    CI gate comparing main with main (a wrong path, a stale copy) passes and proves nothing."""
-    same = "every delta is 0 by construction: compare two runs"
-    if a.result is b.result:
-        return f"A and B are the same result: {same}"
-    with contextlib.suppress(OSError, ValueError):
-        if _IN_MEMORY not in (a.source, b.source) and Path(a.source).samefile(b.source):
-            return f"A and B are the same run directory ({a.source}): {same}"
-    keys = ("started_at", "finished_at", "wall_s", "fingerprint", "input")
-    if a.manifest.get("started_at") and all(a.manifest.get(k) == b.manifest.get(k) for k in keys):
-        said = "the same input, settings, start, end and wall time"
-        return f"B looks like a copy of A (run.json: {said}): {same}"
-    return None
 
 
 def compare(
@@ -300,7 +286,9 @@ def compare(
     Raises UnpairedRunsError naming the ids found in only one run unless ``intersect`` is
     set, in which case only the shared ids are compared (and the others are listed in the
     result). ``by`` adds per-slice deltas for that input column. ``permutations``: sign
-    patterns of the permutation test (default 9999, fewer for runs over 2000 pairs).
+    patterns of the permutation test (default 9999, fewer for runs over 2000 pairs); from
+    ``stats.CLT_MIN_CHANGED`` changed pairs on, the CI and p are their normal limits and
+    ``n_resamples`` and ``permutations`` are not used (``MetricDelta.method`` says which).
     """
     check_options(confidence, n_resamples, permutations, seed, min_slice, intersect)
     if metrics is not None and not isinstance(metrics, list | tuple):  # a str read by letter
@@ -335,12 +323,12 @@ def compare(
         "permutations": permutations,
     }
     rows: list[dict[str, Any]] = []
+    pairing = Pairing(run_a, run_b, ids)
     for name in shared:
-        va, vb = values_of(run_a, name), values_of(run_b, name)
-        xs, ys = collect(ids, va, vb)
-        diffs = [y - x for x, y in zip(xs, ys, strict=True)]
-        wins = sum(d > TIE for d in diffs)
-        losses = sum(d < -TIE for d in diffs)
+        column = pairing.column(name)
+        ok = column.ok
+        xs, ys = column.a[ok], column.b[ok]
+        wins, losses = (int(np.count_nonzero(c)) for c in (ys - xs > TIE, ys - xs < -TIE))
         rows.append(
             {
                 "metric": name,
@@ -348,10 +336,10 @@ def compare(
                 "n_excluded": len(ids) - len(xs),
                 **_paired_stats([(name, xs, ys)], opts)[0],
                 "wins": wins,
-                "ties": len(diffs) - wins - losses,
+                "ties": len(xs) - wins - losses,
                 "losses": losses,
                 "direction": direction_of(name, (run_a, run_b)),
-                **exclusion_counts(run_a, run_b, name, ids),
+                **column.counts(pairing.once),
             }
         )
     adjusted = holm([r["p_value"] for r in rows])
@@ -366,14 +354,14 @@ def compare(
                 f"slices by {by}: {len(differ)} id(s) have another value in B than in A "
                 f"(e.g. {differ[0]}); sliced by A's"
             )
-        out.slices = _slice_deltas(out, labels, opts, min_slice)
+        out.slices = _slice_deltas(out, pairing, labels, opts, min_slice)
     if metrics is None:
         out.lost_metrics = [m for m in run_a.result.metrics if m not in run_b.result.metrics]
     return out
 
 
 def _slice_deltas(
-    cmp: Comparison, label_of: dict[str, str], opts: dict[str, Any], min_n: int
+    cmp: Comparison, pairing: Pairing, label_of: dict[str, str], opts: dict[str, Any], min_n: int
 ) -> list[SliceDelta]:
     """Per metric and slice (the column's value in run A, else in B): delta, CI, p-value.
 
@@ -382,12 +370,11 @@ def _slice_deltas(
     """
     by = str(cmp.by)
     out: list[SliceDelta] = []
+    groups = pairing.groups(label_of)
     for m in cmp.metrics:
-        va, vb = values_of(cmp.a, m.metric), values_of(cmp.b, m.metric)
-        groups: dict[str, list[str]] = {}
-        for q in cmp.ids:
-            groups.setdefault(label_of[q], []).append(q)
-        pairs = {label: collect(ids, va, vb) for label, ids in groups.items()}
+        column = pairing.column(m.metric)
+        ok = column.ok
+        pairs = {label: (column.a[at[ok[at]]], column.b[at[ok[at]]]) for label, at in groups}
         named = [(f"{m.metric}/{label}", xs, ys) for label, (xs, ys) in pairs.items()]
         cells = [
             SliceDelta(m.metric, by, label, len(xs), small=len(xs) < min_n, **stats)

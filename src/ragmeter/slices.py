@@ -138,6 +138,14 @@ def check_column(samples: list[Sample], column: str, source: str = "the run") ->
     )
 
 
+def _same_value(v: Any, w: Any) -> bool:
+    """``_same_key(v) == _same_key(w)``, without computing the keys of two equal strings or
+    numbers of one type (nearly every pair: the keys were 0.9 s of 100,000 pairs)."""
+    if type(v) is type(w) and type(v) in (str, int, float) and v == w:
+        return True
+    return bool(_same_key(v) == _same_key(w))
+
+
 def _same_key(value: Any) -> Any:
     """What two runs' values are compared by: a boolean and "true"/"false" alike, a number and
     the same number as text alike. Why: comparing a JSONL run with the same rows saved as
@@ -159,16 +167,20 @@ def paired_labels(
     run A). Also the ids both runs label, differently (A's label is used for them).
     DataError when neither run has a value in the column."""
     check_column([*a, *b], column, " and ".join(dict.fromkeys(sources)))
-    raw_b = {s.question_id: raw_value(s, column) for s in b}
-    chosen = {
-        s.question_id: v if (v := raw_value(s, column)) is not None else raw_b.get(s.question_id)
-        for s in a
-    }  # binned together, as evaluate --by bins one run's numbers
+    # each sample's value read once (a million-pair compare --by read them 3 times, 13 s)
+    if column in Sample.model_fields and column != "metadata":  # as raw_value reads it
+        raw_a = [(s.question_id, getattr(s, column)) for s in a]
+        raw_b = {s.question_id: getattr(s, column) for s in b}
+    else:
+        raw_a = [(s.question_id, s.metadata.get(column)) for s in a]
+        raw_b = {s.question_id: s.metadata.get(column) for s in b}
+    chosen = {q: v if v is not None else raw_b.get(q) for q, v in raw_a}
+    # binned together, as evaluate --by bins one run's numbers
     labels = dict(zip(chosen, column_labels(list(chosen.values())), strict=True))
     differ = [
         q
-        for q, v in ((s.question_id, raw_value(s, column)) for s in a)
-        if v is not None and raw_b.get(q) is not None and _same_key(v) != _same_key(raw_b[q])
+        for q, v in raw_a
+        if v is not None and (w := raw_b.get(q)) is not None and not _same_value(v, w)
     ]
     return labels, differ
 

@@ -19,8 +19,9 @@ group of slices:
 - random sign patterns (larger slices): scipy's draws, ``rng.permuted`` on its index array
   batch by batch, reproduced per slice; a pair is flipped where its first index is 1.
 
-Slices over ``SCIPY_MAX_PAIRS`` pairs take the one-at-a-time path (they are few, and it is
-already vectorised).
+Slices over ``SCIPY_MAX_PAIRS`` pairs, or with enough changed pairs for the normal limits
+(``stats.uses_normal``), take the one-at-a-time path (they are few, and it is already
+vectorised).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ragmeter.stats import (
     mean_of,
     paired_delta_ci,
     paired_p_value,
+    uses_normal,
 )
 
 CI_ROWS = 512  # bootstrap distributions per quantile call (512 x 2000 floats: 8 MB)
@@ -78,7 +80,7 @@ def _cis(
     thetas: list[np.ndarray] = []
     for i, ((x, y, d), seed) in enumerate(zip(diffs, seeds, strict=True)):
         n = len(d)
-        if n == 1 or np.ptp(d) == 0 or n > SCIPY_MAX_PAIRS:
+        if n == 1 or np.ptp(d) == 0 or n > SCIPY_MAX_PAIRS or uses_normal(d):
             out[i] = paired_delta_ci(
                 x, y, confidence=confidence, n_resamples=n_resamples, seed=seed
             )
@@ -126,7 +128,7 @@ def _p_values(
     for i, ((x, y, d), seed) in enumerate(zip(diffs, seeds, strict=True)):
         n = len(d)
         n_perm = permutations or default_permutations(n)
-        if not np.any(d) or n > SCIPY_MAX_PAIRS:
+        if not np.any(d) or n > SCIPY_MAX_PAIRS or uses_normal(d):
             out[i] = paired_p_value(x, y, n_resamples=permutations, seed=seed)
         elif n_perm >= 2**n:
             exact.setdefault(n, []).append(i)
