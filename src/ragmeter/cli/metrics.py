@@ -34,7 +34,9 @@ def needs_text(m: Metric) -> str:
 
 
 def list_metrics_cmd(plugin: PluginOption = None) -> None:
-    """List metrics with their required fields and definitions (a plugin's too: --plugin)."""
+    """List every metric, its required fields and its definition.
+
+    A plugin's metrics are listed with the built-ins, marked as its."""
     load_cli_plugins(plugin)
     # One block per metric rather than a table: definitions stay readable at 80 columns.
     # Text pieces, never markup: a custom metric's description, formula or needed fields are
