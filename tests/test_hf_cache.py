@@ -211,12 +211,19 @@ def test_a_device_torch_cannot_use_is_refused_in_the_settings(device, said):
     assert "\n" not in said_
 
 
-def test_the_device_option_reaches_the_models(models):
+def test_the_device_option_reaches_the_models_and_their_cache_keys(models, monkeypatch):
+    import ragmeter.metric_options as mo
     from ragmeter.resources import build_resources
 
-    settings = Settings(options={"reward_model": str(models["rm"]), "hf_device": "cpu"})
-    built = build_resources(settings, {"reward_model"})
-    assert built.resources.reward_model.inner.device == "cpu"
+    monkeypatch.setattr(mo, "device_problem", lambda device: None)  # as on a GPU machine
+    options = {"reward_model": str(models["rm"]), "scorer_model": str(models["t5"])}
+    on = {}
+    for device in ("cpu", "cuda:1"):
+        settings = Settings(judge="none", options={**options, "hf_device": device})
+        res = build_resources(settings, {"reward_model", "scorer"}).resources
+        assert res.reward_model.inner.device == res.scorer.inner.device == device
+        on[device] = (res.reward_model.key("q", "a"), res.scorer.key("p", "t", prompt_version="v"))
+    assert on["cpu"][0] != on["cuda:1"][0] and on["cpu"][1] != on["cuda:1"][1]
 
 
 def _await(coro):  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ No retries: an in-process model fails the same way twice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from ragmeter.engine.accounting import Accountant
 from ragmeter.engine.cache import CallCache, call_key
@@ -96,6 +96,14 @@ class CachedScorer:
         return reply
 
 
+class RewardModel(Protocol):
+    """What answer_reward calls: a reward of (question, answer) in [0, 1], the logit as raw."""
+
+    name: str
+
+    async def score(self, question: str, answer: str) -> JudgeReply[float]: ...
+
+
 REWARD_VERSION = "sigmoid-logit-1"  # how a reward is made from the model: in the cache key
 
 
@@ -107,7 +115,7 @@ class CachedRewardModel:
 
     def __init__(
         self,
-        inner: Any,
+        inner: RewardModel,
         *,
         cache: CallCache | None = None,
         concurrency: int = 1,
