@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ragmeter.errors import ConfigError, Problem
 from ragmeter.redact import redact, secret_name
@@ -49,6 +49,41 @@ class MetricOptions(BaseModel):
     answer_correctness_weights: tuple[Weight, Weight] = (0.75, 0.25)
     scorer_model: str | None = None  # a local Hugging Face LM's path or name
     reward_model: str | None = None
+    hf_device: str = "cpu"  # the torch device of scorer_model and reward_model
+
+    @field_validator("hf_device")
+    @classmethod
+    def _torch_knows(cls, device: str) -> str:
+        """Refuse a device torch cannot use here, when the settings are made: not a failure
+        of every sample once the model loads. Torch is imported only for a device not cpu."""
+        if device != "cpu" and (why := device_problem(device)) is not None:
+            raise ValueError(f"{device!r} cannot run the Hugging Face models: {why}")
+        return device
+
+
+def device_problem(device: str) -> str | None:
+    """Why torch cannot run the Hugging Face models on ``device``, or None. Why: only "cpu"
+    was possible; a device asked for must be refused before any work, not fail every sample
+    ("Torch not compiled with CUDA enabled") once the model loads."""
+    try:
+        import torch
+    except ImportError as exc:
+        return f"torch is not installed ({exc}): pip install 'ragmeter[hf]'"
+    try:
+        where = torch.device(device)
+    except (RuntimeError, ValueError, TypeError):
+        return "not a torch device (cpu, cuda, cuda:N, mps)"
+    if where.type == "cuda":
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if n == 0:
+            return "no CUDA device is available on this machine (torch sees none)"
+        if where.index is not None and where.index >= n:
+            return f"this machine has {n} CUDA device(s): cuda:0 to cuda:{n - 1}"
+    elif where.type == "mps" and not torch.backends.mps.is_available():
+        return "no MPS (Apple GPU) device is available on this machine"
+    elif where.type not in ("cpu", "cuda", "mps"):
+        return f"the {where.type} device is not supported here: use cpu, cuda or mps"
+    return None
 
 
 # A user's metric's options, by option name: (the metric's name, its default). Why a table

@@ -30,6 +30,7 @@ from ragmeter.engine import (
     RetryPolicy,
 )
 from ragmeter.engine.cache import DB_NAME, read_only_uri
+from ragmeter.engine.scorer import CachedRewardModel
 from ragmeter.errors import ConfigError
 from ragmeter.protocols import Resources
 from ragmeter.redact import describe, public_url, register_secret
@@ -171,7 +172,8 @@ def build_resources(
     ``make_cache=False`` (a dry run) opens the cache read only, and makes none."""
     s = as_settings(settings)
     cache = open_cache(s.cache, create=make_cache) if s.cache else None
-    accountant = Accountant(PriceTable({k: (v.input, v.output) for k, v in s.prices.items()}))
+    prices = {k: (v.input, v.output) for k, v in s.prices.items()}
+    accountant = Accountant(PriceTable(prices))
     local = s.judge_kind in LOCAL_KINDS
     built = Built(Resources(options=_resolved_options(s)), accountant, cache, local=local)
     pooled = judge_pool if local else None
@@ -235,7 +237,8 @@ def build_resources(
                     concurrency=s.concurrency,
                     accountant=accountant,
                 )
-    _add_hf_models(built, needs, s.options)
+    if free := _add_hf_models(built, needs, s.options, store=make_cache):  # local: no bill
+        accountant.prices = PriceTable({**dict.fromkeys(free, (0.0, 0.0)), **prices})
     return built
 
 
@@ -274,27 +277,39 @@ def _resolved_options(s: Settings) -> dict[str, Any]:
     return opts
 
 
-def _add_hf_models(built: Built, needs: set[str], options: dict[str, Any]) -> None:
-    """Local Hugging Face models named by path in the options (loaded on first use).
+def _add_hf_models(
+    built: Built, needs: set[str], options: dict[str, Any], *, store: bool = True
+) -> list[str]:
+    """Local Hugging Face models named by path in the options (loaded on first use), cached
+    and accounted as the judge is; the names they are accounted under (a local model costs
+    nothing: unpriced, a run's cost was "unknown"). ``store=False`` (a dry run): read only.
 
     ``scorer_model`` replaces the judge as the teacher-forcing scorer (Unitxt's perplexity
     metric is defined on flan-t5-small, not on the judge); ``reward_model`` is the answer
-    reward model, which no default provides.
+    reward model, which no default provides. ``hf_device`` (default cpu) runs both.
     """
     from ragmeter.backends.hf import hf_reward_model, hf_scorer
 
+    device, names = str(options.get("hf_device") or "cpu"), []
+    wrap = {"cache": built.cache, "concurrency": 1, "accountant": built.accountant}
     if "scorer" in needs and options.get("scorer_model"):
-        built.resources.scorer = hf_scorer(options["scorer_model"])
+        scorer = CachedScorer(hf_scorer(options["scorer_model"], device=device), **wrap)
+        built.resources.scorer = scorer
+        names.append(scorer.name)
         built.unavailable.pop("scorer", None)
     if "reward_model" in needs:
         if options.get("reward_model"):
-            built.resources.reward_model = hf_reward_model(options["reward_model"])
+            inner = hf_reward_model(options["reward_model"], device=device)
+            reward = CachedRewardModel(inner, store=store, **wrap)
+            built.resources.reward_model = reward
+            names.append(reward.name)
         else:
             built.unavailable.setdefault(
                 "reward_model",
                 "no reward model configured: set the option reward_model=PATH to a local "
                 "Hugging Face reward model (e.g. OpenAssistant/reward-model-deberta-v3-large-v2)",
             )
+    return names
 
 
 @overload

@@ -38,29 +38,41 @@ class HFScorer:
         self._positions: int | None = None
         self.seq2seq = False
 
-    def load(self) -> None:
+    def cache_params(self) -> dict[str, Any]:
+        """What besides the model's identity changes its numbers: the prompt's token limit
+        and the device (a GPU's float sums differ from the CPU's in the last bits)."""
+        return {"max_input_tokens": self.max_input_tokens, "device": self.device}
+
+    def load_tokenizer(self) -> None:
+        """The tokenizer and the model's kind and positions, without the weights. Why:
+        ``prompt_cut`` needs only these, and a re-run answered from the cache loaded the
+        whole model to learn which contexts were cut."""
         with self._lock:
-            if self._model is not None:
+            if self._tok is not None:
                 return
             try:
-                from transformers import (
-                    AutoConfig,
-                    AutoModelForCausalLM,
-                    AutoModelForSeq2SeqLM,
-                    AutoTokenizer,
-                )
+                from transformers import AutoConfig, AutoTokenizer
             except ImportError as exc:
                 raise ResourceUnavailable(
                     f"transformers is not installed ({exc}): pip install 'ragmeter[hf]'"
                 ) from None
             _require_model_folder(self.path, "scorer")
             config = AutoConfig.from_pretrained(self.path)
-            self.seq2seq = bool(getattr(config, "is_encoder_decoder", False))
-            _require_head(self.path, config, "seq2seq" if self.seq2seq else "causal")
+            seq2seq = bool(getattr(config, "is_encoder_decoder", False))
+            _require_head(self.path, config, "seq2seq" if seq2seq else "causal")
+            tok = AutoTokenizer.from_pretrained(self.path)
+            self.seq2seq, self._positions = seq2seq, _max_positions(config, tok)
+            self._tok = tok
+
+    def load(self) -> None:
+        self.load_tokenizer()
+        with self._lock:
+            if self._model is not None:
+                return
+            from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM
+
             cls = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
-            self._tok = AutoTokenizer.from_pretrained(self.path)
             self._model = cls.from_pretrained(self.path).to(self.device).eval()
-            self._positions = _max_positions(config, self._tok)
 
     def _score(self, prompt: str, target: str) -> TokenLogprobs:
         import torch
@@ -107,7 +119,7 @@ class HFScorer:
         """Whether scoring cuts ``prompt`` to fit the model. Why: a context cut to
         ``max_input_tokens`` or the model's positions was scored in part while the metric's
         ``truncated_contexts`` listed only contexts cut by characters."""
-        self.load()
+        self.load_tokenizer()
         n = len(self._tok(prompt).input_ids)
         if self.seq2seq:
             return n > self.max_input_tokens
@@ -137,6 +149,10 @@ class HFRewardModel:
         self._model: Any = None
         self._tok: Any = None
         self._positions: int | None = None
+
+    def cache_params(self) -> dict[str, Any]:
+        """What besides the model's identity changes its logit: the token limit, the device."""
+        return {"max_tokens": self.max_tokens, "device": self.device}
 
     def load(self) -> None:
         with self._lock:
@@ -280,23 +296,23 @@ def _local(path: str | Path) -> str:
     return str(Path(path).expanduser())
 
 
-_SCORERS: dict[str, HFScorer] = {}
-_REWARD_MODELS: dict[str, HFRewardModel] = {}
+_SCORERS: dict[tuple[str, str], HFScorer] = {}
+_REWARD_MODELS: dict[tuple[str, str], HFRewardModel] = {}
 
 
-def hf_scorer(path: str | Path) -> HFScorer:
-    """The process-wide scorer for ``path`` (loaded on first use; ``~/m`` and its expansion
-    are one model)."""
-    key = _local(path)
+def hf_scorer(path: str | Path, *, device: str = "cpu") -> HFScorer:
+    """The process-wide scorer for ``path`` on ``device`` (loaded on first use; ``~/m`` and
+    its expansion are one model)."""
+    key = (_local(path), device)
     if key not in _SCORERS:
-        _SCORERS[key] = HFScorer(path)
+        _SCORERS[key] = HFScorer(path, device=device)
     return _SCORERS[key]
 
 
-def hf_reward_model(path: str | Path) -> HFRewardModel:
-    """The process-wide reward model for ``path`` (loaded on first use; ``~/m`` and its
-    expansion are one model)."""
-    key = _local(path)
+def hf_reward_model(path: str | Path, *, device: str = "cpu") -> HFRewardModel:
+    """The process-wide reward model for ``path`` on ``device`` (loaded on first use; ``~/m``
+    and its expansion are one model)."""
+    key = (_local(path), device)
     if key not in _REWARD_MODELS:
-        _REWARD_MODELS[key] = HFRewardModel(path)
+        _REWARD_MODELS[key] = HFRewardModel(path, device=device)
     return _REWARD_MODELS[key]

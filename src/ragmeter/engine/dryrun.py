@@ -1,4 +1,4 @@
-"""Stand-ins for judge, embedder and scorer that count calls instead of making them.
+"""Stand-ins for judge, embedder, scorer and reward model that count calls instead of making them.
 
 A dry run executes the metrics' own code against these, so the estimate follows each
 metric's real call pattern. A call whose key is already in the cache returns the cached
@@ -25,7 +25,7 @@ from ragmeter.engine.embedder import CachedEmbedder, plan_batches
 from ragmeter.engine.grouped import GROUPED_TOP_LOGPROBS
 from ragmeter.engine.judge import CachedJudge
 from ragmeter.engine.parsing import parse_structured
-from ragmeter.engine.scorer import CachedScorer
+from ragmeter.engine.scorer import CachedRewardModel, CachedScorer
 from ragmeter.protocols import JudgeReply, Message, TokenLogprobs, Usage
 from ragmeter.vectors import unit_rows
 
@@ -281,3 +281,23 @@ class DryRunScorer:
             self.accountant.record(self.name, prompt_tokens=estimate_tokens(prompt + target))
         n = estimate_tokens(target)
         return JudgeReply(TokenLogprobs(["x"] * n, [-1.0] * n))
+
+
+class DryRunRewardModel:
+    """Counts a reward model's calls as ``CachedRewardModel`` makes them: one a sample, with
+    its estimated tokens, or a cache hit when the answer is stored; the model is never
+    loaded. Why: the dry run handed the real reward model to the metric, which loaded it and
+    scored every sample, and no call was counted."""
+
+    def __init__(self, real: CachedRewardModel, accountant: Accountant) -> None:
+        self.real = real
+        self.name = real.name
+        self.accountant = accountant
+
+    async def score(self, question: str, answer: str) -> JudgeReply[float]:
+        hit = self.real.cached(self.real.key(question, answer))
+        if hit is not None:
+            self.accountant.record(self.name, cached=True)
+            return hit
+        self.accountant.record(self.name, prompt_tokens=estimate_tokens(question + answer))
+        return JudgeReply(0.5, raw="0.0")
