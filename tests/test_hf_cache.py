@@ -230,3 +230,18 @@ def _await(coro):  # type: ignore[no-untyped-def]
     import asyncio
 
     return asyncio.run(coro)
+
+
+def test_dry_run_of_answer_reward_counts_without_loading_the_model(models, tmp_path, monkeypatch):
+    """Before, the dry run handed the real reward model to the metric: it loaded the weights,
+    scored every answer and counted nothing. Now one call a sample is counted (a stored one
+    as a cache hit) and the model is never loaded."""
+    options = {"reward_model": str(models["rm"])}
+    _run("answer_reward", options, tmp_path / "c")  # the three rows are in the cache
+    loads = _counting(monkeypatch, HFRewardModel, "load")
+    settings = Settings(judge="none", cache=str(tmp_path / "c"), options=options)
+    samples = [Sample(**r) for r in ROWS] + [Sample(question="new ?", question_id="n", answer="x")]
+    est = _await(estimate([get_metric("answer_reward")], samples, settings))
+    used = est["per_metric"]["answer_reward"]
+    assert (used["calls"], used["cache_hits"]) == (1, 3), used
+    assert loads == []

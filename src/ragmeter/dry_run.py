@@ -13,7 +13,13 @@ from pydantic import SecretStr
 from ragmeter.availability import availability, missing_key
 from ragmeter.config import Settings, as_settings
 from ragmeter.engine import Accountant
-from ragmeter.engine.dryrun import CHARS_PER_TOKEN, DryRunEmbedder, DryRunJudge, DryRunScorer
+from ragmeter.engine.dryrun import (
+    CHARS_PER_TOKEN,
+    DryRunEmbedder,
+    DryRunJudge,
+    DryRunRewardModel,
+    DryRunScorer,
+)
 from ragmeter.executors._ray_cluster import address_form
 from ragmeter.executors.common import (
     check_before_work,
@@ -63,7 +69,7 @@ async def estimate(
         judge=judge,
         embedder=DryRunEmbedder(real.embedder, acc) if real.embedder is not None else None,
         scorer=DryRunScorer(real.scorer, acc) if real.scorer is not None else None,
-        reward_model=real.reward_model,
+        reward_model=DryRunRewardModel(real.reward_model, acc) if real.reward_model else None,
         options=real.options,
     )
     dry = Built(fake, acc, None, built.unavailable)
