@@ -17,6 +17,9 @@ clauses at commas, and every clause around the refusal must decline, be a courte
 on the documents ("根据提供的上下文，"), so "我不知道他会来，所以我们没有准备晚饭。" ("I didn't
 know he would come, so we made no dinner.") answers. ``words`` counts two CJK characters as a
 word, so the length limit means about the same for them as for spaced languages.
+
+Around an answer (``speaker.py``), the same phrases find remarks on what the documents lack,
+and ``talks_to_user`` the assistant's talk ("J'espère que cela vous aide !"): neither a claim.
 """
 
 from __future__ import annotations
