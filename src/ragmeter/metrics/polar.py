@@ -11,7 +11,8 @@ judged as the yes or no it gives: 'The answer to "Is Rome the capital of Italy?"
 To a wh-question ("What is the capital of Italy?") the same words answer nothing: the "Yes!"
 in "Yes! The capital is Rome." is an interjection, and only the second sentence is a claim.
 
-English only, like the refusal and courtesy phrases.
+English only, like the courtesy phrases (refusals, talk to the user and remarks on the documents
+are also read in nine other languages: ``refusal_i18n``).
 """
 
 from __future__ import annotations

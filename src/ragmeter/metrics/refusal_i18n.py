@@ -17,6 +17,9 @@ clauses at commas, and every clause around the refusal must decline, be a courte
 on the documents ("根据提供的上下文，"), so "我不知道他会来，所以我们没有准备晚饭。" ("I didn't
 know he would come, so we made no dinner.") answers. ``words`` counts two CJK characters as a
 word, so the length limit means about the same for them as for spaced languages.
+
+Around an answer (``speaker.py``), the same phrases find remarks on what the documents lack,
+and ``talks_to_user`` the assistant's talk ("J'espère que cela vous aide !"): neither a claim.
 """
 
 from __future__ import annotations
@@ -80,11 +83,17 @@ _COURTESY = re.compile(
     r"ごめんなさい)\W*$",
     re.IGNORECASE,
 )
+# "do not hesitate to ...": advice around a refusal, talk to the user around an answer
+_HESITATE = (
+    r"(?:n'h[ée]site[zr]?\s+pas|no\s+dude[sn]?\s+en|z[öo]ger(?:e|n\s+Sie)\s+nicht|non\s+"
+    r"esit(?:are|i|ate)|n[ãa]o\s+hesite(?:m)?|aarzel\s+niet|не\s+стесняйтесь|не\s+стесняйся|"
+    r"不要犹豫|不要猶豫|请随时|請隨時|お気軽に|遠慮なく)"
+)
 # advice to look elsewhere, never a claim
 _ADVICE = re.compile(
     r"^\W*(?:je\s+vous\s+(?:conseille|recommande|invite|suggère)|vous\s+(?:pouvez|pourriez|"
     r"devriez)\s+(?:peut-être\s+)?(?:consulter|vérifier|contacter|vous\s+adresser|chercher|"
-    r"regarder)|veuillez|n'hésitez\s+pas|(?:le|les|te|os)\s+(?:recomiendo|sugiero|aconsejo)|"
+    r"regarder)|veuillez|(?:le|les|te|os)\s+(?:recomiendo|sugiero|aconsejo)|"
     r"(?:puede|podr[ií]a|deber[ií]a|puedes)\s+(?:consultar|revisar|contactar|verificar|buscar)|"
     r"(?:le\s+|te\s+)?recomiendo|(?:por\s+favor|no\s+dude)|bitte|(?:sie|du)\s+(?:können|könnten|"
     r"sollten|kannst|solltest)\s+(?:\w+\s+){0,4}?(?:nachsehen|prüfen|nachschlagen|kontaktieren|"
@@ -149,3 +158,96 @@ def claims_besides(piece: str, m: re.Match[str]) -> bool:
         return False
     after = tail[contrast.end() :]
     return bool(re.search(r"\w", after)) and not (REFUSAL.search(after) or no_claim(after))
+
+
+# ---- around an answer: talk to the user, remarks on the documents (``speaker.py``) ------------
+# The English rules of ``speaker._SERVICE``: whole sentences only, hopes that *the answer*
+# helps (never "J'espère qu'il viendra.", a hope about the world, kept as "I hope he comes."
+# is), offers of more help, wishes and sign-offs.
+_THIS = (
+    r"(?:cela|ceci|ça|ca|cette\s+r[ée]ponse|ces\s+informations|cette\s+information|esto|eso|"
+    r"esta\s+(?:respuesta|informaci[oó]n)|das|dies|es|diese\s+(?:Antwort|Informationen?)|questo|"
+    r"ci[oò]|questa\s+risposta|queste\s+informazioni|isso|isto|esta\s+resposta|essas?\s+"
+    r"informa[çc](?:[õo]es|[ãa]o)|dit|dat|het|deze\s+informatie|dit\s+antwoord|это|эта\s+"
+    r"информация|этот\s+ответ)"
+)
+_HELPS = (
+    r"(?:vous\s+|t'|te\s+|le\s+|les\s+|lhe\s+|o\s+|ti\s+|vi\s+|ihnen\s+|dir\s+|je\s+|u\s+|вам\s+)?"
+    r"(?:aide(?:ra)?|a\s+aid[ée]|(?:vous\s+)?sera\s+utile|est\s+utile|ayude|sirva|haya\s+ayudado|"
+    r"sea\s+[úu]til|hilft|geholfen\s+hat|hat\s+geholfen|hilfreich\s+ist|ist\s+hilfreich|aiuti|"
+    r"sia\s+(?:stato\s+|stata\s+)?utile|abbia\s+aiutato|ajude|tenha\s+ajudado|seja\s+[úu]til|"
+    r"helpt|heeft\s+geholpen|nuttig\s+is|поможет|помогло|помог|будет\s+полезн\w+|был[аои]?\s+"
+    r"полезн\w+|полезно)"
+)
+_SERVICE = re.compile(
+    r"^\W*(?:"
+    # "J'espère que cela vous aide !", "Ich hoffe, das hilft!", "Надеюсь, это поможет!"
+    r"(?:j'esp[èe]re|en\s+esp[ée]rant|espero|ich\s+hoffe|hoffentlich|spero|ik\s+hoop|hopelijk|"
+    r"надеюсь)(?:\s+que|\s+che|\s+dat|,?\s*что)?,?\s+(?:"
+    + _THIS
+    + r"\s+)?(?:ti\s+|le\s+|vi\s+)?"
+    + _HELPS
+    + r"\b[^.;!?]{0,30}"
+    # "N'hésitez pas à demander.", "Si vous avez d'autres questions, ..."
+    r"|" + _HESITATE + r".{0,80}"
+    r"|(?:si\s+vous\s+avez|si\s+tienes|si\s+tiene|wenn\s+Sie|se\s+(?:hai|ha|avete|tiver|tem)|"
+    r"als\s+je|als\s+u|если\s+у\s+вас)\b.{0,60}\b(?:questions?|preguntas?|Fragen|domande|"
+    r"perguntas?|vragen|вопрос\w*)\b.{0,40}\b(?:h[ée]sit|demande[rz]?|contacte[rz]|dites|"
+    r"faites|je\s+(?:suis|reste)|pregunt[ae]r?|dud[ae]s?|av[íi]same|d[íi]melo|estoy|escr[íi]b|"
+    r"fragen|melden|gerne?|z[öo]ger|chied|esit|sono\s+qui|scriv|pergunt[ae]|hesit|estou|vraag|"
+    r"laat|aarzel|спрашивайте|обращайтесь|задавайте|пишите|стесня)\w*\b.{0,40}"
+    r"|(?:dites-le-moi|fais-moi\s+savoir|faites-moi\s+savoir|h[áa]game\s+saber|av[íi]same|"
+    r"fammi\s+sapere|laat\s+het\s+(?:me|mij)\s+weten|me\s+avise|me\s+diga)\b.{0,60}"
+    # wishes and sign-offs
+    r"|(?:passez\s+une\s+|je\s+vous\s+souhaite\s+une\s+)?(?:bonne|belle)\s+(?:journ[ée]e|soir[ée]e|"
+    r"chance|continuation|fin\s+de\s+journ[ée]e)|cordialement|bien\s+[àa]\s+vous|au\s+plaisir|"
+    r"(?:que\s+)?(?:tengas?|tenga)\s+(?:un\s+)?(?:buen|excelente|feliz|gran)\s+d[íi]a|buen\s+d[íi]a|"
+    r"(?:un\s+)?saludos?(?:\s+cordiales)?|(?:mucha\s+)?suerte|"
+    r"(?:ich\s+w[üu]nsche\s+(?:Ihnen|dir)\s+)?(?:noch\s+)?einen\s+sch[öo]nen\s+Tag|sch[öo]nen\s+Tag"
+    r"(?:\s+noch)?|viel\s+(?:Erfolg|Gl[üu]ck|Spa(?:ß|ss))|alles\s+Gute|(?:mit\s+)?freundlichen"
+    r"\s+Gr[üu](?:ß|ss)en|viele\s+Gr[üu](?:ß|ss)e|buona\s+(?:giornata|fortuna|serata|"
+    r"continuazione)|cordiali\s+saluti|un\s+saluto|(?:tenha|tenham)\s+um\s+(?:[óo]timo|bom|"
+    r"excelente)\s+dia|boa\s+sorte|atenciosamente|(?:nog\s+)?een\s+fijne\s+dag|succes|met\s+"
+    r"vriendelijke\s+groet(?:en)?|хорошего\s+дня|удачи|всего\s+(?:доброго|хорошего)|"
+    r"с\s+уважением"
+    # "Happy to help!": ravi, encantado, gerne, felice, feliz, graag, рад
+    r"|(?:je\s+suis\s+)?(?:ravie?|heureux|heureuse)\s+de\s+(?:vous\s+)?(?:aider|rendre\s+service)"
+    r"|(?:estoy\s+)?encantad[oa]\s+de\s+ayudar|gern(?:e)?\s+geschehen|(?:sono\s+)?felice\s+di\s+"
+    r"(?:aiutar(?:e|ti|la))|(?:fico\s+)?feliz\s+em\s+ajudar|graag\s+gedaan|рад[аы]?\s+помочь"
+    # Chinese and Japanese: substrings of the whole sentence
+    r"|希望(?:这|這|以上|这些|這些|此)?(?:(?:信息|資訊|回答|内容|內容)\s*)?(?:能|可以)?(?:对|對)?"
+    r"(?:您|你)?(?:有所|有)?(?:帮助|幫助|用|所帮助|所幫助)|如果(?:您|你)还?有(?:其他|任何|更多)"
+    r"(?:问题|問題).{0,30}|祝(?:您|你)?.{0,8}(?:愉快|顺利|順利|好运|好運)|很高兴(?:为您|為您)?"
+    r"(?:帮忙|幫忙|帮助|幫助|服务|服務)|(?:お役に立て|参考にな)(?:れば|たら|ると)(?:幸いです|"
+    r"嬉しいです)?|良い一日を|よろしくお願いします"
+    r")\W*$",
+    re.IGNORECASE,
+)
+_IGNORANCE = re.compile(  # the speaker's, not the documents': "Je ne sais pas sa population."
+    r"sais|ignore|id[ée]e|idea|id[ée]ia|\bs[ûu]re?\b|certain|peux|pourrais|saurais|incapable|impossib|"
+    r"\bs[eé]\b|desconozco|segur|puedo|podr|posible|wei(?:ß|ss)|Ahnung|sicher|\bkann\b|\bso\b|"
+    r"sicur|cert[oa]|posso|riesco|saprei|possibile|\bsei\b|certeza|consigo|poss[ií]vel|weet|idee|"
+    r"zeker|\bkan\b|знаю|понятия|уверен|могу|затрудняюсь|невозможно|нельзя|不知道|不清楚|不确定|"
+    r"不確定|无法|無法|不能|没办法|沒辦法|无可奉告|わか|分か|分り|知りません|存じません|確か|定か|"
+    r"確信|できません|できかねます|いたしかねます|でき|出来",
+    re.IGNORECASE,
+)
+_FINDS = re.compile(r"trouv|encontr|find|trov|vind|найти|找到|見つか", re.IGNORECASE)
+
+
+def talks_to_user(piece: str) -> bool:
+    """Talk to the user in these languages ("J'espère que cela vous aide !", "希望对您有帮助")."""
+    return _SERVICE.match(piece.strip().replace("\u2019", "'")) is not None
+
+
+def says_context_lacks(piece: str) -> bool:
+    """A remark on what the documents lack in these languages ("Le contexte ne mentionne pas sa
+    population."): a declining phrase with nothing claimed beside it, and not the speaker's own
+    "I don't know / I'm not sure / I cannot say", a claim beside others as in English, unless
+    the documents are named ("D'après le contexte, il est impossible de le dire.")."""
+    text = piece.strip().replace("\u2019", "'")
+    m = REFUSAL.search(text)
+    if m is None or claims_besides(text, m):
+        return False
+    own = _IGNORANCE.search(m.group(0)) and not _FINDS.search(m.group(0))
+    return not own or _DOCS_ANY.search(text) is not None

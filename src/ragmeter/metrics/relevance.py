@@ -330,7 +330,8 @@ AR_METRIC = Metric(
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
-    version="29",  # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
+    # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
+    version="30",  # 30: a refusal with talk to the user in those 9 languages ("Bonne journée !")
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = the "
     "judge's P(yes), calibrated; generate = cosine of generated questions, noncommittal -> 0).",

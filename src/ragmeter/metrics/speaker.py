@@ -22,12 +22,17 @@ history of two or more turns): in a one-turn answer from a RAG system, "It's a g
 for beginners." may be a recommendation its documents make, "Yes." opening the answer claims
 that the answer is yes, and "What is your return policy?" asks about the business.
 
-English only, like the refusal phrases.
+Talk to the user and remarks on what the documents lack are also read in the nine languages
+of the refusal phrases (``refusal_i18n``: "J'espère que cela vous aide !", "Le contexte ne
+mentionne pas sa population."); the speaker's feelings, exclamations, evaluations,
+interjections and questions about "you" are English only.
 """
 
 from __future__ import annotations
 
 import re
+
+from ragmeter.metrics import refusal_i18n
 
 # "Did you know (that) X?" and "X, isn't it?" are statements in question form: X is the claim.
 _WRAPPED = re.compile(
@@ -166,13 +171,15 @@ TALK = "talk to the user, not a claim about the world"
 
 
 def talks_to_user(piece: str) -> bool:
-    """An assistant's talk to the user ("I hope this helps!", "Have a great day!")."""
-    return _SERVICE.match(piece.strip()) is not None
+    """An assistant's talk to the user ("I hope this helps!", "Have a great day!"), in English
+    or a refusal language ("Ich hoffe, das hilft!")."""
+    return _SERVICE.match(piece.strip()) is not None or refusal_i18n.talks_to_user(piece)
 
 
 def says_context_lacks(piece: str) -> bool:
-    """A remark on what the documents lack ("The context does not mention its population.")."""
-    return _LACKS.match(piece) is not None
+    """A remark on what the documents lack ("The context does not mention its population."),
+    in English or a refusal language ("El contexto no menciona su población.")."""
+    return _LACKS.match(piece) is not None or refusal_i18n.says_context_lacks(piece)
 
 
 def opening_courtesy(piece: str) -> re.Match[str] | None:
