@@ -265,7 +265,8 @@ RATE_METRIC = Metric(
     # and emoji around a refusal, "None of the documents mention", "I don't have that information"
     # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
-    version="9",
+    # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
+    version="10",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -285,7 +286,8 @@ ACCURACY_METRIC = Metric(
     # and emoji around a refusal, "None of the documents mention", "I don't have that information"
     # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
-    version="9",
+    # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
+    version="10",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)
