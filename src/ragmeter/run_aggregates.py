@@ -136,6 +136,31 @@ def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, S
     return out
 
 
+def read_column(
+    raw: np.ndarray, said: np.ndarray, reasons: list[Any] | None, details: list[Any] | None
+) -> ScoreColumn:
+    """One metric's ScoreColumn from what its records held: ``raw`` (each value, NaN for
+    null), ``said`` (the code in STATUSES of each record's status for it, 0 when none), its
+    reasons and details (None when no record has any). Why: ``_run_records`` reads a run line
+    by line into these arrays and drops each record, where ``score_columns`` needs them all;
+    the arrays, statuses and each Score built (``_score``) are the ones ``score_columns``
+    gives for the same records."""
+    status = said.astype(np.int8)  # a copy: said keeps what the record said, for _score
+    status[(said == _CODES["ok"]) & np.isnan(raw)] = _CODES["undefined"]
+    values = np.where(status == _CODES["ok"], raw, np.nan)
+
+    def make(i: int) -> Score:
+        value = float(raw[i])
+        return _score(
+            None if value != value else value,
+            STATUSES[said[i]],
+            reasons[i] if reasons is not None else None,
+            details[i] if details is not None else None,
+        )
+
+    return ScoreColumn(values, status, make)
+
+
 _CLEAN = frozenset({float, type(None)})
 
 
