@@ -278,6 +278,8 @@ def _read(
             return None
         samples.append(built)
         hashes.append(hash(built.question_id))
-    if not samples or len(np.unique(np.frombuffer(hashes, dtype=np.int64))) != len(samples):
+    ids = np.frombuffer(hashes, dtype=np.int64)
+    ids.sort()  # in place: 8 bytes a sample where a set of the ids took 40 to 70
+    if not samples or (ids[1:] == ids[:-1]).any():
         return None  # no records, or a duplicate id (or two ids of one hash): named the old way
     return samples, list(metrics), {name: m.column() for name, m in metrics.items()}

@@ -147,7 +147,9 @@ def read_column(
     gives for the same records."""
     status = said.astype(np.int8)  # a copy: said keeps what the record said, for _score
     status[(said == _CODES["ok"]) & np.isnan(raw)] = _CODES["undefined"]
-    values = np.where(status == _CODES["ok"], raw, np.nan)
+    # no record said a status: raw is NaN exactly where a row is not ok, so it is the values
+    # (ScoreColumn.__setitem__ builds every Score before it changes one)
+    values = np.where(status == _CODES["ok"], raw, np.nan) if said.any() else raw
 
     def make(i: int) -> Score:
         value = float(raw[i])
