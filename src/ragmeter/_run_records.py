@@ -165,14 +165,15 @@ class _Unusual(Exception):
 class _Metric:
     """One metric's values, said statuses, reasons and details as records are read."""
 
-    __slots__ = ("details", "nulls", "raw", "reasons", "said")
+    __slots__ = ("details", "nulls", "raw", "reasons", "said", "shapes")
 
-    def __init__(self, before: int) -> None:
+    def __init__(self, before: int, shapes: dict[tuple[str, ...], tuple[str, ...]]) -> None:
         self.raw = array("d", [math.nan]) * before  # rows read before this metric was seen
         self.said = bytearray(before)
         self.nulls = before
         self.reasons: list[Any] | None = None
-        self.details: list[Any] | None = None
+        self.details: list[tuple[tuple[str, ...], tuple[Any, ...]] | None] | None = None
+        self.shapes = shapes  # each details' keys, one tuple for all details of those keys
 
     def add(self, row: dict[str, Any], name: str, n: int, marks: tuple[Any, Any, Any]) -> None:
         value = row.get(name)
@@ -191,10 +192,12 @@ class _Metric:
         if self.reasons is not None:
             self.reasons.append(reason)
         detail = details.get(name) if details else None
-        if detail is not None and self.details is None:
+        if detail and self.details is None:
             self.details = [None] * n
-        if self.details is not None:
-            self.details.append(detail)
+        if self.details is not None:  # (keys, values): a tuple is a third of a small dict
+            keys = tuple(detail) if detail else None
+            shared = self.shapes.setdefault(keys, keys) if keys else None
+            self.details.append((shared, tuple(detail.values())) if shared else None)
 
     def column(self) -> Sequence[Score]:
         raw = np.frombuffer(self.raw, dtype=np.float64)
@@ -241,7 +244,8 @@ def read_clean(
 def _read(
     lines: Iterable[bytes], listed: list[str]
 ) -> tuple[list[Sample], list[str], dict[str, Sequence[Score]]] | None:
-    metrics = {name: _Metric(0) for name in listed}
+    shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+    metrics = {name: _Metric(0, shapes) for name in listed}
     samples: list[Sample] = []
     hashes = array("q")
     for line in lines:
@@ -260,7 +264,7 @@ def _read(
         if not listed:
             for key in row:
                 if key not in metrics and key not in RECORD_KEYS and key != "_line":
-                    metrics[key] = _Metric(n)
+                    metrics[key] = _Metric(n, shapes)
         for name, metric in metrics.items():
             metric.add(row, name, n, marks)
         meta = row.get("metadata")

@@ -137,11 +137,15 @@ def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, S
 
 
 def read_column(
-    raw: np.ndarray, said: np.ndarray, reasons: list[Any] | None, details: list[Any] | None
+    raw: np.ndarray,
+    said: np.ndarray,
+    reasons: list[Any] | None,
+    details: list[tuple[tuple[str, ...], tuple[Any, ...]] | None] | None,
 ) -> ScoreColumn:
     """One metric's ScoreColumn from what its records held: ``raw`` (each value, NaN for
     null), ``said`` (the code in STATUSES of each record's status for it, 0 when none), its
-    reasons and details (None when no record has any). Why: ``_run_records`` reads a run line
+    reasons and details (None when no record has any; a details object as its (keys,
+    values), None when empty). Why: ``_run_records`` reads a run line
     by line into these arrays and drops each record, where ``score_columns`` needs them all;
     the arrays, statuses and each Score built (``_score``) are the ones ``score_columns``
     gives for the same records."""
@@ -153,11 +157,12 @@ def read_column(
 
     def make(i: int) -> Score:
         value = float(raw[i])
+        detail = details[i] if details is not None else None
         return _score(
             None if value != value else value,
             STATUSES[said[i]],
             reasons[i] if reasons is not None else None,
-            details[i] if details is not None else None,
+            dict(zip(*detail, strict=True)) if detail is not None else None,
         )
 
     return ScoreColumn(values, status, make)
