@@ -55,7 +55,7 @@ def test_load_run_of_20000_rows_peaks_under_a_bound(
     tmp_path: Path, details: bool, bound_mib: int
 ) -> None:
     """The old reading peaked at 46 MiB here, 67 MiB with details (the records, then a fields
-    set per Sample); one pass peaks at about 18 and 29 MiB, a little over what the run it
+    set per Sample); one pass peaks at about 18 and 24 MiB, a little over what the run it
     returns holds."""
     path = _synthetic(tmp_path / "run", 20_000, details)
     tracemalloc.start()

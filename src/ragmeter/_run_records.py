@@ -165,15 +165,18 @@ class _Unusual(Exception):
 class _Metric:
     """One metric's values, said statuses, reasons and details as records are read."""
 
-    __slots__ = ("details", "nulls", "raw", "reasons", "said", "shapes")
+    __slots__ = ("details", "keys", "nulls", "raw", "reasons", "said", "shapes")
 
     def __init__(self, before: int, shapes: dict[tuple[str, ...], tuple[str, ...]]) -> None:
         self.raw = array("d", [math.nan]) * before  # rows read before this metric was seen
         self.said = bytearray(before)
         self.nulls = before
         self.reasons: list[Any] | None = None
-        self.details: list[tuple[tuple[str, ...], tuple[Any, ...]] | None] | None = None
-        self.shapes = shapes  # each details' keys, one tuple for all details of those keys
+        # a details object as its keys (one tuple for all details of those keys, from
+        # ``shapes``) and its values: two tuples take a third of what a small dict takes
+        self.keys: list[tuple[str, ...] | None] | None = None
+        self.details: list[tuple[Any, ...] | None] | None = None
+        self.shapes = shapes
 
     def add(self, row: dict[str, Any], name: str, n: int, marks: tuple[Any, Any, Any]) -> None:
         value = row.get(name)
@@ -192,19 +195,20 @@ class _Metric:
         if self.reasons is not None:
             self.reasons.append(reason)
         detail = details.get(name) if details else None
-        if detail and self.details is None:
-            self.details = [None] * n
-        if self.details is not None:  # (keys, values): a tuple is a third of a small dict
-            keys = tuple(detail) if detail else None
-            shared = self.shapes.setdefault(keys, keys) if keys else None
-            self.details.append((shared, tuple(detail.values())) if shared else None)
+        if detail and self.keys is None:
+            self.keys, self.details = [None] * n, [None] * n
+        if self.keys is not None and self.details is not None:
+            keys = tuple(detail) if detail else None  # {} reads as null does: no details
+            self.keys.append(self.shapes.setdefault(keys, keys) if keys else None)
+            self.details.append(tuple(detail.values()) if keys else None)
 
     def column(self) -> Sequence[Score]:
         raw = np.frombuffer(self.raw, dtype=np.float64)
         if np.count_nonzero(np.isnan(raw)) != self.nulls or np.isinf(raw).any():
             raise _Unusual  # a NaN or an infinity written as a value: the checks name it
         said = np.frombuffer(self.said, dtype=np.uint8).astype(np.int8)
-        return read_column(raw, said, self.reasons, self.details)
+        details = None if self.keys is None else (self.keys, self.details)
+        return read_column(raw, said, self.reasons, details)
 
 
 _CODES = {name: code for code, name in enumerate(STATUSES)}  # the codes of a ScoreColumn
