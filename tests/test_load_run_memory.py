@@ -167,3 +167,26 @@ def test_samples_share_one_fields_set_that_copies_do_not_share(tmp_path: Path) -
     assert copy.deepcopy(first) == first
     with pytest.raises(Exception, match="frozen"):
         first.answer = "other"  # type: ignore[misc]
+
+
+def test_a_status_before_its_metric_is_first_seen_is_read_as_before(tmp_path: Path) -> None:
+    """Without metrics in summary.json a status can name a metric whose value comes only on
+    a later row: the old reading gave that row its status ("failed"), not "undefined"."""
+    out = _clean_odd_run(tmp_path)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    del summary["metrics"]
+    (out / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    path = out / "scores.jsonl"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    early, late = json.loads(lines[3]), json.loads(lines[20])
+    early["status"] = {"late_metric": "failed"}
+    early["reasons"] = {"late_metric": "timeout"}
+    late["late_metric"] = 0.5
+    lines[3], lines[20] = json.dumps(early), json.dumps(late)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    got, (samples, metrics, scores) = load_run(out).result, _old(out)
+    assert (got.metrics, got.samples) == (metrics, samples)
+    for metric in metrics:
+        assert list(got.scores[metric]) == list(scores[metric]), metric
+    third = got.scores["late_metric"][3]
+    assert (third.value, third.status, third.reason) == (None, "failed", "timeout")

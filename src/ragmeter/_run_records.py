@@ -269,6 +269,8 @@ def _read(
             for key in row:
                 if key not in metrics and key not in RECORD_KEYS and key != "_line":
                     metrics[key] = _Metric(n, shapes)
+            if any(mark and not metrics.keys() >= mark.keys() for mark in marks):
+                return None  # a status (reason, details) of a metric whose value comes later
         for name, metric in metrics.items():
             metric.add(row, name, n, marks)
         meta = row.get("metadata")
