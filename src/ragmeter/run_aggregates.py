@@ -136,6 +136,38 @@ def score_columns(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, S
     return out
 
 
+def read_column(
+    raw: np.ndarray,
+    said: np.ndarray,
+    reasons: list[Any] | None,
+    details: tuple[list[Any], list[Any]] | None,
+) -> ScoreColumn:
+    """One metric's ScoreColumn from what its records held: ``raw`` (each value, NaN for
+    null), ``said`` (the code in STATUSES of each record's status for it, 0 when none), its
+    reasons and details (None when no record has any; details as a list of each object's
+    keys and one of its values, None for none or an empty one). Why: ``_run_records`` reads
+    a run line by line into these and drops each record, where ``score_columns`` needs them
+    all; the arrays, statuses and each Score built (``_score``) are the ones
+    ``score_columns`` gives for the same records."""
+    status = said.astype(np.int8)  # a copy: said keeps what the record said, for _score
+    status[(said == _CODES["ok"]) & np.isnan(raw)] = _CODES["undefined"]
+    # no record said a status: raw is NaN exactly where a row is not ok, so it is the values
+    # (ScoreColumn.__setitem__ builds every Score before it changes one)
+    values = np.where(status == _CODES["ok"], raw, np.nan) if said.any() else raw
+
+    def make(i: int) -> Score:
+        value = float(raw[i])
+        keys = details[0][i] if details is not None else None
+        return _score(
+            None if value != value else value,
+            STATUSES[said[i]],
+            reasons[i] if reasons is not None else None,
+            dict(zip(keys, details[1][i], strict=True)) if details and keys else None,
+        )
+
+    return ScoreColumn(values, status, make)
+
+
 _CLEAN = frozenset({float, type(None)})
 
 

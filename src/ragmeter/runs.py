@@ -12,29 +12,21 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, get_args
 
-import jiter
-from pydantic import ValidationError
-
 from ragmeter._json_rows import loads
 from ragmeter._perf import gc_paused
+from ragmeter._run_records import RECORD_KEYS as RECORD_KEYS  # keys of a record, not metrics
+from ragmeter._run_records import metric_names, read_clean, read_records, sample
 from ragmeter.errors import DataError, Problem, UnpairedRunsError
 from ragmeter.io import stat_problem
-from ragmeter.metrics.base import Status
+from ragmeter.metrics.base import Score, Status
 from ragmeter.result import EvaluationResult
 from ragmeter.run_aggregates import check_values, run_aggregates, score_columns
 from ragmeter.sample import Sample
-
-# Keys of a scores.jsonl record that are not metric values.
-RECORD_KEYS = frozenset(
-    {"question_id", "question", "answer", "contexts", "context_ids", "metadata"}
-    | {"status", "reasons", "details"}
-)
-
 
 STATUSES = get_args(Status)  # a score's status in a record ("ok" when none is given)
 FINISHED = "complete"  # run.json's status once scores.jsonl and summary.json are written
@@ -116,12 +108,6 @@ def _read_json(path: Path, problems: list[Problem]) -> dict[str, Any]:
     return data
 
 
-_CUT = (
-    "; the file ends inside this record, cut short (a copy or a disk that filled up?): "
-    "re-run the `ragmeter evaluate` command that wrote it, with the same -o, to write it whole"
-)
-
-
 _SUMMARY_PARTS = {"config": dict, "usage": dict, "notes": list}
 
 
@@ -136,109 +122,6 @@ def _check_parts(summary: dict[str, Any], problems: list[Problem]) -> None:
             what = "an object" if kind is dict else "a list"
             said = f"'{key}' must be {what}, not {type(value).__name__} (was it edited?)"
             problems.append(Problem(None, "summary.json", said))
-
-
-def _read_records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
-    """The records of scores.jsonl, each with its line number under ``_line``; a file that
-    cannot be read or is not UTF-8 is a problem (it was an internal error, exit 1)."""
-    try:
-        return _records(path, problems)
-    except OSError as exc:
-        problems.append(Problem(None, path.name, f"cannot be read: {exc.strerror or exc}"))
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(None, path.name, f"not UTF-8 text: {exc.reason}"))
-    return []
-
-
-def _records(path: Path, problems: list[Problem]) -> list[dict[str, Any]]:
-    with path.open("rb") as raw:
-        fast = _fast_records(raw)
-    if fast is not None:
-        return fast
-    rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = loads(line.rstrip("\r\n"))
-            except json.JSONDecodeError as exc:
-                cut = "" if line.endswith("\n") else _CUT
-                said = f"scores.jsonl: invalid JSON: {exc.msg} (column {exc.colno}){cut}"
-                problems.append(Problem(lineno, None, said))
-                continue
-            if not isinstance(row, dict) or "question_id" not in row:
-                problems.append(Problem(lineno, "question_id", "a record needs a question_id"))
-                continue
-            rows.append({**row, "_line": lineno})
-    return rows
-
-
-def _fast_records(lines: Iterable[bytes]) -> list[dict[str, Any]] | None:
-    """The records of a well-formed scores.jsonl parsed by jiter (pydantic-core's parser,
-    values as ``json.loads`` gives them), or None for anything unusual: a carriage return, a
-    line jiter refuses (invalid JSON, not UTF-8, a lone surrogate, a number Python does not
-    read), a record without question_id. Why: ``json.loads`` line by line was a third of
-    ``load_run`` on 200k rows; the old reading (``_records``) still says what is wrong."""
-    rows: list[dict[str, Any]] = []
-    for lineno, line in enumerate(lines, start=1):  # a binary file's lines end at b"\n" only
-        if b"\r" in line:  # text mode splits lines there too: left to the old reading
-            return None
-        if not line.strip():
-            continue
-        try:
-            row = jiter.from_json(line, cache_mode="keys")
-        except ValueError:
-            return None
-        if not isinstance(row, dict) or "question_id" not in row:
-            return None
-        row["_line"] = lineno
-        rows.append(row)
-    return rows
-
-
-def _metric_names(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
-    listed = summary.get("metrics")
-    if isinstance(listed, dict) and listed:
-        return list(listed)
-    names: list[str] = []
-    for row in rows:
-        for key in row:
-            if key not in RECORD_KEYS and key != "_line" and key not in names:
-                names.append(key)
-    return names
-
-
-_ALL_STR = frozenset({str})
-_GIVEN = frozenset({"question_id", "question", "answer", "contexts", "context_ids", "metadata"})
-_UNREAD = {f: info.default for f, info in Sample.model_fields.items() if f not in _GIVEN}
-
-
-def _sample(row: dict[str, Any]) -> Sample:
-    contexts = row.get("contexts")
-    ids = row.get("context_ids")
-    meta = row.get("metadata")
-    fields = {
-        "question_id": str(row["question_id"]),
-        "question": str(row.get("question") or ""),
-        "answer": row.get("answer"),
-        "contexts": list(contexts) if isinstance(contexts, list) else None,
-        "context_ids": [str(i) for i in ids] if isinstance(ids, list) else None,
-        "metadata": dict(meta) if isinstance(meta, dict) else {},
-    }
-    # Why: validating 200k Samples was a fifth of load_run. Values of the types the model
-    # declares are built unvalidated; anything else is validated, raising as it did.
-    answer, contexts = fields["answer"], fields["contexts"]
-    if (answer is None or type(answer) is str) and (
-        contexts is None or {*map(type, contexts)} <= _ALL_STR
-    ):
-        return Sample.model_construct(_fields_set=set(_GIVEN), **fields, **_UNREAD)
-    try:
-        return Sample(**fields)
-    except ValidationError as exc:  # "answer": 5 was pydantic's error, naming no row
-        where = ".".join(map(str, exc.errors()[0]["loc"]))
-        said = f"scores.jsonl: {exc.errors()[0]['msg']} (was the file edited by hand?)"
-        raise DataError([Problem(row.get("_line"), where, said)]) from None
 
 
 def _state(directory: Path) -> tuple[str, str | None] | None:
@@ -283,27 +166,9 @@ def _result(
     summary: dict[str, Any], scores_path: Path, source: str, problems: list[Problem]
 ) -> EvaluationResult:
     """The EvaluationResult of a run's summary.json and scores.jsonl; DataError naming all."""
-    rows = _read_records(scores_path, problems)
-    seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
-    for row in rows:  # (counting records named the wrong line after a blank one)
-        qid = str(row["question_id"])
-        if qid in seen:
-            said = f"duplicate question_id '{qid}' (first used in row {seen[qid]})"
-            problems.append(Problem(row["_line"], "question_id", said))
-        seen.setdefault(qid, row["_line"])
-    if not rows and not problems:
-        problems.append(Problem(None, None, "scores.jsonl holds no records"))
-    metrics = _metric_names(summary, rows)
-    check_values(rows, metrics, problems)
-    if problems:
-        raise DataError(problems, source)
-    scores = score_columns(rows, metrics)
-    try:
-        samples = [_sample(row) for row in rows]
-    except DataError as exc:  # a field of another type than a Sample's, named by its row
-        raise DataError(exc.problems, source) from None
-    del rows
     listed = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
+    clean = None if problems else read_clean(scores_path, list(listed))
+    samples, metrics, scores = clean or _checked(summary, scores_path, source, problems)
     config = dict(summary.get("config") or {})
     aggregates, edited = run_aggregates(listed, scores, config)
     return EvaluationResult(
@@ -315,6 +180,33 @@ def _result(
         usage=dict(summary.get("usage") or {}),
         config=config,
     )
+
+
+def _checked(
+    summary: dict[str, Any], scores_path: Path, source: str, problems: list[Problem]
+) -> tuple[list[Sample], list[str], dict[str, Sequence[Score]]]:
+    """(samples, metrics, scores) of a scores.jsonl ``read_clean`` gave up on, its records
+    read whole and checked: DataError naming every problem with its line."""
+    rows = read_records(scores_path, problems)
+    seen: dict[str, int] = {}  # id -> its first line: the row named is the file's line
+    for row in rows:  # (counting records named the wrong line after a blank one)
+        qid = str(row["question_id"])
+        if qid in seen:
+            said = f"duplicate question_id '{qid}' (first used in row {seen[qid]})"
+            problems.append(Problem(row["_line"], "question_id", said))
+        seen.setdefault(qid, row["_line"])
+    if not rows and not problems:
+        problems.append(Problem(None, None, "scores.jsonl holds no records"))
+    metrics = metric_names(summary, rows)
+    check_values(rows, metrics, problems)
+    if problems:
+        raise DataError(problems, source)
+    scores = score_columns(rows, metrics)
+    try:
+        samples = [sample(row) for row in rows]
+    except DataError as exc:  # a field of another type than a Sample's, named by its row
+        raise DataError(exc.problems, source) from None
+    return samples, metrics, scores
 
 
 def load_run(path: str | Path) -> Run:
