@@ -255,6 +255,18 @@ def test_a_run_compared_with_itself_or_its_copy_is_said_to_be_one(tmp_path):
     assert not any("every delta is 0" in w for w in compare(a, rerun).warnings)
 
 
+def test_two_results_in_memory_made_in_one_second_are_not_a_copy():
+    """Two small evaluate() calls in the same second can record the same start, end and wall
+    time to the millisecond: they were called a copy of each other ("every delta is 0 by
+    construction"), and their questions went unchecked. A copy is a run directory's."""
+    a, b = _runs(["x", "x", "x"], changed={1})
+    b.manifest = dict(a.manifest)  # what the clock gave both, forced here
+    b.samples[0] = b.samples[0].model_copy(update={"question": "Another question?"})
+    warnings = compare(a, b).warnings
+    assert not any("every delta is 0" in w for w in warnings), warnings
+    assert any("1 of the 3 paired ids have another question" in w for w in warnings), warnings
+
+
 def test_ids_in_an_unpaired_error_are_cut_short():
     from ragmeter.errors import UnpairedRunsError
 

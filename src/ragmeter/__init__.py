@@ -50,9 +50,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
     )
     from ragmeter.io import load
     from ragmeter.metrics.base import Metric, Mode, Score
-    from ragmeter.metrics.registry import get_metric, list_metrics
+    from ragmeter.metrics.registry import get_metric, list_metrics, register_template
     from ragmeter.metrics.registry import register as register_metric
-    from ragmeter.metrics.registry import register_template
     from ragmeter.reporting import report
     from ragmeter.result import Aggregate, EvaluationResult
     from ragmeter.runner import aevaluate, evaluate

@@ -212,8 +212,16 @@ def same_run(a: Run, b: Run) -> str | None:
     with contextlib.suppress(OSError, ValueError):
         if IN_MEMORY not in (a.source, b.source) and Path(a.source).samefile(b.source):
             return f"A and B are the same run directory ({a.source}): {same}"
+    # A copied run directory (cp -r) keeps its run.json. Not asked of results in memory: two
+    # small evaluate() calls in one second had the same start, end and wall time to the
+    # millisecond, and were called a copy (their questions then went unchecked).
     keys = ("started_at", "finished_at", "wall_s", "fingerprint", "input")
-    if a.manifest.get("started_at") and all(a.manifest.get(k) == b.manifest.get(k) for k in keys):
+    on_disk = all(Path(r.source).is_dir() for r in (a, b))  # "run A (in-memory)" is not
+    if (
+        on_disk
+        and a.manifest.get("started_at")
+        and all(a.manifest.get(k) == b.manifest.get(k) for k in keys)
+    ):
         said = "the same input, settings, start, end and wall time"
         return f"B looks like a copy of A (run.json: {said}): {same}"
     return None
