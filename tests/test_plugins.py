@@ -257,3 +257,26 @@ def test_a_plugins_template_metric_is_recorded_as_its_with_its_k(tmp_path):
     assert {e["name"]: e.get("plugin") for e in doc["metrics"]} == {"plg_top@5": str(path)}
     listed = runner.invoke(app, ["metrics", "--plugin", str(path)], env={"COLUMNS": "200"})
     assert "plg_top@k" in listed.output and f"(plugin {path})" in listed.output
+
+
+def test_python_evaluate_and_dry_run_given_a_settings_file_load_its_plugins(tmp_path):
+    """As ``--config`` does on the command line. Before, ``evaluate(settings=FILE)`` refused
+    the file's options for the plugin's metric as unknown (its plugins were never imported),
+    and without them said the metric was unknown."""
+    import ragmeter
+
+    _plugin(tmp_path / "conf" / "metrics", "plg_py", "plg_py_short")
+    config = tmp_path / "conf" / "ragmeter.toml"
+    config.write_text(
+        '[ragmeter]\nplugins = ["metrics/plg_py.py"]\njudge = "none"\n'
+        "[ragmeter.options]\nplg_py_short_words = 10\n",
+        encoding="utf-8",
+    )
+    estimate = ragmeter.dry_run(str(_data(tmp_path)), ["plg_py_short"], settings=str(config))
+    assert estimate["skipped"] == {"plg_py_short": 0} and estimate["calls"] == 0
+    result = ragmeter.evaluate(str(_data(tmp_path)), "plg_py_short", settings=config)
+    assert [s.value for s in result.scores["plg_py_short"]] == [1.0, 1.0]  # 10 words
+    out = tmp_path / "out"
+    ragmeter.evaluate(str(_data(tmp_path)), "plg_py_short", settings=config, executor="stream",
+                      out=out)  # fmt: skip
+    assert '"plg_py_short"' in (out / "scores.jsonl").read_text(encoding="utf-8")

@@ -33,6 +33,7 @@ from ragmeter.manifest import check_out, fingerprint, input_facts
 from ragmeter.metrics.base import Metric
 from ragmeter.metrics.registry import metric_list
 from ragmeter.plan import mode_of_metric, needs_of, plan_metrics
+from ragmeter.plugins import settings_with_plugins
 from ragmeter.protocols import Resources
 from ragmeter.resources import Built, build_resources
 from ragmeter.sample import Sample
@@ -175,7 +176,7 @@ def dry_run(
     needs no key: the point of a dry run is to know the cost before getting one), and
     ``key_missing`` says that a real run would stop before any work (``check_judge_key``).
     """
-    real = as_settings(settings)
+    real = as_settings(settings_with_plugins(settings))  # as evaluate: the file's plugins
     data = expand_user(data)  # as evaluate reads it
     if metrics is not None:  # a generator, read once by the checks, left none to plan
         metrics = metric_list(metrics)

@@ -83,6 +83,16 @@ def load_plugins(plugins: Sequence[str] = (), *, config: str | Path | None = Non
     return [_load(spec, base) for spec, base in named]
 
 
+def settings_with_plugins(settings: Any) -> Any:
+    """``settings`` as given, once the plugins its file names are imported, when it is the
+    path of a settings file (``evaluate(data, settings="ragmeter.toml")``), as ``--config``
+    does on the command line. Why: Python ignored the file's ``plugins``, so a metric they
+    define was "unknown", and options it declares in the same file were refused first."""
+    if isinstance(settings, (str, os.PathLike)):
+        load_plugins(config=settings)
+    return settings
+
+
 def _load(spec: str, base: Path) -> Plugin:
     spec = spec.strip()
     if spec.endswith(".py") or "/" in spec or os.sep in spec:

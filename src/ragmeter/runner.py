@@ -49,6 +49,7 @@ from ragmeter.manifest import (
 from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.registry import metric_list
 from ragmeter.plan import plan_metrics
+from ragmeter.plugins import settings_with_plugins
 from ragmeter.redact import public_text
 from ragmeter.result import EvaluationResult, aggregate
 from ragmeter.sample import Sample
@@ -56,8 +57,7 @@ from ragmeter.scheduler import compute_all
 
 # evaluate()'s defaults for the options of the stream and ray executors (None: not given).
 # Ray's chunks are smaller: a chunk is the unit an actor is handed, so 10,000 rows in one
-# chunk left every actor but one idle on a run of fewer rows (the CLI has used 256 since
-# the ray executor came; Python used 10,000 until 2026-11-27).
+# chunk left every actor but one idle on a run of fewer rows (Python used 10,000 until 11-27).
 BATCH_SIZE = {"stream": 10_000, "ray": 256}
 ACTORS = 2
 
@@ -124,7 +124,7 @@ def evaluate(
     if executor != "local":
         if judge_pool is not None:  # they build their judge once per run already
             raise ConfigError(f"judge_pool is for the local executor, not {executor!r}")
-        settings = as_settings(settings)
+        settings = as_settings(settings_with_plugins(settings))
         check_before_work(settings, metrics)
         return _other_executor(
             executor,
@@ -227,7 +227,7 @@ async def aevaluate(
         metrics = metric_list(metrics)
     started = time.perf_counter()
     started_at = datetime.now(UTC)
-    s = as_settings(settings)
+    s = as_settings(settings_with_plugins(settings))
     check_single_url(s)
     check_before_work(s, metrics)
     samples = load(data, format=format)
