@@ -268,3 +268,22 @@ def test_the_cli_runs_a_templates_option_and_lists_it(tmp_path: Path) -> None:
     assert listed.exit_code == 0, listed.output
     block = listed.output.split("tpo_cli@k ", 1)[1].split("better:", 1)[0]
     assert f"(plugin {plugin})" in block and "options: tpo_cli_words=4" in block
+
+
+def test_a_template_whose_metrics_use_acompute_runs_and_is_listed() -> None:
+    """``list_metrics`` rebuilt ``prefix@k`` from ``factory(1)`` with its ``compute`` only:
+    an acompute template's listing was refused, and with it every run (modes are checked on
+    the listing) and ``ragmeter metrics``."""
+
+    def factory(k: int) -> Metric:
+        async def acompute(sample: Any, resources: Any) -> Score:
+            return Score.ok(1.0)
+
+        return Metric(
+            name=f"tpo_async@{k}", description="t", requires=(("answer",),), acompute=acompute
+        )
+
+    registry.register_template("tpo_async", factory, (3,))
+    assert "tpo_async@k" in [m.name for m in registry.list_metrics()]
+    result = ragmeter.evaluate(ROWS, "tpo_async@2,refusal_rate", n_resamples=0)
+    assert [s.value for s in result.scores["tpo_async@2"]] == [1.0, 1.0]
