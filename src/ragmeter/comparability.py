@@ -97,22 +97,24 @@ def _owner(name: str, provenance: dict[str, Any]) -> str | None:
     """The metric of the run an option not built in is named after (``<metric>_<what>``, as a
     user's metric declares its options: ``register_metric(metric, options=...)``), the
     longest such name, or None. Why: a user's option counted for every metric asking a model
-    and not for its own metric, when that metric asks none."""
+    and not for its own metric, when that metric asks none. A template's metrics (``mytop@5``)
+    are named by their prefix (``mytop_words``, ``register_template(..., options=...)``)."""
     if name in OPTION_METRIC or name in OPTION_MODEL:
         return None
     entries = (provenance.get("run") or {}).get("metrics")
     names = (
         [e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
     )
-    owners = [m for m in names if isinstance(m, str) and m and name.startswith(f"{m}_")]
+    stems = {m.split("@", 1)[0] for m in names if isinstance(m, str) and m}
+    owners = [m for m in stems if m and name.startswith(f"{m}_")]
     return max(owners, key=len) if owners else None
 
 
 def _option_counts(name: str, metric: str, models: set[str], owner: str | None) -> bool:
     if name in ("mode", "modes"):
         return False
-    if owner is not None:
-        return owner == metric
+    if owner is not None:  # the metric, or the prefix of a template's mytop@5
+        return owner == metric.split("@", 1)[0]
     if name in OPTION_METRIC:
         return metric.startswith(OPTION_METRIC[name])
     if name in OPTION_MODEL:

@@ -97,15 +97,18 @@ def declare_options(metric: str, options: Mapping[str, Any], *, check_only: bool
     earlier declaration is replaced. The default's type (bool, int, float, str) is the type a
     value must have. A name must start with ``<metric>_`` (so no built-in's or other metric's
     knob is taken) and hold no secret. ValueError saying what is wrong, nothing declared;
-    ``check_only``: only that check."""
+    ``check_only``: only that check. A template's options are declared as ``prefix@k`` (the
+    name its listing shows), each named ``<prefix>_<what>``: kept apart from a metric named
+    ``prefix``, whose own declaration replacing them would drop the template's."""
     problems = []
+    stem = metric[:-2] if metric.endswith("@k") else metric
     if not isinstance(options, Mapping):
         raise ValueError(f"options takes a dict of option name -> default, not {options!r}")
     for name, default in options.items():
         if not isinstance(name, str) or not _OPTION_RE.fullmatch(name):
             problems.append(f"option {name!r}: lower-case letters, digits and _")
-        elif not name.startswith(f"{metric}_") or name == f"{metric}_":
-            problems.append(f"option {name!r}: name it {metric}_<what> (after its metric)")
+        elif not name.startswith(f"{stem}_") or name == f"{stem}_":
+            problems.append(f"option {name!r}: name it {stem}_<what> (after its metric)")
         elif name in MetricOptions.model_fields or name == "modes":
             problems.append(f"option {name!r} is a built-in option")
         elif secret_name(name):

@@ -19,26 +19,31 @@ from ragmeter.metric_options import declare_options, declared_defaults, forget_o
 from ragmeter.metrics.base import Metric
 
 
-def declared(metric: Metric, options: Mapping[str, Any] | None) -> dict[str, Any]:
+def declared(
+    metric: Metric, options: Mapping[str, Any] | None, owner: str | None = None
+) -> dict[str, Any]:
     """``options`` (name -> default) checked, without declaring them yet: MetricError before
-    anything is registered. Why acompute only: ``compute(sample)`` is given no resources."""
+    anything is registered. Why acompute only: ``compute(sample)`` is given no resources.
+    ``owner``: the name they are declared under when not the metric's (a template's
+    ``prefix@k``, ``metric`` being its ``factory(1)``)."""
+    owner = metric.name if owner is None else owner
     if options is None or (isinstance(options, Mapping) and not options):
         return {}
     if not isinstance(options, Mapping):
         raise MetricError(
-            f"metric {metric.name!r}: options takes a dict of option name -> default, "
+            f"metric {owner!r}: options takes a dict of option name -> default, "
             f"not {type(options).__name__}"
         )
     if metric.acompute is None:
         raise MetricError(
-            f"metric {metric.name!r}: options reach acompute(sample, resources) as "
+            f"metric {owner!r}: options reach acompute(sample, resources) as "
             "resources.options, and compute(sample) is given none: give the function as "
             "acompute (a plain function is fine)"
         )
     try:
-        declare_options(metric.name, options, check_only=True)
+        declare_options(owner, options, check_only=True)
     except ValueError as exc:
-        raise MetricError(f"metric {metric.name!r}: {exc}") from None
+        raise MetricError(f"metric {owner!r}: {exc}") from None
     return dict(options)
 
 

@@ -160,22 +160,22 @@ def register_template(
     default_ks: tuple[int, ...],
     *,
     timeout: float | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> None:
     """Register ``prefix@k``; ``default_ks`` are the k run when no metrics are named.
 
     ``factory(k)`` returns the Metric named ``prefix@k``, its results checked (and ``timeout``
-    applied) as a registered metric's (``register``). MetricError for a prefix ``-m`` cannot
-    spell (lower-case letters and '_') or one taken: a prefix ``ndcg`` silently replaced the
-    built-in ndcg@k, and one such as ``top-x`` was taken but never found."""
-    if _GIVEN_TEMPLATES.get(prefix) is factory and _TEMPLATE_LIMITS.get(prefix) == seconds(
-        prefix, timeout
-    ):
-        return  # the same template again (a module imported twice): nothing changes
-    if _GIVEN_TEMPLATES.get(prefix) is factory:  # a new timeout is taken, as register's is
-        del _TEMPLATES[prefix], _GIVEN_TEMPLATES[prefix]
+    applied) as a registered metric's (``register``). ``options``: those its metrics read, as
+    ``register``'s, each named ``<prefix>_<what>`` (``mytop_words`` for ``mytop@5``): without
+    them the settings refused any such option as unknown. MetricError for a prefix ``-m``
+    cannot spell (lower-case letters and '_') or one taken: a prefix ``ndcg`` silently
+    replaced the built-in ndcg@k, and one such as ``top-x`` was taken but never found. The
+    same factory again takes its new timeout, default_ks and options; a refused one changes
+    nothing (it was unregistered first, then refused)."""
     if not isinstance(prefix, str) or not re.fullmatch(r"[a-z_]+", prefix):  # _TEMPLATE_RE
         raise MetricError(f"template {prefix!r}: the prefix must be lower-case letters and '_'")
-    if prefix in _TEMPLATES:
+    again = _GIVEN_TEMPLATES.get(prefix) is factory
+    if prefix in _TEMPLATES and not again:
         whose = "already registered" if prefix in _GIVEN_TEMPLATES else "a built-in template"
         raise MetricError(f"template {prefix!r} is {whose}: choose another prefix")
     if not callable(factory):
@@ -185,22 +185,31 @@ def register_template(
     if any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K for k in ks):
         raise MetricError(f"template {prefix!r}: default_ks must be positive integers, not {ks}")
 
-    def checked_factory(k: int) -> Metric:
+    def made(k: int) -> Metric:
         metric = factory(k)
         if not isinstance(metric, Metric) or metric.name != f"{prefix}@{k}":
             said = metric.name if isinstance(metric, Metric) else type(metric).__name__
             raise MetricError(f"template {prefix!r}: factory({k}) gave {said}, not {prefix}@{k}")
-        return _checking(limited(metric, limit))
+        return metric
 
     try:  # made now, as every listing of the metrics makes factory(1): broken, it broke them
-        checked_factory(1)
+        first = made(1)
     except MetricError:
         raise
     except Exception as exc:
         raise MetricError(f"template {prefix!r}: factory(1) raised {describe(exc)}") from None
+    defaults = declared(first, options, f"{prefix}@k")  # the name its listing shows
+    same = (_TEMPLATE_LIMITS.get(prefix), _TEMPLATES[prefix][1]) if again else None
+    if same == (limit, ks) and current(f"{prefix}@k") == defaults:
+        return  # the same template again (a module imported twice): nothing changes
+
+    def checked_factory(k: int) -> Metric:
+        return _checking(with_options(limited(made(k), limit), defaults))
+
     text = getattr(factory, "description_template", None)
     if text is not None:  # what list_metrics shows for prefix@k
         checked_factory.description_template = text  # type: ignore[attr-defined]
+    declare(f"{prefix}@k", defaults)
     _TEMPLATES[prefix] = (checked_factory, ks)
     _GIVEN_TEMPLATES[prefix], _TEMPLATE_LIMITS[prefix] = factory, limit
 
@@ -369,6 +378,7 @@ def list_metrics() -> list[Metric]:
                 description=text.replace("{k}", "k"),
                 requires=template.requires,
                 compute=template.compute,
+                acompute=template.acompute,  # an acompute template's listing was refused
                 needs=template.needs,
                 reference_based=template.reference_based,
                 formula=template.formula.replace("@1", "@k"),
