@@ -101,3 +101,53 @@ def test_code_without_source_records_nothing_rather_than_a_partial_digest() -> N
     assert code_sha256([_entries, namespace["f"]]) is None
     assert code_sha256([_entries]) == code_sha256([_entries])
     assert code_sha256([None]) is None
+
+
+OPTIONED = """
+import ragmeter
+from ragmeter import Metric, Score
+
+
+def short(sample, resources):
+    return Score.ok(1.0 if len(sample.answer.split()) <= resources.options["plg_opt_words"] else 0.0)
+
+
+ragmeter.register_metric(
+    Metric(name="plg_opt", description="short answers", requires=(("answer",),), acompute=short),
+    options={{"plg_opt_words": {default}}},
+)
+"""
+
+
+def _run_default(tmp_path: Path, default: int, out: Path, *extra: str) -> object:
+    from ragmeter import plugins
+    from ragmeter.metrics import registry
+
+    plugins._LOADED.clear()
+    for table in (registry._FIXED, registry._GIVEN, registry._LIMITS):
+        table.pop("plg_opt", None)
+    body = OPTIONED.format(default=default)
+    path = _plugin(
+        tmp_path / f"d{default}",
+        "plg_optmod",
+        "plg_opt",
+        body.replace("{", "{{").replace("}", "}}"),
+    )
+    args = ["evaluate", str(_data(tmp_path)), "-m", "plg_opt", "-o", str(out), "-q"]
+    return runner.invoke(app, [*args, "--plugin", str(path), "--n-resamples", "10", *extra])
+
+
+def test_a_changed_option_default_is_recorded_compared_and_refused_on_resume(tmp_path: Path):
+    """Settings leave out an option at its default, and the digest covers the functions, not
+    the registration: a default changed from 2 to 4 was in neither run's record, so compare
+    called the runs comparable and a resume mixed the two definitions."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert _run_default(tmp_path, 2, a).exit_code == 0
+    assert _run_default(tmp_path, 4, b).exit_code == 0
+    assert _entries(a)["plg_opt"]["options"] == {"plg_opt_words": 2}
+    assert _entries(a)["plg_opt"]["code_sha256"] == _entries(b)["plg_opt"]["code_sha256"]
+    changed = runner.invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "200"})
+    flat = " ".join(changed.output.split())
+    assert "manifests differ in options.plg_opt_words (default) for plg_opt" in flat, flat
+    again = _run_default(tmp_path, 4, a)
+    assert again.exit_code == 2 and "plg_opt_words" in " ".join(again.output.split())

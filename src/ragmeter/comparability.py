@@ -154,6 +154,9 @@ def metric_view(
         view["version"], view["mode"] = entry.get("version"), entry.get("mode")
         if entry.get("code_sha256"):  # a user's metric: its code, whatever its version says
             view["code"] = f"sha256 {str(entry['code_sha256'])[:12]}"
+        if isinstance(entry.get("options"), dict):  # a user's metric's declared defaults
+            for name, default in sorted(entry["options"].items()):
+                view[f"options.{name} (default)"] = default
         for name, prompt in sorted((entry.get("prompts") or {}).items()):
             if isinstance(prompt, dict):  # a calibration file is one of a metric's prompts
                 sha = str(prompt.get("sha256") or "")[:12]

@@ -24,7 +24,7 @@ from ragmeter.config import Settings
 from ragmeter.errors import DataError, RunAborted
 from ragmeter.io import write_json
 from ragmeter.metrics.base import Metric
-from ragmeter.metrics.registry import code_of, timeout_of
+from ragmeter.metrics.registry import code_of, options_of, timeout_of
 from ragmeter.out_dir import MANIFEST as MANIFEST  # re-exported: where they were defined
 from ragmeter.out_dir import OUTPUTS as OUTPUTS
 from ragmeter.out_dir import SCHEMA as SCHEMA
@@ -91,6 +91,8 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
             entry["timeout_s"] = limit
         if (code := code_of(m.name)) is not None:  # a user's metric: compare says if it moved
             entry["code_sha256"] = code
+        if declared := options_of(m.name):  # its options' defaults: settings leave them out
+            entry["options"] = declared
         if (plugin := origin_of(m.name)) is not None:  # what defined it, for a later compare
             entry["plugin"] = plugin.name
         out.append(entry)
@@ -109,7 +111,7 @@ def fingerprint(
     public = settings.public_dict()
     return {
         "metrics": [  # a user's metric's code too: a resume must not mix two definitions
-            {k: e[k] for k in ("name", "version", "mode", "code_sha256") if k in e}
+            {k: e[k] for k in ("name", "version", "mode", "code_sha256", "options") if k in e}
             for e in metric_entries(metrics, settings.metric_options())
         ],
         "settings": {k: public.get(k) for k in _SETTINGS_KEYS},

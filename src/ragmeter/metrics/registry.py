@@ -259,6 +259,16 @@ def code_of(name: str) -> str | None:
     return code_sha256((factory,)) if factory is not None else None
 
 
+def options_of(name: str) -> dict[str, Any]:
+    """The options the user's metric ``name`` declared, at their defaults (a template's for
+    ``prefix@k``); {} for a built-in. Why asked: settings leave out an option at its default,
+    so a default changed between two runs was in neither their fingerprint nor compare's view."""
+    if name in _BUILT_IN:
+        return {}
+    match = _TEMPLATE_RE.match(name)
+    return current(f"{match.group(1)}@k" if match and name not in _GIVEN else name)
+
+
 def registered_names() -> frozenset[str]:
     """Every metric name and template (``prefix@k``) registered now, built-ins included.
     Why: a plugin loader compares two of these to say which metrics a plugin added."""
