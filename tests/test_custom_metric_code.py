@@ -109,7 +109,8 @@ from ragmeter import Metric, Score
 
 
 def short(sample, resources):
-    return Score.ok(1.0 if len(sample.answer.split()) <= resources.options["plg_opt_words"] else 0.0)
+    words = resources.options["plg_opt_words"]
+    return Score.ok(1.0 if len(sample.answer.split()) <= words else 0.0)
 
 
 ragmeter.register_metric(
