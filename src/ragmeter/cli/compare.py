@@ -96,12 +96,18 @@ def compare_cmd(
     ] = False,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
     n_resamples: Annotated[
-        int, typer.Option(min=MIN_RESAMPLES, help="Bootstrap resamples.")
+        int,
+        typer.Option(
+            min=MIN_RESAMPLES,
+            help="Bootstrap resamples (from 20,000 changed pairs the normal CI is used).",
+        ),
     ] = 2000,
     permutations: Annotated[
         int | None,
         typer.Option(
-            min=1, help="Permutation-test resamples (default 9999; fewer over 2000 pairs)."
+            min=1,
+            help="Permutation-test resamples (default 9999; fewer over 2000 pairs; from "
+            "20,000 changed pairs the normal limit of the test is used).",
         ),
     ] = None,
 ) -> None:
