@@ -12,7 +12,11 @@ are computed from the judge's replies as before.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -242,3 +246,31 @@ def test_changed_prompts_have_new_cache_versions_and_fast_ones_keep_theirs() -> 
     for fn in (context_precision, context_recall, answer_correctness):
         for mode in ("fast", "generate"):
             assert not any(v.endswith("reference-2") for v in _versions(fn, mode)), (fn, mode)
+
+
+def _injection(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "injection.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env={**__import__("os").environ, "PYTHONPATH": str(root / "src")},
+    )
+
+
+def test_injection_benchmark_takes_a_mode(tmp_path: Path) -> None:
+    """Before: the flip rate could be measured in fast mode only ("unrecognized arguments:
+    --mode"). No judge is loaded: ``--judge none`` stops right after the options are read."""
+    out = str(tmp_path / "i.json")
+    assert "--mode {fast,generate}" in _injection("--help", cwd=tmp_path).stdout
+    bad = _injection("--mode", "slow", "--judge", "none", "--out", out, cwd=tmp_path)
+    assert bad.returncode == 2 and "invalid choice: 'slow'" in bad.stderr, bad.stderr
+    run = _injection("--mode", "generate", "--judge", "none", "--out", out, cwd=tmp_path)
+    assert run.returncode == 1 and "no judge configured" in run.stderr, run.stderr
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(json.dumps({"rows": []}), encoding="utf-8")  # a fast run: no "mode"
+    merge = ("--merge", str(earlier), "--judge", "none", "--out", out)
+    mixed = _injection("--mode", "generate", *merge, cwd=tmp_path)
+    assert mixed.returncode == 2 and "was not run with --mode generate" in mixed.stderr
