@@ -273,13 +273,13 @@ async def _generate(
         return Score.undefined(
             "the judge found no statements in the answer", judge=calls.details(), mode="generate"
         )
-    listing, text = numbered(statements), neutralise  # statements and context marked as data
+    listing, as_data = numbered(statements), neutralise  # statements and context marked
     supported, reasons = [False] * len(statements), [""] * len(statements)
     for chunk in chunks:
         got = await calls.structured(
             chat(
                 g["verdicts_system"],
-                g["verdicts_user"].format(context=text(ctx.render(chunk)), statements=listing),
+                g["verdicts_user"].format(context=as_data(ctx.render(chunk)), statements=listing),
                 g["verdicts_examples"],
             ),
             Verdicts,
