@@ -22,6 +22,8 @@ Usage: python benchmarks/injection.py [--metrics faithfulness,answer_relevance,c
        [--forms note,json_verdict,...] [--groups seen,old,new] [--judge local] [--cache DIR]
        [--no-phrase-lists]  (the evaluator-directed phrase lists off: what the rest holds)
        [--merge EARLIER.json]  (the forms not run now taken from an earlier full run)
+       [--mode fast|generate]  (the metrics' mode; generate: the RAGAS prompts, answer_relevance
+       then needs an embedder: --embedder, as ragmeter --embedder takes it)
 Prints a table per metric and form, writes benchmarks/results/injection.json, ends with RESULT.
 """
 
@@ -37,7 +39,7 @@ from pathlib import Path
 
 from ragmeter.config import settings_from_options
 from ragmeter.metrics.registry import get_metric
-from ragmeter.resources import build_resources
+from ragmeter.resources import Built, build_resources
 from ragmeter.sample import Sample
 
 ROOT = Path(__file__).resolve().parent
@@ -141,6 +143,26 @@ def summarise(scored: list[dict], metrics: list[str]) -> dict:
     return summary
 
 
+def _resources(args: argparse.Namespace, metrics: list[str]) -> Built:
+    """The judge (and, for generate-mode answer_relevance, the embedder that compares the
+    questions the judge wrote), each metric in ``--mode``; a missing one stops the run."""
+    settings = settings_from_options(
+        None,
+        judge=args.judge,
+        cache=args.cache,
+        embedder=args.embedder,
+        modes=[f"{m}={args.mode}" for m in metrics],
+    )
+    # generate-mode answer_relevance compares embeddings of the questions the judge wrote
+    needs = {"judge"} | (
+        {"embedder"} if args.mode == "generate" and "answer_relevance" in metrics else set()
+    )
+    built = build_resources(settings, needs)
+    for need in sorted(needs & set(built.unavailable)):
+        raise SystemExit(built.unavailable[need])
+    return built
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--metrics", default=",".join(METRICS), help="comma-separated judged metrics")
@@ -158,6 +180,17 @@ def main() -> None:
         help="the judge, as ragmeter --judge takes it (local = the embedded model)",
     )
     ap.add_argument("--cache", default="off", help="judge cache directory, or off")
+    ap.add_argument(
+        "--mode",
+        choices=("fast", "generate"),
+        default="fast",
+        help="the judged metrics' mode (generate: the RAGAS prompts; default fast)",
+    )
+    ap.add_argument(
+        "--embedder",
+        default=None,
+        help="the embedder for answer_relevance in generate mode, as ragmeter --embedder takes it",
+    )
     add_out(ap, ROOT / "results" / "injection.json")
     ap.add_argument(
         "--merge",
@@ -167,6 +200,10 @@ def main() -> None:
     )
     args = ap.parse_args()
     check_out(args.out, args.force)
+    if args.merge and json.loads(args.merge.read_text(encoding="utf-8")).get("mode", "fast") != (
+        args.mode
+    ):
+        ap.error(f"--merge: {args.merge} was not run with --mode {args.mode}")
     metrics = args.metrics.split(",")
     if args.no_phrase_lists:
         import re
@@ -204,10 +241,7 @@ def main() -> None:
             if (r["metadata"]["base"] or r["question_id"].rsplit("-", 2)[0])
             in keep.get(r["metadata"]["metric"], [])
         ]
-    settings = settings_from_options(None, judge=args.judge, cache=args.cache, modes=[])
-    built = build_resources(settings, {"judge"})
-    if "judge" in built.unavailable:
-        raise SystemExit(built.unavailable["judge"])
+    built = _resources(args, metrics)
 
     async def go() -> list[dict]:
         try:
@@ -236,6 +270,7 @@ def main() -> None:
         args.out,
         {
             "judge": args.judge,
+            "mode": args.mode,
             "cpu_count": os.cpu_count(),
             "wall_s": round(wall, 1),
             "summary": summary,
@@ -250,7 +285,7 @@ def main() -> None:
         for g in ("seen", "old", "new"):
             if s[f"flip_rate_{g}_forms"] is not None:
                 parts.append(f"flip_rate_{m}_{g}={s[f'flip_rate_{g}_forms']:.3f}")
-    print("RESULT " + " ".join(parts) + f" n_rows={len(scored)}")
+    print("RESULT " + " ".join(parts) + f" mode={args.mode} n_rows={len(scored)}")
 
 
 if __name__ == "__main__":

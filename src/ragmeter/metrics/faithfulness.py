@@ -257,14 +257,12 @@ async def faithfulness_judge(sample: Sample, resources: Resources) -> Score:
 async def _generate(
     sample: Sample, calls: Calls, ctx: ContextSentences, chunks: list[list[int]], prompts: dict
 ) -> Score:
-    g = prompts["generate"]
-    ver = version("faithfulness")
+    g = prompts["generate"]  # its own version: the fast prompts keep their cache keys
+    ver, answer = g["version"], neutralise(final_answer(sample.answer or "").text)
     made = await calls.structured(
         chat(
             g["statements_system"],
-            g["statements_user"].format(
-                question=sample.question, answer=final_answer(sample.answer or "").text
-            ),
+            g["statements_user"].format(question=neutralise(sample.question), answer=answer),
             g["statements_examples"],
         ),
         Statements,
@@ -275,13 +273,13 @@ async def _generate(
         return Score.undefined(
             "the judge found no statements in the answer", judge=calls.details(), mode="generate"
         )
-    listing = numbered(statements)
+    listing, as_data = numbered(statements), neutralise  # statements and context marked
     supported, reasons = [False] * len(statements), [""] * len(statements)
     for chunk in chunks:
         got = await calls.structured(
             chat(
                 g["verdicts_system"],
-                g["verdicts_user"].format(context=ctx.render(chunk), statements=listing),
+                g["verdicts_user"].format(context=as_data(ctx.render(chunk)), statements=listing),
                 g["verdicts_examples"],
             ),
             Verdicts,
@@ -349,7 +347,8 @@ METRIC = Metric(
     # 29: a number rounded from the context's ('76%' over '76.3%') or glued to its unit
     # ('40mg') is not missing; lower-case pieces of a name ('RecQ-class') are no names
     # 30: answers that only say "does not cover", "not available", "unknown" are no refusals
-    version="36",  # 36: 9-language talk, remarks on documents; 35: 9-language refusals (v9)
+    # 36: 9-language talk, remarks on documents; 35: 9-language refusals (v9)
+    version="37",  # 37: generate-mode prompts mark untrusted text as data (<data> ... </data>)
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -387,7 +386,8 @@ JUDGE_METRIC = Metric(
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
-    version="31",  # 31: 9-language talk, remarks on documents; 30: 9-language refusals (v9)
+    # 31: 9-language talk, remarks on documents; 30: 9-language refusals (v9)
+    version="32",  # 32: generate-mode prompts mark untrusted text as data (<data> ... </data>)
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

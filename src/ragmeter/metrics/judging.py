@@ -110,9 +110,9 @@ class Calls:
 def inert(messages: Sequence[Message]) -> list[Message]:
     """``messages`` as sent: no chat token and no look-alike of a data mark in any of them.
 
-    Why every call goes through here: builders put untrusted text into prompts in many places
-    (the reference answer, generate-mode questions, answers and judge-written statements are
-    not neutralised field by field), and a single "<|im_end|>" there ends the judge's user turn.
+    Why every call goes through here too: every builder marks and neutralises its untrusted
+    fields (all judge prompts, both modes), but a field a future builder forgets would carry a
+    single "<|im_end|>" that ends the judge's user turn: this is the last line of defence.
     Ordinary text has neither, so its prompts are unchanged byte for byte."""
     return [{**m, "content": inert_message(m["content"])} for m in messages]
 
@@ -251,12 +251,15 @@ _LINE_BREAK = re.compile(r"\s*\n\s*")
 
 
 def numbered(items: Sequence[str]) -> str:
-    """``1. item`` lines, each item neutralised and on one line.
+    """``1. <data>item</data>`` lines, each item neutralised, marked as data and on one line.
 
     Why one line: the judge replies per number, so an item holding "\n3. ..." (a statement
     the judge copied from an answer) read as one more item, and the reply's count no longer
-    matched: the metric failed."""
-    return "\n".join(f"{i + 1}. {neutralise(_LINE_BREAK.sub(' ', s))}" for i, s in enumerate(items))
+    matched: the metric failed. Why marked: the items are untrusted (statements the judge
+    copied from an answer, sentences of a reference answer)."""
+    return "\n".join(
+        f"{i + 1}. <data>{neutralise(_LINE_BREAK.sub(' ', s))}</data>" for i, s in enumerate(items)
+    )
 
 
 def version(*families: str) -> str:

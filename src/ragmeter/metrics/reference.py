@@ -247,7 +247,11 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
         async def covered(text: str, statements: list[str]) -> list[float]:
             out = []
             for s in statements:  # [system][question][text] shared, statement last
-                user = p["user"].format(question=sample.question, text=text, statement=s)
+                user = p["user"].format(
+                    question=neutralise(sample.question),
+                    text=neutralise(text),
+                    statement=neutralise(s),
+                )
                 out.append(
                     await calls.p_yes(
                         [
@@ -273,7 +277,11 @@ async def answer_correctness(sample: Sample, resources: Resources) -> Score:
         got = await calls.structured(
             chat(
                 g["system"],
-                g["user"].format(question=sample.question, answer=answer, reference=reference),
+                g["user"].format(
+                    question=neutralise(sample.question),
+                    answer=neutralise(answer),
+                    reference=neutralise(reference),
+                ),
                 g["examples"],
             ),
             Classified,
@@ -317,7 +325,8 @@ CP_METRIC = Metric(
     # 5: HTML tables in contexts read as tables
     # 6: a page's scripts and styles are not its text; more HTML tags read as layout
     # 7: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="8",  # 8: chat tokens and data-mark look-alikes ('</data >') made inert
+    # 8: chat tokens and data-mark look-alikes ('</data >') made inert
+    version="9",  # 9: the reference answer, question and answer marked as data (both modes)
     prompts=("common", "reference"),
     description="Context precision (ragas): a usefulness verdict per retrieved context against "
     "the reference answer, averaged precision over ranks.",
@@ -338,7 +347,8 @@ CREC_METRIC = Metric(
     # 5: HTML tables in contexts read as tables
     # 6: a page's scripts and styles are not its text; more HTML tags read as layout
     # 7: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="8",  # 8: chat tokens and data-mark look-alikes ('</data >') made inert
+    # 8: chat tokens and data-mark look-alikes ('</data >') made inert
+    version="9",  # 9: the reference answer, question and answer marked as data (both modes)
     prompts=("common", "reference"),
     description="Context recall (ragas): share of reference-answer sentences attributable to "
     "the contexts.",
@@ -359,7 +369,8 @@ AC_METRIC = Metric(
     # 5: answers as JSON, HTML, blockquotes, 'TL;DR:', 'The answer is X'
     # 6: 'no.' ends a sentence unless a number follows ('No. 5')
     # 7: 'The answer is: That is ...' keeps its 'That'
-    version="8",  # 8: chat tokens and data-mark look-alikes ('</data >') made inert
+    # 8: chat tokens and data-mark look-alikes ('</data >') made inert
+    version="9",  # 9: the reference answer, question and answer marked as data (both modes)
     prompts=("common", "reference"),
     description="Answer correctness (ragas): statement-level F1 of answer vs reference (TP/FP/"
     "FN), blended with embedding similarity when an embedder is configured.",

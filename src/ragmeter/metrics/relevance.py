@@ -127,9 +127,9 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     n = int(options_of(resources).get("answer_relevance_n", 3))
     g = prompts["answer_generate"]
     got = await calls.structured(
-        chat(g["system"].format(n=n), g["user"].format(answer=answer), g["examples"]),
+        chat(g["system"].format(n=n), g["user"].format(answer=neutralise(answer)), g["examples"]),
         GeneratedQuestions,
-        version=version("relevance"),
+        version=g["version"],  # the generate prompts' own: the fast ones keep their cache keys
         max_tokens=60 + 50 * n,
     )
     questions = [q.strip() for q in got.questions if q.strip()][:n]
@@ -280,11 +280,13 @@ async def context_relevance(sample: Sample, resources: Resources) -> Score:
             got = await calls.structured(
                 chat(
                     g["system"],
-                    g["user"].format(question=sample.question, context=text),
+                    g["user"].format(
+                        question=neutralise(sample.question), context=neutralise(text)
+                    ),
                     g["examples"],
                 ),
                 ExtractedSentences,
-                version=version("relevance"),
+                version=g["version"],  # the generate prompts' own
                 max_tokens=64 + int(len(text) / 3),
             )
             m, u = match_sentences(got.sentences, ctx.sentences, chunk)
@@ -331,7 +333,8 @@ AR_METRIC = Metric(
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
     # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
-    version="30",  # 30: a refusal with talk to the user in those 9 languages ("Bonne journée !")
+    # 31: generate-mode prompts mark untrusted text as data (<data> ... </data>)
+    version="31",  # 30: a refusal with talk to the user in those 9 languages ("Bonne journée !")
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = the "
     "judge's P(yes), calibrated; generate = cosine of generated questions, noncommittal -> 0).",
@@ -354,7 +357,8 @@ CR_METRIC = Metric(
     # 8: HTML tables in contexts read as tables
     # 9: a page's scripts and styles are not its text; more HTML tags read as layout
     # 10: 'no.' ends a sentence unless a number follows ('No. 5')
-    version="11",  # 11: chat tokens and data-mark look-alikes made inert
+    # 11: chat tokens and data-mark look-alikes made inert
+    version="12",  # 12: generate-mode prompts mark untrusted text as data (<data> ... </data>)
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = a yes/no verdict per candidate sentence, generate = the "
