@@ -148,7 +148,7 @@ ANSWERS = {
         "Saya tidak tahu pasti, tetapi Jakarta adalah ibu kota Indonesia.",
         "Konteks tidak menyebutkan usianya. Ia lahir pada tahun 1950.",
         "Dia tidak tahu cara berenang.",
-        "Ia berkata, \u201cSaya tidak tahu,\u201d lalu meninggalkan ruangan tanpa menjawab wartawan.",
+        "Ia berkata, \u201cSaya tidak tahu,\u201d lalu pergi tanpa menjawab wartawan.",
         "Tidak ada informasi resmi, tetapi media melaporkan 12 korban.",
     ],
     "vi": [
@@ -181,7 +181,10 @@ TALK = [
     ("Warszawa jest stolicą Polski.", "Mam nadzieję, że to pomoże!"),
     ("Warszawa jest stolicą Polski.", "Jeśli masz inne pytania, śmiało pytaj."),
     ("Jakarta adalah ibu kota Indonesia.", "Semoga membantu!"),
-    ("Jakarta adalah ibu kota Indonesia.", "Jika Anda punya pertanyaan lain, jangan ragu untuk bertanya."),
+    (
+        "Jakarta adalah ibu kota Indonesia.",
+        "Jika Anda punya pertanyaan lain, jangan ragu untuk bertanya.",
+    ),
     ("Hà Nội là thủ đô của Việt Nam.", "Hy vọng thông tin này hữu ích cho bạn!"),
     ("Hà Nội là thủ đô của Việt Nam.", "Chúc bạn một ngày tốt lành!"),
 ]
@@ -195,7 +198,10 @@ KEPT = [
     ("Mam nadzieję, że jutro przyjdzie.", "Warszawa jest stolicą Polski."),
     ("Semoga dia cepat sembuh.", "Jakarta adalah ibu kota Indonesia."),
     ("Tổng thống không đề cập đến dân số.", "Hà Nội là thủ đô của Việt Nam."),
-    ("Konteks tidak menyebutkan tanggalnya, tetapi perjanjian ditandatangani di Roma.", "Itu pada 1992."),
+    (
+        "Konteks tidak menyebutkan tanggalnya, tetapi perjanjian ditandatangani di Roma.",
+        "Itu pada 1992.",
+    ),
 ]
 # Hindi: "।" ends a sentence that text.split_sentences does not cut, so these are read one
 # sentence at a time
@@ -250,7 +256,7 @@ def test_hindi_remarks_and_talk_one_sentence_at_a_time() -> None:
 
 
 def test_hindi_full_stop_and_arabic_question_mark_end_sentences() -> None:
-    """"।" and "؟" end a sentence: a claim after a refusal answers, a question back does not."""
+    """ "।" and "؟" end a sentence: a claim after a refusal answers, a question back does not."""
     assert declines("मुझे नहीं पता। दिल्ली भारत की राजधानी है।") is None
     assert declines("मुझे नहीं पता। क्या आप प्रश्न दोबारा पूछ सकते हैं?") is not None
     assert declines("لا أعرف. هل يمكنك إعادة صياغة السؤال؟") is not None
@@ -265,7 +271,9 @@ def test_a_refusal_with_talk_to_the_user_declines() -> None:
 
 
 def _sample(answer: str, question: str) -> Sample:
-    return Sample(question_id="q", question=question, answer=answer, contexts=["서울은 한국의 수도입니다."])
+    return Sample(
+        question_id="q", question=question, answer=answer, contexts=["서울은 한국의 수도입니다."]
+    )
 
 
 async def test_a_korean_refusal_through_the_metrics() -> None:
@@ -285,7 +293,9 @@ async def test_an_honest_korean_answer_keeps_full_faithfulness() -> None:
     claim = "서울은 대한민국의 수도이며 한강을 따라 자리 잡은 가장 큰 도시입니다."
     judge = ScriptedJudge(lambda t: 0.95 if statement_in(t) == claim else 0.05)
     answer = f"문서에는 인구에 대한 정보가 없습니다. {claim} 도움이 되셨기를 바랍니다!"
-    got = await faithfulness_judge(_sample(answer, "서울에 대해 알려주세요."), Resources(judge=judge))
+    got = await faithfulness_judge(
+        _sample(answer, "서울에 대해 알려주세요."), Resources(judge=judge)
+    )
     assert got.value == pytest.approx(0.95)
     assert len(got.details["dropped"]) == 2
 
@@ -300,6 +310,6 @@ def test_the_pre_check_finds_what_the_plain_search_finds() -> None:
     texts += [a for v in nine.ANSWERS.values() for a in v] + nine.MORE_ANSWERS
     texts += ["The context does not say.", "Rome is the capital.", "No se.", "Nao sei."]
     for t in texts:
-        for piece in [t] + re.split(r"(?<=[.!?。！？।؟])\s*", t):
+        for piece in [t, *re.split(r"(?<=[.!?。！？।؟])\s*", t)]:
             a, b = phrases.REFUSAL.search(piece), plain.search(piece)
             assert (a and (a.span(), a.group(0))) == (b and (b.span(), b.group(0))), piece

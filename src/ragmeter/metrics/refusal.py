@@ -4,9 +4,10 @@ Why: "I don't know." makes no claim, so faithfulness has nothing to check (it is
 applicable, not unfaithful), and answer relevance calls it noncommittal (RAGAS: score 0). A
 pipeline that declines when the context lacks the answer is doing its job: RAG benchmarks call
 this negative rejection (Chen et al. 2024, RGB). Detection is by phrasing (English here;
-sixteen other languages in ``refusal_i18n``), on the whole answer: it declines when it is short (at most
-``MAX_WORDS`` words, two CJK characters a word) and contains a refusal phrase. A long answer
-that also says "the context does not mention X" still makes claims, so it is judged as usual.
+sixteen other languages in ``refusal_i18n``), on the whole answer: it declines when it is short
+(at most ``MAX_WORDS`` words, two CJK characters a word) and contains a refusal phrase. A long
+answer that also says "the context does not mention X" still makes claims, so it is judged as
+usual.
 
 Metrics (per sample; the mean over samples is what the summary shows):
 - ``refusal_rate``: 1 when the answer declines. Mean = share of declined answers (no labels).

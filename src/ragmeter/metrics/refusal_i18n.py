@@ -57,7 +57,8 @@ _CONTRAST = re.compile(
     r"\b(?:mais|cependant|toutefois|néanmoins|pourtant|pero|sino|sin\s+embargo|no\s+obstante|aber|"
     r"sondern|bensì|"
     r"jedoch|allerdings|ma|però|tuttavia|mas|porém|contudo|entretanto|todavia|maar|echter|"
-    r"но|однако|зато)\b|但是|但|不过|不過|然而|可是|しかし|でも|ただし|けれども|けど|" + more.CONTRAST2,
+    r"но|однако|зато)\b|但是|但|不过|不過|然而|可是|しかし|でも|ただし|けれども|けど|"
+    + more.CONTRAST2,
     re.IGNORECASE,
 )
 _CONCESSION = re.compile(

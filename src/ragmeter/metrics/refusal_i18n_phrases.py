@@ -11,8 +11,6 @@ only as a verdict on answering; a bare "not mentioned" only as the whole answer.
 
 from __future__ import annotations
 
-import re
-
 from ragmeter.metrics.refusal_i18n_phrases2 import LANGUAGES2, Gated
 
 
@@ -362,11 +360,11 @@ _CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 # sentence, mostly English text no pattern can match); a language is now searched only when
 # its gate is found: its script, or a negation word every one of its patterns spells out.
 LANGUAGES = (
-    (r"pas|aucun|rien|ignore|incapab|impossib|insuffis|n'|non", _FR),
+    (r"\bpas|\baucun|\brien|\bnulle|l'ignore|incapab|impossib|insuffis|trouv|\bnon\b", _FR),
     (r"\bno\b|ni\s+idea|desconozco|informaci|menci|datos|imposib", _ES),
     (r"nicht|kein|unzureichend|zu\s+wenig", _DE),
     (r"\bnon\b|nessun|alcuna|insufficien|impossib", _IT),
-    (r"n[ãa]o|sem\s+id|informa[çc]|men[çc][ãa]o|imposs", _PT),
+    (r"n[ãa]o|sem\s+id|informa[çc]|men[çc][ãa]o|imposs[ií]v", _PT),
     (r"niet|geen|onvoldoende", _NL),
     (r"[\u0400-\u04ff]", _RU),
     (_CJK, _ZH),

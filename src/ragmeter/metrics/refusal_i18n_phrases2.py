@@ -39,7 +39,8 @@ _KO = _alt(
     _KO_DOCS + r"[^.?!。]{0,40}?(?:언급|정보|내용|기재|설명|답|명시|기록|자료)\w*\s*(?:이|가|은|는|"
     r"도)?\s*(?:없" + _KO_NOW + r"|(?:되어|돼|나와|적혀|포함되어)\s*있지\s*않" + _KO_NOW + r"|"
     r"(?:하|되)지\s*않" + _KO_NOW + r")",
-    _KO_DOCS + r"[^.?!。]{0,40}?(?:나와|적혀|언급되어|명시되어|포함되어|기재되어)\s*있지\s*않"
+    _KO_DOCS
+    + r"[^.?!。]{0,40}?(?:나와|적혀|언급되어|명시되어|포함되어|기재되어)\s*있지\s*않"
     + _KO_NOW,
     _KO_DOCS + r"[^.?!。]{0,40}?(?:알\s*수|찾을\s*수|확인할\s*수)\s*(?:가\s*)?없" + _KO_NOW,
     r"(?:정보|답|답변|내용|언급)(?:을|를|은|는)?\s*(?:\S+\s+){0,2}?찾을\s*수\s*(?:가\s*)?없"
@@ -130,7 +131,9 @@ _PL = _alt(
     r"(?=\W*$|[^.;!?]*\b(?:w|we)\s+" + _PL_DOCS + ")",
     r"(?:^\W*|\b(?:w|we)\s+" + _PL_DOCS + r"\s+)brak\s+(?:\w+\s+)?(?:informacji|danych|wzmianki)",
     r"\b(?:za\s+mało|niewystarczając\w+|zbyt\s+mało)\s+(?:informacji|danych)(?=\W*$|,?\s+"
-    r"(?:aby|by|żeby)\s+(?:\w+\s+)?(?:odpowiedzieć|ustalić|określić)|\s+(?:w|we)\s+" + _PL_DOCS + ")",
+    r"(?:aby|by|żeby)\s+(?:\w+\s+)?(?:odpowiedzieć|ustalić|określić)|\s+(?:w|we)\s+"
+    + _PL_DOCS
+    + ")",
 )
 
 # ---- Indonesian --------------------------------------------------------------------------
@@ -151,7 +154,9 @@ _ID = _alt(
     r"(?=\W*$|[^.;!?]*\b(?:dalam|di|pada)\s+" + _ID_DOCS + ")",
     r"\b" + _ID_TIDAK + r"\s+(?:ada|terdapat)\s+(?:informasi|keterangan|data|penjelasan)\b"
     r"(?=\W*$|[^.;!?]*\b(?:dalam|di|pada|dari|berdasarkan)\s+" + _ID_DOCS + ")",
-    r"\b(?:(?:informasi|data)\s+(?:\w+\s+){0,2}?" + _ID_TIDAK + r"\s+(?:cukup|memadai)|"
+    r"\b(?:(?:informasi|data)\s+(?:\w+\s+){0,2}?"
+    + _ID_TIDAK
+    + r"\s+(?:cukup|memadai)|"
     + _ID_TIDAK
     + r"\s+cukup\s+informasi)(?=\W*$|\s+untuk\s+(?:menjawab|menentukan|memastikan))",
 )
@@ -169,25 +174,28 @@ _VI = _alt(
     r"^\W*(?:không\s+(?:biết|rõ)|không\s+có\s+thông\s+tin)\W*$",
     r"\b" + _VI_DOCS + r"\s+(?:\w+\s+)?không\s+(?:đề\s+cập|nêu|nói|cung\s+cấp|chứa|ghi|"
     r"cho\s+biết|nhắc)",
-    r"\bkhông\s+(?:được\s+)?(?:đề\s+cập|nêu|nhắc\s+đến|ghi)\b(?=\W*$|[^.;!?]*\btrong\s+" + _VI_DOCS
+    r"\bkhông\s+(?:được\s+)?(?:đề\s+cập|nêu|nhắc\s+đến|ghi)\b(?=\W*$|[^.;!?]*\btrong\s+"
+    + _VI_DOCS
     + ")",
-    r"\bkhông\s+có\s+(?:\w+\s+)?thông\s+tin\b(?=\W*$|[^.;!?]*\b(?:trong|từ|theo)\s+" + _VI_DOCS
+    r"\bkhông\s+có\s+(?:\w+\s+)?thông\s+tin\b(?=\W*$|[^.;!?]*\b(?:trong|từ|theo)\s+"
+    + _VI_DOCS
     + ")",
     r"\bkhông\s+đủ\s+thông\s+tin(?=\W*$|\s+(?:để|nhằm)\s+(?:trả\s+lời|xác\s+định|kết\s+luận))",
 )
 
 # (what every pattern of the language needs, the patterns): searched only when the gate is
-# found. The gates are each language's script, or the negations all its patterns spell out.
+# found. The gates are each language's script, or the negations all its patterns spell out
+# (lower case, "ı" as "i": see ``fold``).
 LANGUAGES2 = (
     (r"[\uac00-\ud7af]", _KO),
     (r"[\u0600-\u06ff]", _AR),
     (r"[\u0900-\u097f]", _HI),
     (
-        r"\bbil(?:mi|emi|gi)|emin|fikr|yanıt|cevap|söyle|belirle|belirt|bahse|söz|içerm|geçm|yok|"
+        r"\bbil(?:mi|emi|gi)|emin|fikr|yanit|cevap|söyle|belirle|belirt|bahse|söz|içerm|geçm|yok|"
         r"bulun|yer\s+al",
         _TR,
     ),
-    (r"nie|brak|mało|niewystarcz", _PL),
+    (r"\bnie\b|\bbrak|mało|niewystarcz", _PL),
     (r"tidak|\btak\b", _ID),
     (r"không|chẳng", _VI),
 )
@@ -257,21 +265,35 @@ IGNORANCE2 = (
 FINDS2 = r"찾|أجد|bulamad|znalazł|menemukan|tìm\s+thấy"
 
 
+def fold(text: str) -> str:
+    """``text`` lower-cased as ``re.IGNORECASE`` compares letters: one character for one
+    ("İ" to "i", not "i" and a combining dot; "ı" to "i" and "ſ" to "s", which it equates), so
+    a word gate found in ``fold(text)`` with no flags is found wherever a pattern matches."""
+    return text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
+
+
 class Gated:
     """One search over every language's patterns, skipping a language whose gate is absent:
     the very match ``re.compile(alternation of all).search`` returns (the leftmost, the first
-    language in order at that position), at a fraction of the cost."""
+    language in order at that position), at a fraction of the cost. A script gate ("[...]") is
+    searched in the text with ``re.IGNORECASE``; a word gate, written lower case, in the text
+    folded once (``fold``) with no flags, which is several times faster."""
 
     def __init__(self, languages: tuple[tuple[str, str], ...]) -> None:
         self._languages = [
-            (re.compile(gate, re.IGNORECASE), re.compile(pattern, re.IGNORECASE))
+            (
+                re.compile(gate, re.IGNORECASE if gate.startswith("[") else 0),
+                not gate.startswith("["),
+                re.compile(pattern, re.IGNORECASE),
+            )
             for gate, pattern in languages
         ]
 
     def search(self, text: str) -> re.Match[str] | None:
         best: re.Match[str] | None = None
-        for gate, pattern in self._languages:
-            if gate.search(text) is None:
+        folded = fold(text)
+        for gate, on_folded, pattern in self._languages:
+            if gate.search(folded if on_folded else text) is None:
                 continue
             m = pattern.search(text)
             if m is not None and (best is None or m.start() < best.start()):

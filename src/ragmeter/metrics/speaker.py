@@ -25,8 +25,8 @@ that the answer is yes, and "What is your return policy?" asks about the busines
 Talk to the user and remarks on what the documents lack are also read in the sixteen languages
 of the refusal phrases (``refusal_i18n``: French, Spanish, German, Italian, Portuguese, Dutch,
 Russian, Chinese, Japanese, Korean, Arabic, Hindi, Turkish, Polish, Indonesian, Vietnamese:
-"J'espère que cela vous aide !", "Le contexte ne mentionne pas sa population."); the speaker's feelings, exclamations, evaluations,
-interjections and questions about "you" are English only.
+"J'espère que cela vous aide !", "Le contexte ne mentionne pas sa population."); the speaker's
+feelings, exclamations, evaluations, interjections and questions about "you" are English only.
 """
 
 from __future__ import annotations
