@@ -56,6 +56,7 @@ DECLINES = {
         "दिए गए दस्तावेज़ों में इसकी कोई जानकारी नहीं है।",
         "उत्तर देने के लिए पर्याप्त जानकारी नहीं है।",
         "मुझे यकीन नहीं है। कृपया आधिकारिक वेबसाइट देखें।",
+        "मुझे इसकी जानकारी नहीं है।",
     ],
     "tr": [
         "Bilmiyorum.",
@@ -66,6 +67,7 @@ DECLINES = {
         "Bu soruyu yanıtlamak için yeterli bilgi yok.",
         "Emin değilim. Lütfen resmi web sitesini kontrol edin.",
         "Bu konuda bilgim yok.",
+        "Kaynaklar bu konuda bilgi vermiyor.",
     ],
     "pl": [
         "Nie wiem.",
@@ -86,6 +88,8 @@ DECLINES = {
         "Tidak ada informasi yang cukup dalam konteks untuk menjawab pertanyaan ini.",
         "Saya tidak yakin. Silakan periksa situs web resmi.",
         "Informasi tersebut tidak disebutkan dalam dokumen.",
+        "Informasi tersebut tidak tersedia dalam konteks.",
+        "Berdasarkan konteks yang diberikan, tidak ada informasi tentang hal ini.",
     ],
     "vi": [
         "Tôi không biết.",
@@ -141,6 +145,9 @@ ANSWERS = {
         "On nie wie, kto to zrobił.",
         "Powiedział: \u201eNie wiem\u201d, po czym wyszedł z sali bez odpowiedzi.",
         "Kontekst nie podaje daty, ale traktat podpisano w Rzymie.",
+        # the historical context, not the documents; and the documents' past
+        "Kontekst historyczny nie pozwala na taką reformę.",
+        "Dokumenty nie podawały daty, bo zaginęły w czasie wojny.",
     ],
     "id": [
         "Presiden tidak menyebutkan tanggal pertemuan.",

@@ -82,7 +82,7 @@ _HI_DOCS = (  # not inside a word: "लेख" (article) ends "उल्ले�
     r"लेख|(?:दी|प्रदान\s+की)\s+गई\s+जानकारी)"
 )
 _HI = _alt(
-    r"मुझे\s+(?:नहीं\s+पता|पता\s+नहीं|यकीन\s+नहीं|ज्ञात\s+नहीं|जानकारी\s+नहीं)|"
+    r"मुझे\s+(?:\S+\s+){0,3}?(?:नहीं\s+पता|पता\s+नहीं|यकीन\s+नहीं|ज्ञात\s+नहीं|जानकारी\s+नहीं)|"
     r"मैं\s+(?:नहीं\s+जानता|नहीं\s+जानती|निश्चित\s+नहीं|पक्का\s+नहीं|आश्वस्त\s+नहीं)|"
     r"मैं\s+(?:\S+\s+){0,4}?(?:उत्तर|जवाब)\s+नहीं\s+दे\s+(?:सकता|सकती|पाऊँगा|पाऊंगा)|"
     r"मेरे\s+पास\s+(?:\S+\s+){0,3}?(?:कोई\s+|पर्याप्त\s+)?जानकारी\s+नहीं",
@@ -107,24 +107,26 @@ _TR = _alt(
     r"emekte)|bahsetm(?:iyor|emekte)|söz\s+edilm(?:emiş|iyor)|içerm(?:iyor|ez|emekte)|"
     r"geçm(?:iyor|emekte))\w*",
     _TR_DOCS + r"\s+(?:\w+\s+){0,4}?(?:bilgi|veri|açıklama|ayrıntı|detay)\w*\s+(?:\w+\s+)?"
-    r"(?:yok|bulunm(?:uyor|amakta)|yer\s+alm(?:ıyor|amakta))\w*",
+    r"(?:yok|bulunm(?:uyor|amakta)|yer\s+alm(?:ıyor|amakta)|verm(?:iyor|emekte))\w*",
     r"\b(?:yanıtla|cevapla|belirle|söyle)m[ae]k\s+için\s+(?:yeterli|yeteri\s+kadar)\s+bilgi\s+"
     r"(?:yok|bulunm(?:uyor|amakta))",
     r"^\W*(?:yeterli\s+bilgi\s+(?:yok|bulunm)|bilgi\s+(?:yok|yetersiz)\W*$|belirtilmemiş\W*$)",
 )
 
 # ---- Polish ------------------------------------------------------------------------------
-_PL_DOCS = (
-    r"\b(?:(?:podany|podane|dostarczony|dostarczone|przekazany|przekazane)\s+)?(?:kontekst|"
-    r"kontekś|dokument|tekst|tekś|źródł|fragment|materiał|informacj)\w*"
+_PL_DOCS = (  # no other adjective: "Kontekst historyczny nie pozwala na reformę." answers
+    r"\b(?:(?:podany|podane|dostarczony|dostarczone|przekazany|przekazane|powyższy|powyższe|"
+    r"ten|te)\s+)?(?:kontekst|kontekś|dokument|tekst|tekś|źródł|fragment|materiał|informacj)\w*"
+    r"(?:\s+(?:ten|te|powyżej))?"
 )
 _PL = _alt(
     r"\b(?:nie\s+wiem|nie\s+jestem\s+(?:pew(?:ien|na|ny)|przekonan[ya])|nie\s+(?:mogę|potrafię|"
     r"jestem\s+w\s+stanie)\s+(?:\w+\s+){0,2}?(?:odpowiedzieć|powiedzieć|ustalić|określić|"
     r"znaleźć|potwierdzić)|nie\s+mam\s+(?:\w+\s+){0,2}?(?:informacji|danych)|"
     r"nie\s+znalazł(?:em|am)\s+(?:\w+\s+)?(?:informacji|odpowiedzi|danych)|nie\s+mam\s+pojęcia)\b",
-    _PL_DOCS + r"\s+(?:\w+\s+){0,2}?nie\s+(?:podaj\w*|wspomina\w*|zawiera\w*|określa\w*|mówi\w*|"
-    r"wymienia\w*|precyzuj\w*|informuj\w*|opisuj\w*|pozwala\w*)",
+    # the present only: "Dokumenty nie podawały ..." reports the past
+    _PL_DOCS + r"\s+nie\s+(?:podaj[eą]|wspomina(?:ją)?|zawiera(?:ją)?|określa(?:ją)?|mówi[ąa]?|"
+    r"wymienia(?:ją)?|precyzuj[eą]|informuj[eą]|opisuj[eą]|pozwala(?:ją)?)\b",
     r"\b(?:w|we)\s+" + _PL_DOCS + r"\s+(?:\w+\s+){0,2}?(?:nie\s+ma|brak)\s+(?:\w+\s+)?"
     r"(?:informacji|wzmianki|danych|odpowiedzi)",
     r"\bnie\s+(?:jest|zostało|zostały|został|są)\s+(?:wspomnian|podan|określon|wymienion)\w*"
@@ -150,8 +152,10 @@ _ID = _alt(
     r"^\W*(?:" + _ID_TIDAK + r"\s+tahu|tidak\s+diketahui)\b",
     _ID_DOCS + r"\s+" + _ID_TIDAK + r"\s+(?:menyebutkan|menjelaskan|memuat|berisi|mengandung|"
     r"memberikan|mencantumkan|membahas|menyatakan|menyinggung)\b",
-    r"\b" + _ID_TIDAK + r"\s+(?:disebutkan|dijelaskan|dicantumkan|tercantum|dibahas)\b"
+    r"\b" + _ID_TIDAK + r"\s+(?:disebutkan|dijelaskan|dicantumkan|tercantum|dibahas|tersedia)\b"
     r"(?=\W*$|[^.;!?]*\b(?:dalam|di|pada)\s+" + _ID_DOCS + ")",
+    r"\b(?:berdasarkan|menurut|dalam|di)\s+" + _ID_DOCS + r"\W+" + _ID_TIDAK + r"\s+(?:ada|"
+    r"terdapat)\s+(?:informasi|keterangan|data|penjelasan)\b",
     r"\b" + _ID_TIDAK + r"\s+(?:ada|terdapat)\s+(?:informasi|keterangan|data|penjelasan)\b"
     r"(?=\W*$|[^.;!?]*\b(?:dalam|di|pada|dari|berdasarkan)\s+" + _ID_DOCS + ")",
     r"\b(?:(?:informasi|data)\s+(?:\w+\s+){0,2}?"
@@ -192,7 +196,7 @@ LANGUAGES2 = (
     (r"[\u0900-\u097f]", _HI),
     (
         r"\bbil(?:mi|emi|gi)|emin|fikr|yanit|cevap|söyle|belirle|belirt|bahse|söz|içerm|geçm|yok|"
-        r"bulun|yer\s+al",
+        r"bulun|yer\s+al|verm",
         _TR,
     ),
     (r"\bnie\b|\bbrak|mało|niewystarcz", _PL),
