@@ -347,8 +347,8 @@ METRIC = Metric(
     # 29: a number rounded from the context's ('76%' over '76.3%') or glued to its unit
     # ('40mg') is not missing; lower-case pieces of a name ('RecQ-class') are no names
     # 30: answers that only say "does not cover", "not available", "unknown" are no refusals
-    # 36: 9-language talk, remarks on documents; 35: 9-language refusals (v9)
-    version="37",  # 37: generate-mode prompts mark untrusted text as data (<data> ... </data>)
+    # 37: generate-mode prompts mark untrusted text as data; 36: 9-language talk, remarks
+    version="38",  # 38: 7 more languages (refusal.py v11)
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -386,8 +386,8 @@ JUDGE_METRIC = Metric(
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
-    # 31: 9-language talk, remarks on documents; 30: 9-language refusals (v9)
-    version="32",  # 32: generate-mode prompts mark untrusted text as data (<data> ... </data>)
+    # 32: generate-mode prompts mark untrusted text as data; 31: 9-language talk, remarks
+    version="33",  # 33: 7 more languages (refusal.py v11)
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

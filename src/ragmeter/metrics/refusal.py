@@ -3,10 +3,11 @@
 Why: "I don't know." makes no claim, so faithfulness has nothing to check (it is not
 applicable, not unfaithful), and answer relevance calls it noncommittal (RAGAS: score 0). A
 pipeline that declines when the context lacks the answer is doing its job: RAG benchmarks call
-this negative rejection (Chen et al. 2024, RGB). Detection is by phrasing (English here; nine
-other languages in ``refusal_i18n``), on the whole answer: it declines when it is short (at most
-``MAX_WORDS`` words, two CJK characters a word) and contains a refusal phrase. A long answer
-that also says "the context does not mention X" still makes claims, so it is judged as usual.
+this negative rejection (Chen et al. 2024, RGB). Detection is by phrasing (English here;
+sixteen other languages in ``refusal_i18n``), on the whole answer: it declines when it is short
+(at most ``MAX_WORDS`` words, two CJK characters a word) and contains a refusal phrase. A long
+answer that also says "the context does not mention X" still makes claims, so it is judged as
+usual.
 
 Metrics (per sample; the mean over samples is what the summary shows):
 - ``refusal_rate``: 1 when the answer declines. Mean = share of declined answers (no labels).
@@ -149,6 +150,9 @@ _COURTESY = re.compile(
 _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 
 
+_PIECE = re.compile(r";\s*|(?<=[\u061f\u0964])\s*")
+
+
 def _claims_besides(text: str, m: re.Match[str]) -> bool:
     """Whether the sentence holding the refusal phrase ``m`` also claims something."""
     tail = text[m.end() :]
@@ -197,9 +201,10 @@ def declines(answer: str | None) -> str | None:
     if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
         text = refusal_i18n.QUOTED.sub('"\u2026"', text)
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
-    text = re.sub(r"[^\w.!?]+$", "", re.sub(r"^[\W_]+", "", text))
+    text = re.sub(r"[^\w.!?\u061f\u0964]+$", "", re.sub(r"^[\W_]+", "", text))
     phrase = None
-    for piece in (p for s in split_sentences(text) for p in re.split(r";\s*", s) if p):
+    # "।" (Hindi) and "؟" (Arabic) end sentences that split_sentences does not cut
+    for piece in (p for s in split_sentences(text) for p in _PIECE.split(s) if p):
         m = _REFUSAL.search(piece)
         if m is not None and not _claims_besides(piece, m):
             phrase = phrase or m.group(0)
@@ -253,7 +258,8 @@ RATE_METRIC = Metric(
     name="refusal_rate",
     description='Share of answers that decline to answer ("I don\'t know", "the context does '
     'not say"); no labels needed. English, French, Spanish, German, Italian, Portuguese, '
-    "Dutch, Russian, Chinese and Japanese phrasings.",
+    "Dutch, Russian, Chinese, Japanese, Korean, Arabic, Hindi, Turkish, Polish, Indonesian "
+    "and Vietnamese phrasings.",
     requires=(("answer",),),
     compute=_refusal_rate,
     # 3: a reasoning model's working is not read; 2: tokenized refusals ("i do n't know .")
@@ -266,7 +272,8 @@ RATE_METRIC = Metric(
     # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
-    version="10",
+    # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2)
+    version="11",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -287,7 +294,8 @@ ACCURACY_METRIC = Metric(
     # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
-    version="10",
+    # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2)
+    version="11",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

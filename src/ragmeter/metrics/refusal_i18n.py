@@ -1,4 +1,5 @@
-"""Refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese, Japanese.
+"""Refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese, Japanese,
+Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese.
 
 Why: refusal detection (``refusal.py``) read English only, so for a French or Spanish RAG
 pipeline ``refusal_rate`` said 0% however often it declined, faithfulness judged "Je ne sais
@@ -18,6 +19,10 @@ on the documents ("根据提供的上下文，"), so "我不知道他会来，�
 know he would come, so we made no dinner.") answers. ``words`` counts two CJK characters as a
 word, so the length limit means about the same for them as for spaced languages.
 
+The last seven languages' phrases and words are in ``refusal_i18n_phrases2`` (Korean and
+Turkish written on stems, Hindi without ``\\b``); an Arabic comma counts as a comma, "؟" ends a
+question.
+
 Around an answer (``speaker.py``), the same phrases find remarks on what the documents lack,
 and ``talks_to_user`` the assistant's talk ("J'espère que cela vous aide !"): neither a claim.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 
+from ragmeter.metrics import refusal_i18n_phrases2 as more
 from ragmeter.metrics.refusal_i18n_phrases import REFUSAL
 from ragmeter.text import tokens
 
@@ -51,13 +57,14 @@ _CONTRAST = re.compile(
     r"\b(?:mais|cependant|toutefois|néanmoins|pourtant|pero|sino|sin\s+embargo|no\s+obstante|aber|"
     r"sondern|bensì|"
     r"jedoch|allerdings|ma|però|tuttavia|mas|porém|contudo|entretanto|todavia|maar|echter|"
-    r"но|однако|зато)\b|但是|但|不过|不過|然而|可是|しかし|でも|ただし|けれども|けど",
+    r"но|однако|зато)\b|但是|但|不过|不過|然而|可是|しかし|でも|ただし|けれども|けど|"
+    + more.CONTRAST2,
     re.IGNORECASE,
 )
 _CONCESSION = re.compile(
     r"\b(?:bien\s+que|même\s+si|aunque|si\s+bien|obwohl|auch\s+wenn|wenngleich|anche\s+se|"
     r"sebbene|benché|embora|ainda\s+que|hoewel|ook\s+al|хотя)\b[^.;!?]*$|(?:虽然|雖然|尽管|儘管)"
-    r"[^。！？]*$",
+    r"[^。！？]*$|" + more.CONCESSION2,
     re.IGNORECASE,
 )
 _DOCS_ANY = re.compile(
@@ -65,7 +72,7 @@ _DOCS_ANY = re.compile(
     r"fuentes?|pasajes?|fragmentos?|Kontext\w*|Dokument\w*|Quellen?|Unterlagen|contesto|"
     r"documenti|testi|fonti|brani|estratti|trechos?|context|documenten|teksten|bronnen|"
     r"контекст\w*|документ\w*|текст\w*|источник\w*)\b|上下文|文档|文檔|文件|资料|資料|材料|文中|"
-    r"根据|根據|提供|文脈|コンテキスト|文書|ドキュメント|テキスト|本文",
+    r"根据|根據|提供|文脈|コンテキスト|文書|ドキュメント|テキスト|本文|" + more.DOCS2,
     re.IGNORECASE,
 )
 # an apology, thanks or "unfortunately" as a whole sentence or clause: claims nothing
@@ -80,7 +87,7 @@ _COURTESY = re.compile(
     r"helaas|sorry|excuses|bedankt(?:\s+voor\s+[^.!?,]{0,40})?|извините|простите|к\s+сожалению|"
     r"спасибо(?:\s+за\s+[^.!?,]{0,40})?|(?:很|非常)?(?:抱歉|对不起|對不起|遗憾|遺憾)|不好意思|"
     r"(?:大変)?申し訳(?:ありません|ございません)(?:が)?|すみません(?:が)?|残念ながら|"
-    r"ごめんなさい)\W*$",
+    r"ごめんなさい|" + more.COURTESY2 + r")\W*$",
     re.IGNORECASE,
 )
 # "do not hesitate to ...": advice around a refusal, talk to the user around an answer
@@ -105,7 +112,7 @@ _ADVICE = re.compile(
     r"(?:рекомендую|советую|попробуйте|обратитесь|вы\s+можете\s+(?:обратиться|проверить|"
     r"посмотреть|уточнить))|(?:建议|建議|请|請|您可以|你可以).{0,15}?(?:查阅|查閱|咨询|諮詢|联系|"
     r"聯繫|查看|参考|參考|访问|訪問|参阅|參閱)|(?:ご確認|お問い合わせ|ご参照)|.{0,40}(?:確認|問い合わせ|"
-    r"参照|ご覧)(?:して)?(?:ください|下さい)\W*$)",
+    r"参照|ご覧)(?:して)?(?:ください|下さい)\W*$|" + more.ADVICE2 + ")",
     re.IGNORECASE,
 )
 # quotation marks of other languages: « ... », „...“, 「...」, 『...』
@@ -118,7 +125,7 @@ _CLAUSE = re.compile(r"[,，、;；:：]")
 def no_claim(piece: str) -> bool:
     """A sentence that claims nothing in these languages: an apology, advice, a question."""
     p = piece.strip()
-    return bool(_COURTESY.match(p) or _ADVICE.match(p) or p.endswith(("?", "？")))
+    return bool(_COURTESY.match(p) or _ADVICE.match(p) or p.endswith(("?", "？", "؟")))
 
 
 def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
@@ -143,6 +150,7 @@ def claims_besides(piece: str, m: re.Match[str]) -> bool:
     rule of ``refusal._claims_besides``, with these languages' contrast words)."""
     if _CJK.search(m.group(0)):
         return _claims_cjk(piece, m)
+    piece = piece.replace("\u060c", ",")  # the Arabic comma, one character for another
     tail = piece[m.end() :]
     if _CONCESSION.search(piece[: m.start()]):
         after = tail.partition(",")[2]
@@ -219,8 +227,7 @@ _SERVICE = re.compile(
     r"(?:您|你)?(?:有所|有)?(?:帮助|幫助|用|所帮助|所幫助)|如果(?:您|你)还?有(?:其他|任何|更多)"
     r"(?:问题|問題).{0,30}|祝(?:您|你)?.{0,8}(?:愉快|顺利|順利|好运|好運)|很高兴(?:为您|為您)?"
     r"(?:帮忙|幫忙|帮助|幫助|服务|服務)|(?:お役に立て|参考にな)(?:れば|たら|ると)(?:幸いです|"
-    r"嬉しいです)?|良い一日を|よろしくお願いします"
-    r")\W*$",
+    r"嬉しいです)?|良い一日を|よろしくお願いします|" + more.SERVICE2 + r")\W*$",
     re.IGNORECASE,
 )
 _IGNORANCE = re.compile(  # the speaker's, not the documents': "Je ne sais pas sa population."
@@ -229,10 +236,10 @@ _IGNORANCE = re.compile(  # the speaker's, not the documents': "Je ne sais pas s
     r"sicur|cert[oa]|posso|riesco|saprei|possibile|\bsei\b|certeza|consigo|poss[ií]vel|weet|idee|"
     r"zeker|\bkan\b|знаю|понятия|уверен|могу|затрудняюсь|невозможно|нельзя|不知道|不清楚|不确定|"
     r"不確定|无法|無法|不能|没办法|沒辦法|无可奉告|わか|分か|分り|知りません|存じません|確か|定か|"
-    r"確信|できません|できかねます|いたしかねます|でき|出来",
+    r"確信|できません|できかねます|いたしかねます|でき|出来|" + more.IGNORANCE2,
     re.IGNORECASE,
 )
-_FINDS = re.compile(r"trouv|encontr|find|trov|vind|найти|找到|見つか", re.IGNORECASE)
+_FINDS = re.compile(r"trouv|encontr|find|trov|vind|найти|找到|見つか|" + more.FINDS2, re.I)
 
 
 def talks_to_user(piece: str) -> bool:

@@ -1,5 +1,6 @@
 """The declining phrases of ``refusal_i18n``, one block per language (French, Spanish, German,
-Italian, Portuguese, Dutch, Russian, Chinese, Japanese), compiled into one pattern.
+Italian, Portuguese, Dutch, Russian, Chinese, Japanese; seven more in
+``refusal_i18n_phrases2``), searched as one pattern (``REFUSAL``).
 
 Why a module of their own: nine languages' phrasings are most of the lines; the rules that use
 them (claims beside a refusal, courtesies, the length of CJK text) are in ``refusal_i18n``.
@@ -10,7 +11,7 @@ only as a verdict on answering; a bare "not mentioned" only as the whole answer.
 
 from __future__ import annotations
 
-import re
+from ragmeter.metrics.refusal_i18n_phrases2 import LANGUAGES2, Gated
 
 
 def _alt(*parts: str) -> str:
@@ -352,4 +353,24 @@ _JA = _alt(
     r"^\W*(?:不明(?:です)?|情報なし|記載なし)\W*$",
 )
 
-REFUSAL = re.compile(_alt(_FR, _ES, _DE, _IT, _PT, _NL, _RU, _ZH, _JA), re.IGNORECASE)
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+# (what every pattern of a language needs, its patterns), in the order of the one alternation
+# they replace. Why: searched for every answer of every judged metric, the nine languages'
+# alternation was ragmeter's largest own CPU per sample after the HTTP client (0.14 ms a
+# sentence, mostly English text no pattern can match); a language is now searched only when
+# its gate is found: its script, or a negation word every one of its patterns spells out.
+LANGUAGES = (
+    (r"\bpas|\baucun|\brien|\bnulle|l'ignore|incapab|impossib|insuffis|trouv|\bnon\b", _FR),
+    (r"\bno\b|ni\s+idea|desconozco|informaci|menci|datos|imposib", _ES),
+    (r"nicht|kein|unzureichend|zu\s+wenig", _DE),
+    (r"\bnon\b|nessun|alcuna|insufficien|impossib", _IT),
+    (r"n[ãa]o|sem\s+id|informa[çc]|men[çc][ãa]o|imposs[ií]v", _PT),
+    (r"niet|geen|onvoldoende", _NL),
+    (r"[\u0400-\u04ff]", _RU),
+    (_CJK, _ZH),
+    (_CJK, _JA),
+    *LANGUAGES2,
+)
+
+
+REFUSAL = Gated(LANGUAGES)

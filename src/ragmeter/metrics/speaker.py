@@ -22,10 +22,11 @@ history of two or more turns): in a one-turn answer from a RAG system, "It's a g
 for beginners." may be a recommendation its documents make, "Yes." opening the answer claims
 that the answer is yes, and "What is your return policy?" asks about the business.
 
-Talk to the user and remarks on what the documents lack are also read in the nine languages
-of the refusal phrases (``refusal_i18n``: "J'espère que cela vous aide !", "Le contexte ne
-mentionne pas sa population."); the speaker's feelings, exclamations, evaluations,
-interjections and questions about "you" are English only.
+Talk to the user and remarks on what the documents lack are also read in the sixteen languages
+of the refusal phrases (``refusal_i18n``: French, Spanish, German, Italian, Portuguese, Dutch,
+Russian, Chinese, Japanese, Korean, Arabic, Hindi, Turkish, Polish, Indonesian, Vietnamese:
+"J'espère que cela vous aide !", "Le contexte ne mentionne pas sa population."); the speaker's
+feelings, exclamations, evaluations, interjections and questions about "you" are English only.
 """
 
 from __future__ import annotations
@@ -229,7 +230,7 @@ def not_about_the_world(piece: str, question: str, *, short: bool, alone: bool) 
     ``short``: a bare answer of a few words; ``alone``: the answer's only piece (a lone "No."
     to a question about the world is the claim that the answer is no)."""
     text = piece.strip()
-    if text.endswith(("?", "？")):
+    if text.endswith(("?", "？", "؟")):
         return "a question asserts nothing"
     if talks_to_user(text):
         return TALK
