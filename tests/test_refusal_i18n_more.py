@@ -26,6 +26,7 @@ from ragmeter.metrics.relevance import answer_relevance
 from ragmeter.metrics.speaker import says_context_lacks, talks_to_user
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
+from ragmeter.text import split_sentences
 
 DECLINES = {
     "ko": [
@@ -320,3 +321,25 @@ def test_the_pre_check_finds_what_the_plain_search_finds() -> None:
         for piece in [t, *re.split(r"(?<=[.!?。！？।؟])\s*", t)]:
             a, b = phrases.REFUSAL.search(piece), plain.search(piece)
             assert (a and (a.span(), a.group(0))) == (b and (b.span(), b.group(0))), piece
+
+
+def test_a_hindi_or_arabic_answer_is_split_into_its_sentences() -> None:
+    """Before, split_sentences cut at no "।" or "؟": a Hindi answer was one claim holding its
+    fact, a remark on the documents and talk to the user, judged together (and a Hindi context
+    one sentence, for context relevance and evidence alike)."""
+    fact = "दिल्ली भारत की राजधानी है।"
+    got = claims_of("?", f"{fact} {HI_LACKS} {HI_TALK[0]}")
+    assert got.original == [fact]
+    assert len(got.dropped) == 2
+    assert split_sentences("भारत की राजधानी नई दिल्ली है। इसकी जनसंख्या बहुत बड़ी है।") == [
+        "भारत की राजधानी नई दिल्ली है।",
+        "इसकी जनसंख्या बहुत बड़ी है।",
+    ]
+    assert split_sentences("ما هي عاصمة مصر؟ القاهرة هي العاصمة.") == [
+        "ما هي عاصمة مصر؟",
+        "القاهرة هي العاصمة.",
+    ]
+    assert split_sentences("اسلام آباد دارالحکومت ہے۔ یہ خوبصورت ہے۔") == [
+        "اسلام آباد دارالحکومت ہے۔",
+        "یہ خوبصورت ہے۔",
+    ]

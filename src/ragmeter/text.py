@@ -104,7 +104,8 @@ _ABBREV = {
 }
 # A sentence ends before a capital, a digit, or a letter of any other script that is not
 # lower case ("É", "Ж", Hangul, CJK): an instruction in Korean after "corner. " starts a
-# sentence of its own, as one in English does. A CJK full stop ends one without a space.
+# sentence of its own, as one in English does. A CJK full stop ends one without a space, as do
+# the Devanagari danda "।" ("॥"), the Arabic question mark "؟" and the Urdu full stop "۔".
 # Sentences glued without a space ("... in the 19th century.First for Women is ...", how
 # text pasted from paragraphs or scraped pages often reads: 405 such joins in WikiEval's
 # contexts and poorer answers) end at a full stop between a letter, digit or bracket and a
@@ -121,7 +122,7 @@ _SPLIT_RE = re.compile(
     r"(?<=[.!?])[\"')\]\u201d\u2019\u00bb]*\s+"
     r"(?=[\"'(\[\u201c\u2018\u00ab\u00bf\u00a1]?(?:[A-Z0-9]|[^\x00-\x7f]))"
     r"|(?<=[A-Za-z0-9)\]][.!?])(?=[A-Z][a-z]+[\s,;:'\u2019])"
-    r"|(?<=[。！？])\s*|\n+"
+    r"|(?<=[。！？।॥؟۔])\s*|\n+"
     r"|(?P<lower>(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[a-z]))"
 )
 # A mark standing alone: " . ", " ! ", " ?! ". An ellipsis before a lower-case word pauses

@@ -348,7 +348,7 @@ METRIC = Metric(
     # ('40mg') is not missing; lower-case pieces of a name ('RecQ-class') are no names
     # 30: answers that only say "does not cover", "not available", "unknown" are no refusals
     # 37: generate-mode prompts mark untrusted text as data; 36: 9-language talk, remarks
-    version="38",  # 38: 7 more languages (refusal.py v11)
+    version="38",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end sentences
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "

@@ -203,7 +203,7 @@ def declines(answer: str | None) -> str | None:
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
     text = re.sub(r"[^\w.!?\u061f\u0964]+$", "", re.sub(r"^[\W_]+", "", text))
     phrase = None
-    # "।" (Hindi) and "؟" (Arabic) end sentences that split_sentences does not cut
+    # "؟" and "।" after a refusal: _PIECE cuts there too (split_sentences does since 2026-11-28)
     for piece in (p for s in split_sentences(text) for p in _PIECE.split(s) if p):
         m = _REFUSAL.search(piece)
         if m is not None and not _claims_besides(piece, m):

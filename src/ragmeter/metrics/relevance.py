@@ -358,7 +358,8 @@ CR_METRIC = Metric(
     # 9: a page's scripts and styles are not its text; more HTML tags read as layout
     # 10: 'no.' ends a sentence unless a number follows ('No. 5')
     # 11: chat tokens and data-mark look-alikes made inert
-    version="12",  # 12: generate-mode prompts mark untrusted text as data (<data> ... </data>)
+    # 12: generate-mode prompts mark untrusted text as data; "।", "؟", "۔" end sentences
+    version="12",
     prompts=("common", "relevance"),
     description="RAGAS context relevance: share of context sentences needed to answer the "
     "question (LLM judge; fast = a yes/no verdict per candidate sentence, generate = the "
