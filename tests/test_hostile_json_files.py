@@ -34,3 +34,22 @@ def test_run_json_of_a_file_named_with_a_bidi_control(tmp_path: Path) -> None:
         text = (out / name).read_text(encoding="utf-8")
         assert not any(ch in text for ch in RAW), (name, text[:400])
     assert json.loads((out / "run.json").read_text())["input"]["file"] == data.name
+
+
+def test_scores_jsonl_escapes_controls_from_the_data(tmp_path: Path) -> None:
+    """scores.jsonl is printed with cat and tail as often as it is parsed: an answer holding
+    U+202E reversed the rest of its line, U+009B opened a control sequence. Local, stream and
+    the partial file a stream run writes as it goes all use ``io.json_line``."""
+    answer = "Rome\u202e is \u009b31mthe capital\u2066."
+    row = {"question_id": "h\u202e1", "question": "What is the capital?", "answer": answer}
+    row["reference_answers"] = [answer]
+    data = tmp_path / "turns.jsonl"
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    for executor in ("local", "stream"):
+        out = tmp_path / executor
+        ragmeter.evaluate(str(data), ["exact_match"], out=out, executor=executor)
+        text = (out / "scores.jsonl").read_text(encoding="utf-8")
+        assert not any(ch in text for ch in RAW), (executor, text[:400])
+        back = json.loads(text.splitlines()[0])
+        assert back["question_id"] == "h\u202e1"
+        assert json.dumps(back).count("\\u202e") >= 1  # the same value, read back

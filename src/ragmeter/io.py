@@ -368,13 +368,13 @@ def json_line(row: Any) -> str:
     Why not ``json.dumps``: pydantic-core's serializer (Rust) writes a scored row of the
     14 non-LLM metrics in 10 us against 33 us, a tenth of a streamed run's time per row.
     The values read back the same; what it cannot serialize becomes ``str(value)`` as with
-    ``json.dumps(default=str)``, NaN and infinities as null (``json_safe``), non-ASCII
-    text as UTF-8. Sets become lists, and floats may be spelled otherwise (``0.00001`` for
-    ``1e-05``).
+    ``json.dumps(default=str)``, NaN and infinities as null (``json_safe``), non-ASCII text as
+    UTF-8 but C1 and bidi controls (``json_visible``: free for ASCII rows, 0.14 s/100k others).
+    Sets become lists, and floats may be spelled otherwise (``0.00001`` for ``1e-05``).
     """
-    if _NAN_KW:
-        return pydantic_core.to_json(row, fallback=_fallback, **_NAN_KW).decode()
-    return json.dumps(json_safe(row), ensure_ascii=False, default=_fallback)  # pragma: no cover
+    if not _NAN_KW:  # pragma: no cover
+        return json_visible(json.dumps(json_safe(row), ensure_ascii=False, default=_fallback))
+    return json_visible(pydantic_core.to_json(row, fallback=_fallback, **_NAN_KW).decode())
 
 
 def _fallback(value: Any) -> Any:
