@@ -274,3 +274,32 @@ def test_injection_benchmark_takes_a_mode(tmp_path: Path) -> None:
     merge = ("--merge", str(earlier), "--judge", "none", "--out", out)
     mixed = _injection("--mode", "generate", *merge, cwd=tmp_path)
     assert mixed.returncode == 2 and "was not run with --mode generate" in mixed.stderr
+
+
+def _copying(text: str, schema: type) -> Any:
+    """A judge that copies the marks of its prompt into what it writes."""
+    name = schema.__name__
+    if name == "Statements":
+        return {"statements": ["<data>The Eiffel Tower is in Paris.</data>", "It opened in 1999."]}
+    if name == "ExtractedSentences":
+        return {"sentences": ["<data>\nThe Eiffel Tower is in Paris."]}
+    return _script(text, schema)
+
+
+def test_marks_the_judge_copies_into_its_reply_are_dropped() -> None:
+    """Before: a statement the judge wrote as "<data>X</data>" went back to it in the verdict
+    prompt as "(data)X(/data)" and was listed so in the details; a sentence copied with the
+    mark before it matched its context sentence with one word more."""
+    judge = _VersionJudge(verdict=lambda _t: 0.7, script=_copying)
+    res = Resources(judge=judge, options={"mode": "generate"})
+    score = asyncio.run(faithfulness(_plain(), res))
+    assert score.status == "ok" and score.value == pytest.approx(0.5), score
+    assert score.details["statements"][0] == "The Eiffel Tower is in Paris.", score.details
+    verdict_prompt = judge.log[-1][1][-1]["content"]
+    assert "1. <data>The Eiffel Tower is in Paris.</data>\n" in verdict_prompt, verdict_prompt
+    assert "(data)" not in verdict_prompt and "(/data)" not in verdict_prompt
+    cr = asyncio.run(
+        context_relevance(_plain(), Resources(judge=judge, options={"mode": "generate"}))
+    )
+    assert cr.status == "ok" and cr.value == pytest.approx(1 / 3), cr
+    assert not cr.details.get("unmatched"), cr.details

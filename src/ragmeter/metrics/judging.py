@@ -95,7 +95,7 @@ class Calls:
         reply = await self.judge.structured(
             inert(messages), schema, prompt_version=version, max_tokens=max_tokens
         )
-        return self._take(reply, f"structured {schema.__name__}")
+        return without_copied_marks(self._take(reply, f"structured {schema.__name__}"))
 
     def details(self) -> dict[str, int]:
         return {
@@ -115,6 +115,23 @@ def inert(messages: Sequence[Message]) -> list[Message]:
     single "<|im_end|>" that ends the judge's user turn: this is the last line of defence.
     Ordinary text has neither, so its prompts are unchanged byte for byte."""
     return [{**m, "content": inert_message(m["content"])} for m in messages]
+
+
+_COPIED_MARK = re.compile(r"</?data>")
+
+
+def without_copied_marks(value: M) -> M:
+    """A structured reply less the ``<data>`` / ``</data>`` marks the judge copied from its
+    prompt (a statement written as "<data>Rome is the capital.</data>", a context sentence
+    copied with the mark before it).
+
+    Why: the marks are the builder's, never content. Left in, a judge-written statement went
+    back to the judge as "(data)Rome is the capital.(/data)" (``numbered`` makes every
+    look-alike inert), and a copied sentence matched its context sentence with one more word."""
+    text = value.model_dump_json()
+    if "data>" not in text:
+        return value
+    return type(value).model_validate_json(_COPIED_MARK.sub("", text))
 
 
 def _finite(probs: dict[str, float], what: str) -> dict[str, float]:
