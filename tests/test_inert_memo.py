@@ -8,11 +8,14 @@ examples were neutralised again on every call)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
+import ragmeter
 from ragmeter.metrics import untrusted as U
 
 try:  # Python >= 3.11
@@ -123,3 +126,25 @@ def test_the_memo_is_bounded_and_skips_long_texts() -> None:
 
 def test_none_and_empty_stay_empty() -> None:
     assert U.neutralise(None) == "" == U.neutralise("")  # type: ignore[arg-type]
+
+
+def test_the_prompts_constant_pieces_fit_the_memo() -> None:
+    # the pieces between data marks that every call repeats (system messages, examples):
+    # longer than MEMO_CHARS they would be neutralised again on every call
+    pieces: list[str] = []
+
+    def walk(x: object) -> None:
+        if isinstance(x, str):
+            pieces.extend(U._EXACT.split(x)[::2])
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    files = sorted((Path(ragmeter.__file__).parent / "prompts").glob("*.json"))
+    assert files
+    for f in files:
+        walk(json.loads(f.read_text()))
+    assert max(len(p) for p in pieces) <= U.MEMO_CHARS

@@ -236,9 +236,10 @@ def _without_marks(text: str) -> str:
 # match), so a text without any of them is already inert: the usual question, answer or
 # prompt piece then costs one scan instead of four patterns (tests/test_inert_memo.py).
 _TRIGGER = re.compile(r"[<&\[\uff1c\ufe64\u2329\u3008" + re.escape(_SLASHES) + "]")
-# Texts up to this length are memoised (below); longer ones are rarely sent twice, and the
-# bound keeps the cache's memory at MEMO_SIZE x MEMO_CHARS characters at most.
-MEMO_CHARS = 16_384
+# Texts up to this length are memoised (below): the prompts' constant pieces between data
+# marks are at most 2,300 characters; longer texts are rarely sent twice, and the bound keeps
+# the memo's keys at MEMO_SIZE x MEMO_CHARS characters (4 M) at most.
+MEMO_CHARS = 4096
 MEMO_SIZE = 1024
 
 
