@@ -51,7 +51,9 @@ def _first_chars(seq: list) -> set[str]:
     raise AssertionError(f"a match may start with anything: {op}")  # pragma: no cover
 
 
-@pytest.mark.parametrize("pattern", [U._OPENS, U._HALF, U._CHAT_TOKEN])
+@pytest.mark.parametrize(
+    "pattern", [U._OPENS, U._HALF, U._CHAT_TOKEN], ids=["opens", "half", "chat_token"]
+)
 def test_every_match_starts_with_a_trigger_character(pattern: re.Pattern[str]) -> None:
     first = _first_chars(list(sp.parse(pattern.pattern, pattern.flags)))
     missed = {c for c in first if U._TRIGGER.fullmatch(c) is None}
