@@ -48,20 +48,22 @@ class GroupedVerdicts:
         msgs = [dict(m) for m in messages]
         if not self.groups_verdicts:
             return JudgeReply(None, "this judge cannot give several verdicts in one reply")
-        params = {
-            **self._params,  # type: ignore[attr-defined]
-            "options": list(options),
-            "top_logprobs": GROUPED_TOP_LOGPROBS,
-            "n_verdicts": n,
-        }
-        key = call_key(
-            backend=self.name,
-            kind="option_probs_list",
-            messages=msgs,
-            params=params,
-            prompt_version=prompt_version,
-        )
-        hit = self.core.cache.get(key) if self.core.cache else None
+        key, hit = "", None  # the key only for a cache: hashing the prompt is not free
+        if self.core.cache is not None:
+            params = {
+                **self._params,  # type: ignore[attr-defined]
+                "options": list(options),
+                "top_logprobs": GROUPED_TOP_LOGPROBS,
+                "n_verdicts": n,
+            }
+            key = call_key(
+                backend=self.name,
+                kind="option_probs_list",
+                messages=msgs,
+                params=params,
+                prompt_version=prompt_version,
+            )
+            hit = self.core.cache.get(key)
         fits = hit is not None and len(hit.value) == n and fits_options(hit.value, options)
         if hit is not None and fits:  # a stored answer (the cache serves no failure)
             self.core.accountant.record(self.name, cached=True)

@@ -184,8 +184,10 @@ class CachedJudge(GroupedVerdicts):
         max_tokens: int = 512,
     ) -> JudgeReply[M]:
         msgs = [dict(m) for m in messages]
-        key = self.structured_key(
-            msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens
+        key = (  # only a cache reads it: hashing the prompt cost ~25 us a call without one
+            self.structured_key(msgs, schema, prompt_version=prompt_version, max_tokens=max_tokens)
+            if self.core.cache is not None
+            else ""
         )
         hit = self.core.cache.get(key) if self.core.cache else None
         if hit is not None:  # a stored answer (the cache serves no failure)
@@ -254,7 +256,11 @@ class CachedJudge(GroupedVerdicts):
         self, messages: Sequence[Message], options: Sequence[str], *, prompt_version: str
     ) -> JudgeReply[dict[str, float]]:
         msgs = [dict(m) for m in messages]
-        key = self.option_probs_key(msgs, options, prompt_version=prompt_version)
+        key = (  # only a cache reads it (``_finish`` writes nothing without one)
+            self.option_probs_key(msgs, options, prompt_version=prompt_version)
+            if self.core.cache is not None
+            else ""
+        )
         hit = self.core.cache.get(key) if self.core.cache else None
         if hit is not None and fits_options(hit.value, options):  # else damaged: ask again
             self.accountant.record(self.name, cached=True)

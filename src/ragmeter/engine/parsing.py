@@ -4,6 +4,7 @@ first token's top log-probabilities. Pure functions, no I/O.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -75,6 +76,24 @@ def parse_structured(text: str, schema: type[M]) -> tuple[M | None, str | None]:
         return None, "schema violation: " + "; ".join(parts)
 
 
+@functools.lru_cache(maxsize=4096)
+def _option_of(token: str, options: tuple[str, ...]) -> str | None:
+    """The option ``token`` counts for (``option_probs_from_top``), or None.
+
+    Memoised (bounded): a reply's 20 top tokens are mostly the same few ("yes", " Yes", "no"),
+    and matching each against every option cost ~1 us, 20 a call."""
+    norm = token.strip().lower()
+    if not norm:
+        return None
+    wanted = [o.strip().lower() for o in options]
+    hits = [o for o, w in zip(options, wanted, strict=True) if w == norm]
+    if not hits:
+        hits = [o for o, w in zip(options, wanted, strict=True) if w.startswith(norm)]
+        if len(hits) != 1:
+            return None
+    return hits[0]
+
+
 def option_probs_from_top(
     top: Sequence[tuple[str, float]], options: Sequence[str]
 ) -> tuple[dict[str, float] | None, str | None]:
@@ -94,18 +113,12 @@ def option_probs_from_top(
         seen = ", ".join(f"{t!r}: {lp}" for t, lp in broken[:5])
         kind = "non-finite" if any(not math.isfinite(lp) for _, lp in broken) else "positive"
         return None, f"the server returned a {kind} logprob ({seen})"
-    wanted = [o.strip().lower() for o in options]
     mass = dict.fromkeys(options, 0.0)
+    chosen = tuple(options)
     for token, logprob in top:
-        norm = token.strip().lower()
-        if not norm:
-            continue
-        hits = [o for o, w in zip(options, wanted, strict=True) if w == norm]
-        if not hits:
-            hits = [o for o, w in zip(options, wanted, strict=True) if w.startswith(norm)]
-            if len(hits) != 1:
-                continue
-        mass[hits[0]] += float(np.exp(logprob))
+        hit = _option_of(token, chosen)
+        if hit is not None:
+            mass[hit] += float(np.exp(logprob))
     total = sum(mass.values())
     if total <= 0:
         seen = ", ".join(repr(t) for t, _ in list(top)[:10])

@@ -231,16 +231,42 @@ def _without_marks(text: str) -> str:
     return _HALF.sub(lambda h: _inert_mark(h.group(0)), text)
 
 
+# Every match of _OPENS, _HALF and _CHAT_TOKEN starts with one of these characters (an
+# opening bracket, "&" of an entity, a slash, "["; none has a case variant for IGNORECASE to
+# match), so a text without any of them is already inert: the usual question, answer or
+# prompt piece then costs one scan instead of four patterns (tests/test_inert_memo.py).
+_TRIGGER = re.compile(r"[<&\[\uff1c\ufe64\u2329\u3008" + re.escape(_SLASHES) + "]")
+# Texts up to this length are memoised (below): the prompts' constant pieces between data
+# marks are at most 2,300 characters; longer texts are rarely sent twice, and the bound keeps
+# the memo's keys at MEMO_SIZE x MEMO_CHARS characters (4 M) at most.
+MEMO_CHARS = 4096
+MEMO_SIZE = 1024
+
+
 def neutralise(text: str) -> str:
     """Untrusted text made inert in a prompt: chat tokens and <data> marks (every look-alike of
-    them) broken, so the text cannot leave the data region the builder puts it in."""
+    them) broken, so the text cannot leave the data region the builder puts it in.
+
+    Memoised: every judge call sends the same system message and few-shot examples, and
+    ``inert_message`` neutralised each of their pieces again on every call (~0.25 ms)."""
+    text = text or ""
+    if _TRIGGER.search(text) is None:
+        return text
+    return _neutralise_memo(text) if len(text) <= MEMO_CHARS else _neutralise(text)
+
+
+def _neutralise(text: str) -> str:
+    """``neutralise`` itself, uncached."""
     # marks first: a replaced mark can complete a chat token around it ("<|i</data>m_end|>");
     # a replaced token can complete another ("<|[INST]x|>"): each round removes bars or
     # brackets and adds none, so the loop ends
-    text = _without_marks(text or "")
+    text = _without_marks(text)
     while (out := _CHAT_TOKEN.sub(_inert_token, text)) != text:
         text = out
     return text
+
+
+_neutralise_memo = lru_cache(maxsize=MEMO_SIZE)(_neutralise)
 
 
 def inert_message(content: str) -> str:
