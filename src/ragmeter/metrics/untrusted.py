@@ -273,8 +273,8 @@ def inert_message(content: str) -> str:
     """A whole prompt message made safe to send: chat tokens and the look-alikes of the data
     marks broken, the builder's own exact "<data>" / "</data>" kept.
 
-    Why at the last step too: some builders put untrusted text into a prompt without
-    ``neutralise`` (the reference answer, generate-mode questions and answers, statements the
-    judge wrote), and one chat token there ends the user turn for the judge."""
+    Why at the last step too: every builder marks and neutralises its untrusted fields (all
+    judge prompts, both modes, since 2026-11-28), but a field a future builder forgets would
+    carry one chat token that ends the user turn for the judge: the last line of defence."""
     parts = _EXACT.split(content)  # text, mark, text, ...: the text between marks on its own
     return "".join(p if i % 2 else neutralise(p) for i, p in enumerate(parts))

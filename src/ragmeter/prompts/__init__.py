@@ -1,7 +1,9 @@
 """Versioned prompt files, one per metric family (JSON, shipped as package data).
 
 Every prompt file has a ``version``; it is part of every judge call (and so of every cache
-key), so editing a prompt without bumping its version is a bug.
+key), so editing a prompt without bumping its version is a bug. A section may carry a
+version of its own (``generate.version`` in faithfulness.json, ``answer_generate.version`` in
+relevance.json): its calls use that one, so editing the section leaves the others' cache keys.
 """
 
 from __future__ import annotations
