@@ -21,9 +21,6 @@ reason and a verdict per statement against the context; F = supported / total.
 from __future__ import annotations
 
 import functools
-from typing import Literal
-
-from pydantic import BaseModel
 
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Metric, Mode, Score
@@ -34,11 +31,14 @@ from ragmeter.metrics.context import (
     context_chunks,
     select_evidence,
 )
-from ragmeter.metrics.judging import (
+from ragmeter.metrics.judging import (  # Statements, Verdicts: re-exported
     Calls,
+    Statements,
+    Verdicts,
     chat,
     context_first,
     each,
+    exactly,
     guarded,
     judge_of,
     mode_of,
@@ -55,19 +55,6 @@ from ragmeter.sample import Sample
 
 DEFAULT_MODE = "fast"
 VARIANTS = ("calibrated", "judge")
-
-
-class Statements(BaseModel):
-    statements: list[str]
-
-
-class Verdict(BaseModel):
-    reason: str
-    verdict: Literal["yes", "no"]
-
-
-class Verdicts(BaseModel):
-    verdicts: list[Verdict]
 
 
 def _undefined_inputs(sample: Sample) -> Score | None:
@@ -282,7 +269,7 @@ async def _generate(
                 g["verdicts_user"].format(context=as_data(ctx.render(chunk)), statements=listing),
                 g["verdicts_examples"],
             ),
-            Verdicts,
+            exactly(Verdicts, "verdicts", len(statements)),
             version=ver,
             max_tokens=80 + 60 * len(statements),
         )

@@ -14,9 +14,9 @@ import math
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, create_model
 
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
 from ragmeter.metrics.base import Score
@@ -115,6 +115,38 @@ def inert(messages: Sequence[Message]) -> list[Message]:
     single "<|im_end|>" that ends the judge's user turn: this is the last line of defence.
     Ordinary text has neither, so its prompts are unchanged byte for byte."""
     return [{**m, "content": inert_message(m["content"])} for m in messages]
+
+
+# Generate-mode faithfulness's replies (no docstrings: a docstring is part of the JSON schema
+# sent): the answer's statements as the judge wrote them, then a verdict per statement.
+class Statements(BaseModel):
+    statements: list[str]
+
+
+class Verdict(BaseModel):
+    reason: str
+    verdict: Literal["yes", "no"]
+
+
+class Verdicts(BaseModel):
+    verdicts: list[Verdict]
+
+
+@functools.lru_cache(maxsize=512)
+def exactly(model: type[M], field: str, n: int) -> type[M]:
+    """``model`` whose JSON schema asks for exactly ``n`` items of its list ``field``
+    (``minItems`` = ``maxItems`` = n); the same class for the same n, so schemas, grammars
+    and cache keys are built once.
+
+    Why: the generate-mode verdict prompt's worked example lists three statements, and the
+    embedded judge copied its length: 3 verdicts for an answer of one statement, so the
+    metric failed ("judge gave 3 verdicts for 1 statements") on every short answer. A judge
+    that follows a JSON schema (llama.cpp's grammar, servers' ``json_schema`` mode) now
+    cannot give another count. Validation is unchanged: the caller still checks the count, so
+    a judge that ignores the schema gets the same clear failure as before."""
+    counted = Field(json_schema_extra={"minItems": n, "maxItems": n})
+    fields: Any = {field: (model.model_fields[field].annotation, counted)}
+    return create_model(model.__name__, __base__=model, **fields)
 
 
 _COPIED_MARK = re.compile(r"</?data>")

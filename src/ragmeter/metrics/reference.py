@@ -36,6 +36,7 @@ from ragmeter.metrics.judging import (
     Calls,
     chat,
     context_first,
+    exactly,
     guarded,
     judge_of,
     mode_of,
@@ -193,7 +194,7 @@ async def context_recall(sample: Sample, resources: Resources) -> Score:
         task = prompts["recall_generate"]["task"].format(sentences=listing)
         got = await calls.structured(
             context_first(ctx.render(chunk), sample.question, task),
-            Attributions,
+            exactly(Attributions, "sentences", len(sentences)),
             version=version("common", "reference"),
             max_tokens=80 + 60 * len(sentences),
         )
