@@ -43,6 +43,13 @@ _FROM_DOCS = (
 )
 _DOES_NOT = r"(does\s+not|do\s+not|did\s+not|doesn't|don't|didn't)"
 _THE_DOCS = r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
+# "No data was lost.", "No information was leaked.": what happened to data, not a lack of it
+# (2026-11-28, review); "No information was found." still declines
+_LOST = (
+    r"(?!\s+((was|were|is|are|has\s+been|have\s+been|had\s+been|got|will\s+be)\s+)?(lost|leaked|"
+    r"stolen|deleted|erased|corrupted|compromised|exposed|breached|destroyed|released|disclosed|"
+    r"shared|sold|collected|transferred|published|altered|tampered)\b)"
+)
 _REFUSAL = re.compile(
     r"\b(i\s+(do\s+not|don't|dont)\s+know|i(\s+am|'m)\s+not\s+sure|no\s+idea|"
     r"i(\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to)|'m\s+unable\s+to)\s+"
@@ -70,7 +77,7 @@ _REFUSAL = re.compile(
     r"(^\W*|there(\s+(is|are|was|were)|'s)\s+|(i|we)\s+(have|had|found|see)\s+|"
     + _THE_DOCS
     + r"(\s+(provided|given|above|here))?\s+(contains?|provides?|gives?|has|have|includes?)\s+)"
-    r"no\s+(information|context|data|details)|"
+    r"no\s+(information|context|data|details)" + _LOST + "|"
     r"(is|are)\s+not\s+(mentioned|stated|specified)|"
     r"(is|are)\s+not\s+(given|provided|available)" + _FROM_DOCS + r"|"
     # "unable to determine" of the speaker, alone, or of the documents: "The court was unable
@@ -99,7 +106,7 @@ _REFUSAL = re.compile(
     r"there(\s+(is|was)|'s)\s+no\s+mention\s+of\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
     r"(i|we)\s+(do\s+not|don't|did\s+not|didn't|cannot|can't)\s+see\s+(any|that|this|it|anything)"
     r"\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
-    r"no\s+(relevant|specific)\s+information|" + _DOCS_WORD + r"\s+(is|are)\s+silent\s+(on|about)|"
+    r"no\s+(relevant|specific)\s+information" + _LOST + "|" + _DOCS_WORD + r"\s+(is|are)\s+silent\s+(on|about)|"
     r"((is|are)\s+not|isn't|aren't)\s+(covered|addressed|discussed|included)\s+(in|by)\s+"
     r"(the\s+)?(provided\s+|given\s+)?"
     + _DOCS_WORD

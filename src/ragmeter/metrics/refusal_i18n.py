@@ -115,9 +115,11 @@ _ADVICE = re.compile(
     r"参照|ご覧)(?:して)?(?:ください|下さい)\W*$|" + more.ADVICE2 + ")",
     re.IGNORECASE,
 )
-# quotation marks of other languages: « ... », „...“, 「...」, 『...』
+# quotation marks of other languages: « ... », „...“, 「...」, 『...』, and the Chinese title
+# marks 《...》, 〈...〉 ("《我不知道》是一首歌。" names a song: 2026-11-28, review)
 QUOTED = re.compile(
-    r"\u00ab[^\u00bb]*\u00bb|\u201e[^\u201c\u201d]*[\u201c\u201d]|「[^」]*」|『[^』]*』"
+    r"\u00ab[^\u00bb]*\u00bb|\u201e[^\u201c\u201d]*[\u201c\u201d]|「[^」]*」|『[^』]*』|《[^》]*》|"
+    r"〈[^〉]*〉"
 )
 _CLAUSE = re.compile(r"[,，、;；:：]")
 
@@ -128,10 +130,23 @@ def no_claim(piece: str) -> bool:
     return bool(_COURTESY.match(p) or _ADVICE.match(p) or p.endswith(("?", "？", "؟")))
 
 
+# Somebody else's ignorance ("警察は火災の原因を知りません。", the police do not know the
+# cause), and a bare "no mention" in some other source ("警察の報告書には死傷者の記載は
+# ありません。", the police report mentions no casualties): answers, as in English (2026-11-28)
+_JA_OTHER = re.compile(r"(?<!私)(?<!わたし)(?<!僕)(?<!俺)(?<!私たち)は[^、，。]*を$")
+_JA_SOURCE = re.compile(r"^(?:(?!文脈|コンテキスト|文書|ドキュメント|資料|テキスト|文章|本文|ここ).)+"
+                        r"(?:には|では)[^、，。]*$")
+
+
 def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
     """Chinese and Japanese: every clause around the refusal must decline or claim nothing;
     one before it may also be a frame on the documents ("根据提供的上下文，")."""
     # the refusal's own clause may hold its object, before it in Japanese ("人口はわかりません")
+    own = _CLAUSE.split(piece[: m.start()])[-1]
+    if m.group(0).startswith("知") and _JA_OTHER.search(own):
+        return True
+    if m.group(0).startswith(("記載", "言及", "記述", "明記")) and _JA_SOURCE.search(own):
+        return True
     before = _CLAUSE.split(_CONTRAST.sub("，", piece[: m.start()]))[:-1]
     rest = _CONTRAST.split(piece[m.end() :], maxsplit=1)
     after = _CLAUSE.split(rest[0], maxsplit=1)[1:] + rest[1:]

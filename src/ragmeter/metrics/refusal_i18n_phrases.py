@@ -102,7 +102,8 @@ _ES = _alt(
     r"\bno\s+(?:hay|existe|existen)\s+(?:suficiente\s+|ninguna\s+|ning[uú]n\s+)?(?:informaci[oó]n|"
     r"datos|menci[oó]n|detalles)",
     r"(?:^\W*|" + _ES_DOCS + r"\s+no\s+(?:contienen?|incluyen?|proporcionan?|dan?)\s+)"
-    r"(?:ninguna\s+)?(?:informaci[oó]n|menci[oó]n|datos)(?:\s+suficientes?)?\b",
+    r"(?:ninguna\s+)?(?:informaci[oó]n|menci[oó]n|datos)(?:\s+suficientes?)?\b(?!\s+(?:(?:fue|fueron|"
+    r"ha\s+sido|han\s+sido|se)\s+)?(?:filtr|perd|rob|borr|elimin|divulg|public|compart|vend|expu))",
     r"\b(?:informaci[oó]n\s+insuficiente|(?:no\s+hay\s+)?(?:suficiente|bastante)\s+"
     r"informaci[oó]n)(?=\s*[.!]?\s*$|\s+(?:para\s+(?:responder|contestar|determinar|saber|"
     r"decir|confirmar)|" + _ES_EN + r"))",
@@ -118,6 +119,16 @@ _DE_NOUN = (
 _DE_ADJ = r"(?:(?:bereitgestellten|vorliegenden|gegebenen|angegebenen|obigen|verfügbaren)\s+)?"
 _DE_DOCS = r"(?:der|die|das|den|dem|des|diese[rsmn]?)\s+" + _DE_ADJ + _DE_NOUN
 _DE_IN = r"(?:im|in\s+(?:den|der|dem|diesen?)|aus\s+(?:dem|den|der))\s+" + _DE_ADJ + _DE_NOUN
+# "Keine Informationen wurden veröffentlicht.", "Er zijn geen gegevens verloren gegaan.": what
+# happened to data, not a lack of it, as in English (2026-11-28, review)
+_DE_LOST = (
+    r"(?![^.;!?]*\b(?:verloren|veröffentlicht|weitergegeben|gestohlen|gelöscht|preisgegeben|"
+    r"offengelegt|geteilt|verkauft|geleakt|durchgesickert)\b)"
+)
+_NL_LOST = (
+    r"(?![^.;!?]*\b(?:verloren|gelekt|uitgelekt|gestolen|gewist|verwijderd|vrijgegeven|gedeeld|"
+    r"gepubliceerd|verkocht|openbaar\s+gemaakt)\b)"
+)
 _DE = _alt(
     r"\b(?:ich\s+wei(?:ß|ss)\s+(?:es\s+|das\s+)?(?:leider\s+)?nicht|(?:das\s+)?wei(?:ß|ss)\s+ich"
     r"\s+(?:leider\s+)?nicht|keine\s+Ahnung|ich\s+bin\s+(?:mir\s+)?(?:leider\s+)?nicht\s+sicher|"
@@ -143,7 +154,8 @@ _DE = _alt(
     # the verb first: "Leider enthalten die bereitgestellten Dokumente keine Informationen."
     r"\b(?:sagt|sagen|erwähnt|erwähnen|nennt|nennen|enthält|enthalten|liefert|liefern|gibt|geben)"
     r"\s+" + _DE_DOCS + r"\s+(?:\w+\s+){0,3}?(?:nicht|keine?n?|nichts)\b",
-    r"^\W*(?:keine\s+(?:Informationen|Angaben?|Antwort)|nicht\s+(?:erwähnt|angegeben|genannt)\b)",
+    r"^\W*(?:keine\s+(?:Informationen|Angaben?)" + _DE_LOST + r"|keine\s+Antwort|nicht\s+(?:erwähnt|"
+    r"angegeben|genannt)\b)",
     r"^\W*nicht\s+" + _DE_IN + r"\s+(?:erwähnt|angegeben|genannt|enthalten)",
     r"\b(?:nicht\s+(?:genügend|genug|ausreichend(?:e)?)|unzureichende|zu\s+wenige?)\s+"
     r"(?:Informationen|Angaben|Kontext|Daten)(?=\s*[.!]?\s*$|\s+(?:vor|vorhanden)\b|\s+"
@@ -180,7 +192,8 @@ _IT = _alt(
     r"\bnon\s+(?:c'è|c'e|ci\s+sono)\s+(?:abbastanza\s+|sufficienti\s+|alcuna\s+|nessuna\s+)?"
     r"(?:informazion[ei]|dati|menzione|riferimenti)",
     r"(?:^\W*|" + _IT_DOCS + r"\s+non\s+(?:contiene|contengono|fornisce|forniscono)\s+)"
-    r"(?:nessuna|alcuna)\s+(?:informazione|menzione)",
+    r"(?:nessuna|alcuna)\s+(?:informazione|menzione)(?!\s+(?:(?:è|e'|fu|venne)\s+)?(?:stat[ao]\s+)?"
+    r"(?:divulgat|pers[ao]\b|rubat|trapelat|cancellat|pubblicat|condivis|vendut|espost|rivelat))",
     r"\binformazioni\s+insufficienti(?=\s*[.!]?\s*$|\s+(?:per\s+(?:rispondere|determinare|"
     r"stabilire)|" + _IT_IN + "))",
     r"^\W*(?:impossibile\s+(?:rispondere|determinarlo|stabilirlo|dirlo)|non\s+(?:menzionat|"
@@ -230,7 +243,8 @@ _PT = _alt(
     r"men[çc][ãa]o|detalhes|nenhuma\s+informa[çc][ãa]o)(?:\s+suficientes?)?",
     r"\b" + _NAO + r"\s+(?:consta|constam|aparece|aparecem)\s+" + _PT_IN,
     r"(?:^\W*|" + _PT_DOCS + r"\s+" + _NAO + r"\s+(?:cont[ée]m|cont[eê]m|fornece|fornecem|"
-    r"traz|trazem)\s+)(?:nenhuma\s+)?(?:informa[çc](?:[õo]es|[ãa]o)|men[çc][ãa]o)\b",
+    r"traz|trazem)\s+)(?:nenhuma\s+)?(?:informa[çc](?:[õo]es|[ãa]o)|men[çc][ãa]o)\b(?!\s+(?:(?:foi|"
+    r"foram)\s+)?(?:perdid|vazad|divulgad|roubad|apagad|compartilhad|publicad|vendid|expost|revelad))",
     r"\b(?:informa[çc](?:[õo]es|[ãa]o)\s+insuficientes?|sem\s+informa[çc](?:[õo]es|[ãa]o)\s+"
     r"suficientes?)(?=\s*[.!]?\s*$|\s+(?:para\s+(?:responder|determinar|saber|afirmar)|"
     + _PT_IN
@@ -268,8 +282,8 @@ _NL = _alt(
     r"\b(?:staat|staan|wordt|worden)\s+(?:\w+\s+){0,3}?niet\s+(?:aangegeven\s+)?(?:in|uit)\s+"
     + _NL_DOCS,
     r"\b(?:er\s+(?:is|zijn)|" + _NL_DOCS + r"\s+(?:bevat|bevatten))\s+(?:\w+\s+){0,2}?"
-    r"(?:geen|onvoldoende|niet\s+genoeg)\s+(?:informatie|gegevens|vermelding)",
-    r"^\W*(?:geen\s+(?:informatie|antwoord|gegevens)|niet\s+(?:vermeld|gespecificeerd|"
+    r"(?:geen|onvoldoende|niet\s+genoeg)\s+(?:informatie|gegevens|vermelding)" + _NL_LOST,
+    r"^\W*(?:geen\s+(?:informatie|gegevens)" + _NL_LOST + r"|geen\s+antwoord|niet\s+(?:vermeld|gespecificeerd|"
     r"genoemd)\b)",
     r"\b(?:onvoldoende|niet\s+genoeg)\s+(?:informatie|gegevens|context)(?=\s*[.!]?\s*$|\s+"
     + _NL_IN
@@ -337,7 +351,7 @@ _JA_DOCS = (
 )
 _JA = _alt(
     r"(?:わかりません|分かりません|分りません|わからない|分からない|知りません|存じません)"
-    r"(?!でした)",  # "彼は答えを知りませんでした。": he did not know
+    r"(?!でした|と|って)",  # "彼は答えを知りませんでした。", "わからないと答えた": he did not know
     r"(?:確か|定か)ではありません|確信が(?:持てません|ありません)",
     r"(?:お答え|回答|判断|特定|断定)(?:することが|は|が)?(?:できません|できかねます|"
     r"いたしかねます)(?!でした)|(?:答える|回答する|お答えする|判断する|特定する)ことは(?:でき|出来)"

@@ -32,7 +32,7 @@ _KO_DOCS = (
 )
 _KO_NOW = r"(?:습니다|어요|네요|음|다)"  # present, never the past "없었습니다"
 _KO = _alt(
-    r"모르겠|(?:저는|저도|제가)\s*(?:\S+\s+){0,3}?(?:모릅니다|몰라요|알지\s*못합니다)|"
+    r"모르겠(?!다고|다는|다며)|(?:저는|저도|제가)\s*(?:\S+\s+){0,3}?(?:모릅니다|몰라요|알지\s*못합니다)|"
     r"^\W*(?:잘\s*)?(?:모릅니다|몰라요)|확실하지\s*않" + _KO_NOW + r"|확신할\s*수\s*없",
     r"(?:답변|대답|답|판단|확인|단정|파악|말씀)(?:을|를)?\s*(?:해\s*)?(?:드릴|할|하실)\s*수\s*"
     r"(?:가\s*)?없" + _KO_NOW,
@@ -78,15 +78,15 @@ _AR = _alt(
 
 # ---- Hindi (no \b: vowel signs are not word characters) -----------------------------------
 _HI_DOCS = (  # not inside a word: "लेख" (article) ends "उल्लेख" (mention)
-    r"(?<![\u0900-\u097f])(?:संदर्भ|सन्दर्भ|दस्तावेज़|दस्तावेज|दस्तावेज़ों|दस्तावेजों|पाठ|स्रोत|स्रोतों|अनुच्छेद|अंश|"
-    r"लेख|(?:दी|प्रदान\s+की)\s+गई\s+जानकारी)"
+    r"(?<![\u0900-\u097f])(?:संदर्भ|(?<!के\s)(?<!की\s)(?<!का\s)(?:सन्दर्भ|दस्तावेज़|दस्तावेज|दस्तावेज़ों|दस्तावेजों|पाठ|स्रोत|स्रोतों|अनुच्छेद|अंश|"
+    r"लेख)|(?:दी|प्रदान\s+की)\s+गई\s+जानकारी)"
 )
 _HI = _alt(
     r"मुझे\s+(?:\S+\s+){0,3}?(?:नहीं\s+पता|पता\s+नहीं|यकीन\s+नहीं|ज्ञात\s+नहीं|जानकारी\s+नहीं)|"
     r"मैं\s+(?:नहीं\s+जानता|नहीं\s+जानती|निश्चित\s+नहीं|पक्का\s+नहीं|आश्वस्त\s+नहीं)|"
     r"मैं\s+(?:\S+\s+){0,4}?(?:उत्तर|जवाब)\s+नहीं\s+दे\s+(?:सकता|सकती|पाऊँगा|पाऊंगा)|"
     r"मेरे\s+पास\s+(?:\S+\s+){0,3}?(?:कोई\s+|पर्याप्त\s+)?जानकारी\s+नहीं",
-    _HI_DOCS + r"\s*(?:में|मे|के\s+अनुसार)\s+(?:\S+\s+){0,5}?(?:उल्लेख|जानकारी|ज़िक्र|जिक्र|"
+    _HI_DOCS + r"\s*(?:में|मे|के\s+अनुसार)\s+(?:(?!ने\s)\S+\s+){0,5}?(?:उल्लेख|जानकारी|ज़िक्र|जिक्र|"
     r"विवरण|उत्तर)\s+(?:\S+\s+){0,2}?नहीं\s+(?:है|हैं|दी|किया|मिल)",
     _HI_DOCS + r"\s+(?:\S+\s+){0,4}?नहीं\s+(?:बताता|बताते|बताती|देता|देते|देती|करता|करते|करती)",
     r"(?:उत्तर|जवाब)\s+देने\s+के\s+लिए\s+(?:पर्याप्त|काफ़ी|काफी)\s+जानकारी\s+(?:उपलब्ध\s+)?नहीं\s+"
@@ -140,7 +140,7 @@ _PL = _alt(
 
 # ---- Indonesian --------------------------------------------------------------------------
 _ID_DOCS = (
-    r"\b(?:konteks|dokumen|teks|sumber|bagian|kutipan|artikel|informasi)(?:\s+yang\s+"
+    r"\b(?:konteks|dokumen|teks|sumber|bagian(?=\s+(?:teks|dokumen|yang))|kutipan|artikel|informasi)(?:\s+yang\s+"
     r"(?:diberikan|disediakan|tersedia|ada))?(?:\s+(?:ini|tersebut))?"
 )
 _ID_TIDAK = r"(?:tidak|tak)"
@@ -149,7 +149,7 @@ _ID = _alt(
     r"(?:saya|aku)\s+" + _ID_TIDAK + r"\s+(?:dapat|bisa|mampu)\s+(?:\w+\s+)?(?:menjawab|"
     r"memastikan|menentukan|menemukan)|(?:saya|aku)\s+" + _ID_TIDAK + r"\s+(?:memiliki|punya|"
     r"mempunyai|menemukan)\s+(?:\w+\s+){0,2}?(?:informasi|data|jawaban|keterangan))\b",
-    r"^\W*(?:" + _ID_TIDAK + r"\s+tahu|tidak\s+diketahui)\b",
+    r"^\W*(?:" + _ID_TIDAK + r"\s+tahu\b|tidak\s+diketahui(?=\W*$))",
     _ID_DOCS + r"\s+" + _ID_TIDAK + r"\s+(?:menyebutkan|menjelaskan|memuat|berisi|mengandung|"
     r"memberikan|mencantumkan|membahas|menyatakan|menyinggung)\b",
     r"\b" + _ID_TIDAK + r"\s+(?:disebutkan|dijelaskan|dicantumkan|tercantum|dibahas|tersedia)\b"
@@ -181,9 +181,8 @@ _VI = _alt(
     r"\bkhông\s+(?:được\s+)?(?:đề\s+cập|nêu|nhắc\s+đến|ghi)\b(?=\W*$|[^.;!?]*\btrong\s+"
     + _VI_DOCS
     + ")",
-    r"\bkhông\s+có\s+(?:\w+\s+)?thông\s+tin\b(?=\W*$|[^.;!?]*\b(?:trong|từ|theo)\s+"
-    + _VI_DOCS
-    + ")",
+    r"(?:^|(?<=[,:])|(?<=[,:]\s))không\s+có\s+(?:\w+\s+)?thông\s+tin\b(?=\W*$)",
+    r"\bkhông\s+có\s+(?:\w+\s+)?thông\s+tin\b(?=[^.;!?]*\b(?:trong|từ|theo)\s+" + _VI_DOCS + ")",
     r"\bkhông\s+đủ\s+thông\s+tin(?=\W*$|\s+(?:để|nhằm)\s+(?:trả\s+lời|xác\s+định|kết\s+luận))",
 )
 
