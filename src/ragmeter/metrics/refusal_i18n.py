@@ -103,11 +103,11 @@ _ADVICE = re.compile(
     r"regarder)|veuillez|(?:le|les|te|os)\s+(?:recomiendo|sugiero|aconsejo)|"
     r"(?:puede|podr[ií]a|deber[ií]a|puedes)\s+(?:consultar|revisar|contactar|verificar|buscar)|"
     r"(?:le\s+|te\s+)?recomiendo|(?:por\s+favor|no\s+dude)|bitte|(?:sie|du)\s+(?:können|könnten|"
-    r"sollten|kannst|solltest)\s+(?:\w+\s+){0,4}?(?:nachsehen|prüfen|nachschlagen|kontaktieren|"
+    r"sollten|kannst|solltest)\s+(?:\w++\s+){0,4}?(?:nachsehen|prüfen|nachschlagen|kontaktieren|"
     r"wenden|fragen|konsultieren)|ich\s+empfehle|(?:le|ti|vi)\s+(?:consiglio|suggerisco)|"
     r"(?:può|potrebbe|puoi|dovrebbe)\s+(?:consultare|verificare|contattare|controllare)|"
     r"(?:recomendo|sugiro)|(?:você\s+|o\s+senhor\s+|a\s+senhora\s+)?(?:pode|poderia|deveria)\s+"
-    r"(?:consultar|verificar|contatar|contactar|procurar)|(?:u|je)\s+kunt\s+(?:\w+\s+){0,4}?(?:raadplegen|"
+    r"(?:consultar|verificar|contatar|contactar|procurar)|(?:u|je)\s+kunt\s+(?:\w++\s+){0,4}?(?:raadplegen|"
     r"contacteren|bekijken|nakijken|navragen|opzoeken|controleren)|ik\s+raad|"
     r"(?:рекомендую|советую|попробуйте|обратитесь|вы\s+можете\s+(?:обратиться|проверить|"
     r"посмотреть|уточнить))|(?:建议|建議|请|請|您可以|你可以).{0,15}?(?:查阅|查閱|咨询|諮詢|联系|"
@@ -133,9 +133,9 @@ def no_claim(piece: str) -> bool:
 # Somebody else's ignorance ("警察は火災の原因を知りません。", the police do not know the
 # cause), and a bare "no mention" in some other source ("警察の報告書には死傷者の記載は
 # ありません。", the police report mentions no casualties): answers, as in English (2026-11-28)
-_JA_OTHER = re.compile(r"(?<!私)(?<!わたし)(?<!僕)(?<!俺)(?<!私たち)は[^、，。]*を$")
-_JA_SOURCE = re.compile(r"^(?:(?!文脈|コンテキスト|文書|ドキュメント|資料|テキスト|文章|本文|ここ).)+"
-                        r"(?:には|では)[^、，。]*$")
+_JA_OTHER = re.compile(r"(?<!私)(?<!わたし)(?<!僕)(?<!俺)(?<!私たち)は")
+_JA_SOURCE = re.compile(r"(?<=\w)(?:には|では)")
+_JA_DOCS = re.compile(r"文脈|コンテキスト|文書|ドキュメント|資料|テキスト|文章|本文|ここ")
 
 
 def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
@@ -143,9 +143,10 @@ def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
     one before it may also be a frame on the documents ("根据提供的上下文，")."""
     # the refusal's own clause may hold its object, before it in Japanese ("人口はわかりません")
     own = _CLAUSE.split(piece[: m.start()])[-1]
-    if m.group(0).startswith("知") and _JA_OTHER.search(own):
+    if m.group(0).startswith("知") and own.rstrip().endswith("を") and _JA_OTHER.search(own):
         return True
-    if m.group(0).startswith(("記載", "言及", "記述", "明記")) and _JA_SOURCE.search(own):
+    bare = m.group(0).startswith(("記載", "言及", "記述", "明記"))
+    if bare and _JA_SOURCE.search(own) and not _JA_DOCS.search(own):
         return True
     before = _CLAUSE.split(_CONTRAST.sub("，", piece[: m.start()]))[:-1]
     rest = _CONTRAST.split(piece[m.end() :], maxsplit=1)
@@ -268,6 +269,8 @@ def says_context_lacks(piece: str) -> bool:
     "I don't know / I'm not sure / I cannot say", a claim beside others as in English, unless
     the documents are named ("D'après le contexte, il est impossible de le dire.")."""
     text = piece.strip().replace("\u2019", "'")
+    if len(text) > 2000:  # no remark: every pattern read 20,000 characters in 50 ms (2026-11-28)
+        return False
     m = REFUSAL.search(text)
     if m is None or claims_besides(text, m):
         return False
