@@ -52,6 +52,15 @@ ANSWERS = [
         "Vaksin tidak tersedia di bagian anak rumah sakit.",
     ),
     ("It is not known who built the temple.", "Tidak diketahui siapa yang membangun kuil itu."),
+    # a ticket, not a passage of the documents
+    ("The tickets do not include baggage.", "Los pasajes no incluyen el equipaje."),
+    ("The tickets do not include baggage.", "As passagens não incluem bagagem."),
+    # "cannot be determined without ...": a claim about the world
+    ("The cause cannot be determined without an autopsy.", "検死なしでは死因は判断できません。"),
+    (
+        "The cause cannot be determined without an autopsy.",
+        "부검 없이는 사인을 판단할 수 없습니다.",
+    ),
     # a refusal phrase in title marks names a work
     ('"I Don\'t Know" is a song.', "《我不知道》是一首歌。"),
     ('"I Don\'t Know" is a song.', "〈わかりません〉は曲です。"),
@@ -81,6 +90,11 @@ REFUSALS = [
     "Tidak diketahui.",
     "Tidak tahu.",
     "我不知道。",
+    "Los pasajes proporcionados no mencionan la fecha.",
+    "As passagens fornecidas não mencionam a data.",
+    "文脈なしでは回答できません。",
+    "정보 없이는 답변할 수 없습니다.",
+    "判断できません。",
 ]
 
 

@@ -161,9 +161,18 @@ def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
     return False
 
 
+# "検死なしでは死因は判断できません。", "부검 없이는 사인을 판단할 수 없습니다.": the cause
+# cannot be determined without an autopsy, a claim as in English; "情報なしでは..." declines
+_WITHOUT = re.compile(r"なしでは|なしには|なければ|없이는|없이|없으면")
+_INFO = re.compile(r"情報|データ|정보|데이터|내용")
+
+
 def claims_besides(piece: str, m: re.Match[str]) -> bool:
     """Whether the sentence holding the refusal ``m`` also claims something (the English
     rule of ``refusal._claims_besides``, with these languages' contrast words)."""
+    before = piece[: m.start()]
+    if _WITHOUT.search(before) and not (_DOCS_ANY.search(before) or _INFO.search(before)):
+        return True
     if _CJK.search(m.group(0)):
         return _claims_cjk(piece, m)
     piece = piece.replace("\u060c", ",")  # the Arabic comma, one character for another

@@ -67,8 +67,10 @@ _FR = _alt(
 
 # ---- Spanish -----------------------------------------------------------------------------
 _ES_DOCS = (
+    # "pasaje" (and "passagem") is also a ticket: "Los pasajes no incluyen el equipaje." answers
     r"(?:el|los|la|las|este|estos|esta|estas|dicho|dichos)\s+(?:contexto|documentos?|textos?|"
-    r"fuentes?|pasajes?|fragmentos?|extractos?|art[ií]culos?|informaci[oó]n)(?:\s+(?:proporcionad"
+    r"fuentes?|pasajes?(?=\s+(?:proporcionad|dad|anterior|recuperad|facilitad))|fragmentos?|"
+    r"extractos?|art[ií]culos?|informaci[oó]n)(?:\s+(?:proporcionad"
     r"[oa]s?|dad[oa]s?|anteriores?|disponibles?|recuperad[oa]s?|facilitad[oa]s?))?"
 )
 _ES_EN = r"(?:en|seg[uú]n|de|a\s+partir\s+de|con)\s+" + _ES_DOCS.replace("(?:el|", "(?:el|del|")
@@ -208,7 +210,7 @@ _IT = _alt(
 # ---- Portuguese --------------------------------------------------------------------------
 _PT_DOCS = (
     r"(?:o|os|a|as|este|estes|esta|estas|esse|esses|essa|essas)\s+(?:contexto|documentos?|textos?|"
-    r"fontes?|passagens?|trechos?|excertos?|artigos?|informa[çc][õo]es)(?:\s+(?:fornecid[oa]s?|dad[oa]s?|acima|"
+    r"fontes?|passagens?(?=\s+(?:fornecid|dad|acima|recuperad))|trechos?|excertos?|artigos?|informa[çc][õo]es)(?:\s+(?:fornecid[oa]s?|dad[oa]s?|acima|"
     r"dispon[ií]veis|recuperad[oa]s?))?"
 )
 _PT_IN = (
