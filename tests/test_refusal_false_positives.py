@@ -146,3 +146,21 @@ def test_long_answers_are_linear(text: str) -> None:
         start = time.perf_counter()
         check(text)
         assert time.perf_counter() - start < 0.25, check.__name__
+
+
+# the speaker's own ignorance is no remark on what the documents lack, as "I am not sure." and
+# "Nie jestem pewna." are not: before, these were dropped as such (a claim never judged)
+OWN = [
+    "Nie jestem pewien.",
+    "Nie jestem przekonany.",
+    "저는 모릅니다.",
+    "Cevap veremem.",
+    "Em không rõ.",
+]
+
+
+@pytest.mark.parametrize("sentence", OWN)
+def test_own_ignorance_is_not_what_the_documents_lack(sentence: str) -> None:
+    assert not says_context_lacks("I am not sure.")  # the reference behaviour
+    assert not says_context_lacks(sentence)
+    assert declines(sentence) is not None  # still a refusal when it is the whole answer

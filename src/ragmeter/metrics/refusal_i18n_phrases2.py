@@ -265,9 +265,10 @@ SERVICE2 = (
     r"đừng\s+ngần\s+ngại.{0,50}|chúc\s+bạn.{0,30}(?:tốt\s+lành|vui\s+vẻ|may\s+mắn)"
 )
 IGNORANCE2 = (
-    r"모르|몰라|알지|확실|확신|답변|대답|답|판단|أعرف|أعلم|أدري|متأكد|الإجابة|الرد|لدي|أملك|पता|"
+    r"모르|모릅|몰라|알지|확실|확신|답변|대답|답|판단|أعرف|أعلم|أدري|متأكد|الإجابة|الرد|لدي|أملك|पता|"
     r"जानत|यकीन|निश्चित|उत्तर|जवाब|मेरे\s+पास|bilmiyorum|bilemiyorum|emin|fikrim|bilgim|yanıtla|"
-    r"cevapla|söyleye|belirleye|wiem|pewn|mogę|potrafię|nie\s+mam|saya|aku|tôi|mình"
+    r"cevapla|söyleye|belirleye|veremem|wiem|pewn|pewien|przekonan|mogę|potrafię|nie\s+mam|saya|"
+    r"aku|tôi|mình|\bem\b"  # "Nie jestem pewien.", "저는 모릅니다.": the speaker's (2026-11-28)
 )
 FINDS2 = r"찾|أجد|bulamad|znalazł|menemukan|tìm\s+thấy"
 
