@@ -34,6 +34,7 @@ from ragmeter.sample import Sample
 from ragmeter.text import detokenize, split_sentences
 
 MAX_WORDS = 40
+MAX_CHARS = 2000
 
 _DOCS_WORD = r"(context|passages?|documents?|texts?|sources?|information|excerpts?|articles?)"
 # "... not possible to say." ending the answer, or "... from the context": about the documents
@@ -43,6 +44,13 @@ _FROM_DOCS = (
 )
 _DOES_NOT = r"(does\s+not|do\s+not|did\s+not|doesn't|don't|didn't)"
 _THE_DOCS = r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
+# "No data was lost.", "No information was leaked.": what happened to data, not a lack of it
+# (2026-11-28, review); "No information was found." still declines
+_LOST = (
+    r"(?!\s+((was|were|is|are|has\s+been|have\s+been|had\s+been|got|will\s+be)\s+)?(lost|leaked|"
+    r"stolen|deleted|erased|corrupted|compromised|exposed|breached|destroyed|released|disclosed|"
+    r"shared|sold|collected|transferred|published|altered|tampered)\b)"
+)
 _REFUSAL = re.compile(
     r"\b(i\s+(do\s+not|don't|dont)\s+know|i(\s+am|'m)\s+not\s+sure|no\s+idea|"
     r"i(\s+(cannot|can't|can\s+not|could\s+not|couldn't|am\s+unable\s+to)|'m\s+unable\s+to)\s+"
@@ -70,14 +78,14 @@ _REFUSAL = re.compile(
     r"(^\W*|there(\s+(is|are|was|were)|'s)\s+|(i|we)\s+(have|had|found|see)\s+|"
     + _THE_DOCS
     + r"(\s+(provided|given|above|here))?\s+(contains?|provides?|gives?|has|have|includes?)\s+)"
-    r"no\s+(information|context|data|details)|"
+    r"no\s+(information|context|data|details)" + _LOST + "|"
     r"(is|are)\s+not\s+(mentioned|stated|specified)|"
     r"(is|are)\s+not\s+(given|provided|available)" + _FROM_DOCS + r"|"
     # "unable to determine" of the speaker, alone, or of the documents: "The court was unable
     # to determine the cause of death." claims something (2026-11-27, audit)
     r"((^|sorry|unfortunately)\W*|\b(i|we)(\s+(am|are|was|were)|'m|'re)\s+)(unable|not\s+able)"
     r"\s+to\s+(answer|find|determine)|"
-    r"(unable|not\s+able)\s+to\s+(answer|find|determine)(?=[^.;!?]*\b(from|in|based\s+on|with|"
+    r"(unable|not\s+able)\s+to\s+(answer|find|determine)(?=[^.;!?]{0,300}\b(from|in|based\s+on|with|"
     r"given|using)\s+" + _THE_DOCS + r")|"
     r"(no|not\s+an?)\s+(answer|mention)\s+(in|to)|"
     # "unknown" only as the answer's verdict (at its end, or about the documents): "The
@@ -96,10 +104,14 @@ _REFUSAL = re.compile(
     r"(not\s+possible|impossible)\s+to\s+(say|tell|determine|answer|know)|"
     r"^\W*(i\s+)?(cannot|can't|can\s+not)\s+answer\b|^\W*no\s+answer\s+(was\s+)?(found|available)|"
     r"^\W*no\s+answer\W*$|"  # the whole answer "No answer.": it was judged 'No answer is the X.'
-    r"there(\s+(is|was)|'s)\s+no\s+mention\s+of\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
+    r"there(\s+(is|was)|'s)\s+no\s+mention\s+of\b[^.;!?]{0,300}\b(in|from)\s+" + _THE_DOCS + r"|"
     r"(i|we)\s+(do\s+not|don't|did\s+not|didn't|cannot|can't)\s+see\s+(any|that|this|it|anything)"
-    r"\b[^.;!?]*\b(in|from)\s+" + _THE_DOCS + r"|"
-    r"no\s+(relevant|specific)\s+information|" + _DOCS_WORD + r"\s+(is|are)\s+silent\s+(on|about)|"
+    r"\b[^.;!?]{0,300}\b(in|from)\s+" + _THE_DOCS + r"|"
+    r"no\s+(relevant|specific)\s+information"
+    + _LOST
+    + "|"
+    + _DOCS_WORD
+    + r"\s+(is|are)\s+silent\s+(on|about)|"
     r"((is|are)\s+not|isn't|aren't)\s+(covered|addressed|discussed|included)\s+(in|by)\s+"
     r"(the\s+)?(provided\s+|given\s+)?"
     + _DOCS_WORD
@@ -150,6 +162,7 @@ _COURTESY = re.compile(
 _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 
 
+_LAST = re.compile(r"(?s).*[\w.!?\u061f\u0964]")
 _PIECE = re.compile(r";\s*|(?<=[\u061f\u0964])\s*")
 
 
@@ -193,7 +206,9 @@ def declines(answer: str | None) -> str | None:
     sentence must decline or claim nothing: "The context does not state his age. He was born in
     1950." claims something (2026-11-27, audit; so did 2 WikiEval answers detected before)."""
     text = plain_text(final_answer(answer or "").text, answer=True).text.strip()
-    if not text or refusal_i18n.words(text) > MAX_WORDS:  # CJK: two characters a word
+    # 40 words are never 2,000 characters: a run of spaces, punctuation or "a a a" (no word
+    # counts) was read by every pattern, 0.2 s for 20,000 characters (2026-11-28, review)
+    if not text or len(text) > MAX_CHARS or refusal_i18n.words(text) > MAX_WORDS:
         return None
     text = detokenize(text.replace("\u2019", "'"))
     if re.search(r"\w", _QUOTED.sub("", text)):
@@ -201,7 +216,11 @@ def declines(answer: str | None) -> str | None:
     if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
         text = refusal_i18n.QUOTED.sub('"\u2026"', text)
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
-    text = re.sub(r"[^\w.!?\u061f\u0964]+$", "", re.sub(r"^[\W_]+", "", text))
+    text = re.sub(r"^[\W_]+", "", text)
+    # the last word or stop, found from the end: "[^\w.!?]+$" retried at every position of a run
+    # of spaces (20,000 spaces took 4 s: 2026-11-28, review)
+    end = _LAST.match(text)
+    text = text[: end.end()] if end is not None else ""
     phrase = None
     # "؟" and "।" after a refusal: _PIECE cuts there too (split_sentences does since 2026-11-28)
     for piece in (p for s in split_sentences(text) for p in _PIECE.split(s) if p):
@@ -272,7 +291,8 @@ RATE_METRIC = Metric(
     # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
-    # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2)
+    # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
+    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》)
     version="11",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
@@ -294,7 +314,8 @@ ACCURACY_METRIC = Metric(
     # 9: refusals in French, Spanish, German, Italian, Portuguese, Dutch, Russian, Chinese and
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
-    # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2)
+    # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
+    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》)
     version="11",
     formula="1 if declined == (not is_answerable) else 0",
 )

@@ -103,11 +103,11 @@ _ADVICE = re.compile(
     r"regarder)|veuillez|(?:le|les|te|os)\s+(?:recomiendo|sugiero|aconsejo)|"
     r"(?:puede|podr[ií]a|deber[ií]a|puedes)\s+(?:consultar|revisar|contactar|verificar|buscar)|"
     r"(?:le\s+|te\s+)?recomiendo|(?:por\s+favor|no\s+dude)|bitte|(?:sie|du)\s+(?:können|könnten|"
-    r"sollten|kannst|solltest)\s+(?:\w+\s+){0,4}?(?:nachsehen|prüfen|nachschlagen|kontaktieren|"
+    r"sollten|kannst|solltest)\s+(?:\w++\s+){0,4}?(?:nachsehen|prüfen|nachschlagen|kontaktieren|"
     r"wenden|fragen|konsultieren)|ich\s+empfehle|(?:le|ti|vi)\s+(?:consiglio|suggerisco)|"
     r"(?:può|potrebbe|puoi|dovrebbe)\s+(?:consultare|verificare|contattare|controllare)|"
     r"(?:recomendo|sugiro)|(?:você\s+|o\s+senhor\s+|a\s+senhora\s+)?(?:pode|poderia|deveria)\s+"
-    r"(?:consultar|verificar|contatar|contactar|procurar)|(?:u|je)\s+kunt\s+(?:\w+\s+){0,4}?(?:raadplegen|"
+    r"(?:consultar|verificar|contatar|contactar|procurar)|(?:u|je)\s+kunt\s+(?:\w++\s+){0,4}?(?:raadplegen|"
     r"contacteren|bekijken|nakijken|navragen|opzoeken|controleren)|ik\s+raad|"
     r"(?:рекомендую|советую|попробуйте|обратитесь|вы\s+можете\s+(?:обратиться|проверить|"
     r"посмотреть|уточнить))|(?:建议|建議|请|請|您可以|你可以).{0,15}?(?:查阅|查閱|咨询|諮詢|联系|"
@@ -115,9 +115,11 @@ _ADVICE = re.compile(
     r"参照|ご覧)(?:して)?(?:ください|下さい)\W*$|" + more.ADVICE2 + ")",
     re.IGNORECASE,
 )
-# quotation marks of other languages: « ... », „...“, 「...」, 『...』
+# quotation marks of other languages: « ... », „...“, 「...」, 『...』, and the Chinese title
+# marks 《...》, 〈...〉 ("《我不知道》是一首歌。" names a song: 2026-11-28, review)
 QUOTED = re.compile(
-    r"\u00ab[^\u00bb]*\u00bb|\u201e[^\u201c\u201d]*[\u201c\u201d]|「[^」]*」|『[^』]*』"
+    r"\u00ab[^\u00bb]*\u00bb|\u201e[^\u201c\u201d]*[\u201c\u201d]|「[^」]*」|『[^』]*』|《[^》]*》|"
+    r"〈[^〉]*〉"
 )
 _CLAUSE = re.compile(r"[,，、;；:：]")
 
@@ -128,10 +130,24 @@ def no_claim(piece: str) -> bool:
     return bool(_COURTESY.match(p) or _ADVICE.match(p) or p.endswith(("?", "？", "؟")))
 
 
+# Somebody else's ignorance ("警察は火災の原因を知りません。", the police do not know the
+# cause), and a bare "no mention" in some other source ("警察の報告書には死傷者の記載は
+# ありません。", the police report mentions no casualties): answers, as in English (2026-11-28)
+_JA_OTHER = re.compile(r"(?<!私)(?<!わたし)(?<!僕)(?<!俺)(?<!私たち)は")
+_JA_SOURCE = re.compile(r"(?<=\w)(?:には|では)")
+_JA_DOCS = re.compile(r"文脈|コンテキスト|文書|ドキュメント|資料|テキスト|文章|本文|ここ")
+
+
 def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
     """Chinese and Japanese: every clause around the refusal must decline or claim nothing;
     one before it may also be a frame on the documents ("根据提供的上下文，")."""
     # the refusal's own clause may hold its object, before it in Japanese ("人口はわかりません")
+    own = _CLAUSE.split(piece[: m.start()])[-1]
+    if m.group(0).startswith("知") and own.rstrip().endswith("を") and _JA_OTHER.search(own):
+        return True
+    bare = m.group(0).startswith(("記載", "言及", "記述", "明記"))
+    if bare and _JA_SOURCE.search(own) and not _JA_DOCS.search(own):
+        return True
     before = _CLAUSE.split(_CONTRAST.sub("，", piece[: m.start()]))[:-1]
     rest = _CONTRAST.split(piece[m.end() :], maxsplit=1)
     after = _CLAUSE.split(rest[0], maxsplit=1)[1:] + rest[1:]
@@ -145,9 +161,18 @@ def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
     return False
 
 
+# "検死なしでは死因は判断できません。", "부검 없이는 사인을 판단할 수 없습니다.": the cause
+# cannot be determined without an autopsy, a claim as in English; "情報なしでは..." declines
+_WITHOUT = re.compile(r"なしでは|なしには|なければ|없이는|없이|없으면")
+_INFO = re.compile(r"情報|データ|정보|데이터|내용")
+
+
 def claims_besides(piece: str, m: re.Match[str]) -> bool:
     """Whether the sentence holding the refusal ``m`` also claims something (the English
     rule of ``refusal._claims_besides``, with these languages' contrast words)."""
+    before = piece[: m.start()]
+    if _WITHOUT.search(before) and not (_DOCS_ANY.search(before) or _INFO.search(before)):
+        return True
     if _CJK.search(m.group(0)):
         return _claims_cjk(piece, m)
     piece = piece.replace("\u060c", ",")  # the Arabic comma, one character for another
@@ -253,6 +278,8 @@ def says_context_lacks(piece: str) -> bool:
     "I don't know / I'm not sure / I cannot say", a claim beside others as in English, unless
     the documents are named ("D'après le contexte, il est impossible de le dire.")."""
     text = piece.strip().replace("\u2019", "'")
+    if len(text) > 2000:  # no remark: every pattern read 20,000 characters in 50 ms (2026-11-28)
+        return False
     m = REFUSAL.search(text)
     if m is None or claims_besides(text, m):
         return False

@@ -47,7 +47,7 @@ _FR = _alt(
     # "not mentioned" ending the answer or of the documents: "Son nom n'est pas mentionné dans
     # le testament, ce qui a surpris la famille." claims (so in the other languages)
     r"\b(?:n'est|ne\s+sont)\s+pas\s+(?:mentionnée?s?|précisée?s?|spécifiée?s?)"
-    r"(?=\s*[.!]?\s*$|[^.;!?]*" + _FR_DANS + ")",
+    r"(?=\s*[.!]?\s*$|[^.;!?]{0,300}" + _FR_DANS + ")",
     r"\b(?:n'est|ne\s+sont)\s+pas\s+(?:indiquée?s?|donnée?s?|fournie?s?|disponibles?|"
     r"abordée?s?|traitée?s?)(?=\s*[.!]?\s*$|\s+" + _FR_DANS + ")",
     r"\b(?:il\s+n'y\s+a|je\s+n'ai)\s+(?:pas|aucune)\s+(?:d'|assez\s+d'|suffisamment\s+d')?"
@@ -61,14 +61,16 @@ _FR = _alt(
     r"^\W*(?:impossible\s+de\s+(?:répondre|dire|déterminer|savoir)|non\s+(?:mentionnée?|"
     r"précisée?|indiquée?|spécifiée?)s?\b)",
     r"\b(?:il\s+est\s+impossible|il\s+n'est\s+pas\s+possible)\s+de\s+(?:répondre|dire|"
-    r"déterminer|savoir)(?=[^.;!?]*" + _FR_DANS + r"|\s*[.!]?\s*$)",
+    r"déterminer|savoir)(?=[^.;!?]{0,300}" + _FR_DANS + r"|\s*[.!]?\s*$)",
     _FR_DANS + r"\W+(?:il\s+est\s+impossible|il\s+n'est\s+pas\s+possible)\s+de",
 )
 
 # ---- Spanish -----------------------------------------------------------------------------
 _ES_DOCS = (
+    # "pasaje" (and "passagem") is also a ticket: "Los pasajes no incluyen el equipaje." answers
     r"(?:el|los|la|las|este|estos|esta|estas|dicho|dichos)\s+(?:contexto|documentos?|textos?|"
-    r"fuentes?|pasajes?|fragmentos?|extractos?|art[ií]culos?|informaci[oó]n)(?:\s+(?:proporcionad"
+    r"fuentes?|pasajes?(?=\s+(?:proporcionad|dad|anterior|recuperad|facilitad))|fragmentos?|"
+    r"extractos?|art[ií]culos?|informaci[oó]n)(?:\s+(?:proporcionad"
     r"[oa]s?|dad[oa]s?|anteriores?|disponibles?|recuperad[oa]s?|facilitad[oa]s?))?"
 )
 _ES_EN = r"(?:en|seg[uú]n|de|a\s+partir\s+de|con)\s+" + _ES_DOCS.replace("(?:el|", "(?:el|del|")
@@ -88,21 +90,24 @@ _ES = _alt(
     r"detallan?|aclaran?|hablan?|ofrecen?|dan?|recogen?|hacen?\s+menci[oó]n|permiten?|"
     r"responden?)\b",
     # "it is not possible to say" only about the documents or ending the answer, as in English
-    r"(?:contexto|documentos?|textos?|fuentes?|informaci[oó]n\s+proporcionada)\b[^.;!?]*\bno\s+es"
+    r"(?:contexto|documentos?|textos?|fuentes?|informaci[oó]n\s+proporcionada)\b[^.;!?]{0,300}\bno\s+es"
     r"\s+posible\s+(?:responder|determinar|saber|decir|precisar)|\bno\s+es\s+posible\s+"
-    r"(?:responder|determinar(?:lo)?|saber(?:lo)?|decir(?:lo)?|precisar(?:lo)?)(?=\s*[.!]?\s*$|[^.;!?]*"
+    r"(?:responder|determinar(?:lo)?|saber(?:lo)?|decir(?:lo)?|precisar(?:lo)?)(?=\s*[.!]?\s*$|[^.;!?]{0,300}"
     + _ES_EN
     + ")",
     r"\bno\s+se\s+(?:mencionan?|especifican?|precisan?|detallan?|aclaran?)\b"
-    r"(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
-    r"\bno\s+se\s+(?:indican?|dicen?|proporcionan?|sabe)\b(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
+    r"(?=\s*[.!]?\s*$|[^.;!?]{0,300}" + _ES_EN + ")",
+    r"\bno\s+se\s+(?:indican?|dicen?|proporcionan?|sabe)\b(?=\s*[.!]?\s*$|[^.;!?]{0,300}"
+    + _ES_EN
+    + ")",
     r"\bno\s+(?:est[aá]n?|es|son)\s+(?:mencionad|especificad)[oa]s?"
-    r"(?=\s*[.!]?\s*$|[^.;!?]*" + _ES_EN + ")",
+    r"(?=\s*[.!]?\s*$|[^.;!?]{0,300}" + _ES_EN + ")",
     r"\bno\s+(?:aparecen?|figuran?|consta|constan|est[aá]n?)\s+en\s+" + _ES_DOCS,
     r"\bno\s+(?:hay|existe|existen)\s+(?:suficiente\s+|ninguna\s+|ning[uú]n\s+)?(?:informaci[oó]n|"
     r"datos|menci[oó]n|detalles)",
     r"(?:^\W*|" + _ES_DOCS + r"\s+no\s+(?:contienen?|incluyen?|proporcionan?|dan?)\s+)"
-    r"(?:ninguna\s+)?(?:informaci[oó]n|menci[oó]n|datos)(?:\s+suficientes?)?\b",
+    r"(?:ninguna\s+)?(?:informaci[oó]n|menci[oó]n|datos)(?:\s+suficientes?)?\b(?!\s+(?:(?:fue|fueron|"
+    r"ha\s+sido|han\s+sido|se)\s+)?(?:filtr|perd|rob|borr|elimin|divulg|public|compart|vend|expu))",
     r"\b(?:informaci[oó]n\s+insuficiente|(?:no\s+hay\s+)?(?:suficiente|bastante)\s+"
     r"informaci[oó]n)(?=\s*[.!]?\s*$|\s+(?:para\s+(?:responder|contestar|determinar|saber|"
     r"decir|confirmar)|" + _ES_EN + r"))",
@@ -118,6 +123,16 @@ _DE_NOUN = (
 _DE_ADJ = r"(?:(?:bereitgestellten|vorliegenden|gegebenen|angegebenen|obigen|verfügbaren)\s+)?"
 _DE_DOCS = r"(?:der|die|das|den|dem|des|diese[rsmn]?)\s+" + _DE_ADJ + _DE_NOUN
 _DE_IN = r"(?:im|in\s+(?:den|der|dem|diesen?)|aus\s+(?:dem|den|der))\s+" + _DE_ADJ + _DE_NOUN
+# "Keine Informationen wurden veröffentlicht.", "Er zijn geen gegevens verloren gegaan.": what
+# happened to data, not a lack of it, as in English (2026-11-28, review)
+_DE_LOST = (
+    r"(?![^.;!?]{0,300}\b(?:verloren|veröffentlicht|weitergegeben|gestohlen|gelöscht|preisgegeben|"
+    r"offengelegt|geteilt|verkauft|geleakt|durchgesickert)\b)"
+)
+_NL_LOST = (
+    r"(?![^.;!?]{0,300}\b(?:verloren|gelekt|uitgelekt|gestolen|gewist|verwijderd|vrijgegeven|gedeeld|"
+    r"gepubliceerd|verkocht|openbaar\s+gemaakt)\b)"
+)
 _DE = _alt(
     r"\b(?:ich\s+wei(?:ß|ss)\s+(?:es\s+|das\s+)?(?:leider\s+)?nicht|(?:das\s+)?wei(?:ß|ss)\s+ich"
     r"\s+(?:leider\s+)?nicht|keine\s+Ahnung|ich\s+bin\s+(?:mir\s+)?(?:leider\s+)?nicht\s+sicher|"
@@ -125,30 +140,34 @@ _DE = _alt(
     r"herausfinden|finden|angeben|bestätigen)|ich\s+kann\s+(?:dazu\s+|hierzu\s+|leider\s+)*"
     r"keine\s+(?:Antwort|Angaben|Aussage)|ich\s+habe\s+(?:dazu\s+|hierzu\s+|darüber\s+|leider\s+)*"
     r"(?:keine|nicht\s+genügend|nicht\s+genug|zu\s+wenige?)\s+(?:Informationen|Angaben|Daten)|"
-    r"kann\s+ich\s+(?:\w+\s+){0,4}?nicht\s+(?:sagen|beantworten|feststellen|bestimmen)|kann\s+ich"
-    r"\s+(?:\w+\s+){0,2}?keine\s+(?:Informationen|Antwort|Angaben)|ich\s+konnte\s+(?:\w+\s+){0,4}?keine\s+(?:Antwort|Informationen|Angaben|Daten)\b)",
+    r"kann\s+ich\s+(?:\w++\s+){0,4}?nicht\s+(?:sagen|beantworten|feststellen|bestimmen)|kann\s+ich"
+    r"\s+(?:\w++\s+){0,2}?keine\s+(?:Informationen|Antwort|Angaben)|ich\s+konnte\s+(?:\w++\s+){0,4}?keine\s+(?:Antwort|Informationen|Angaben|Daten)\b)",
     _DE_DOCS + r"\s+(?:sagt|sagen|erwähnt|erwähnen|nennt|nennen|enthält|enthalten|gibt|geben|"
     r"liefert|liefern|spezifiziert|spezifizieren|beschreibt|beschreiben|macht|machen|"
-    r"beantwortet|beantworten|bietet|bieten)\s+(?:\w+\s+){0,4}?(?:nicht|keine?n?|nichts)\b",
-    r"\b(?:ist|sind|wird|werden)\s+(?:\w+\s+){0,5}?nicht\s+(?:erwähnt|genannt|angegeben|"
-    r"spezifiziert)\b(?=\s*[.!]?\s*$|[^.;!?]*" + _DE_IN + ")",
-    _DE_IN + r"\s+(?:\w+\s+){0,4}?(?:nicht|keine)\s+(?:erwähnt|genannt|angegeben|enthalten|"
+    r"beantwortet|beantworten|bietet|bieten)\s+(?:\w++\s+){0,4}?(?:nicht|keine?n?|nichts)\b",
+    r"\b(?:ist|sind|wird|werden)\s+(?:\w++\s+){0,5}?nicht\s+(?:erwähnt|genannt|angegeben|"
+    r"spezifiziert)\b(?=\s*[.!]?\s*$|[^.;!?]{0,300}" + _DE_IN + ")",
+    _DE_IN + r"\s+(?:\w++\s+){0,4}?(?:nicht|keine)\s+(?:erwähnt|genannt|angegeben|enthalten|"
     r"Informationen|Angaben|Hinweise)",
     r"\b(?:aus\s+(?:dem|den|der)\s+" + _DE_ADJ + _DE_NOUN + r"\s+(?:geht|gehen)|(?:geht|gehen)\s+"
-    r"(?:\w+\s+){0,3}?aus\s+(?:dem|den|der)\s+" + _DE_ADJ + _DE_NOUN + r")\s+(?:\w+\s+){0,3}?"
+    r"(?:\w++\s+){0,3}?aus\s+(?:dem|den|der)\s+" + _DE_ADJ + _DE_NOUN + r")\s+(?:\w++\s+){0,3}?"
     r"nicht\s+hervor",
     r"\b(?:es\s+gibt|(?:dazu|hierzu|darüber)\s+(?:liegen|gibt\s+es|habe\s+ich|finden\s+sich))\s+"
-    r"(?:\w+\s+){0,2}?(?:keine|nicht\s+genügend|nicht\s+genug|zu\s+wenige?)\s+(?:Informationen|"
+    r"(?:\w++\s+){0,2}?(?:keine|nicht\s+genügend|nicht\s+genug|zu\s+wenige?)\s+(?:Informationen|"
     r"Angaben|Daten)",
     # the verb first: "Leider enthalten die bereitgestellten Dokumente keine Informationen."
     r"\b(?:sagt|sagen|erwähnt|erwähnen|nennt|nennen|enthält|enthalten|liefert|liefern|gibt|geben)"
-    r"\s+" + _DE_DOCS + r"\s+(?:\w+\s+){0,3}?(?:nicht|keine?n?|nichts)\b",
-    r"^\W*(?:keine\s+(?:Informationen|Angaben?|Antwort)|nicht\s+(?:erwähnt|angegeben|genannt)\b)",
+    r"\s+" + _DE_DOCS + r"\s+(?:\w++\s+){0,3}?(?:nicht|keine?n?|nichts)\b",
+    r"^\W*(?:keine\s+(?:Informationen|Angaben?)"
+    + _DE_LOST
+    + r"|keine\s+Antwort|nicht\s+(?:erwähnt|"
+    r"angegeben|genannt)\b)",
     r"^\W*nicht\s+" + _DE_IN + r"\s+(?:erwähnt|angegeben|genannt|enthalten)",
     r"\b(?:nicht\s+(?:genügend|genug|ausreichend(?:e)?)|unzureichende|zu\s+wenige?)\s+"
     r"(?:Informationen|Angaben|Kontext|Daten)(?=\s*[.!]?\s*$|\s+(?:vor|vorhanden)\b|\s+"
     + _DE_IN
-    + r"|,?\s+um\s+(?:\w+\s+){0,4}?(?:zu\s+)?(?:beantworten|antworten|sagen|bestimmen|beurteilen))",
+    + r"|,?\s+um\s+(?:\w++\s+){0,4}?(?:zu\s+)?(?:beantworten|antworten|sagen|bestimmen|"
+    r"beurteilen))",
 )
 
 # ---- Italian -----------------------------------------------------------------------------
@@ -172,15 +191,16 @@ _IT = _alt(
     r"forniscono|fornisce|precisano|precisa|parlano|parla|citano|cita|includono|include|"
     r"fanno\s+menzione|fa\s+menzione|consentono|consente|permettono|permette)\b",
     r"\bnon\s+(?:è|e'|sono|viene|vengono)\s+(?:mai\s+)?(?:menzionat|specificat|precisat|"
-    r"riportat)[oaie](?=\s*[.!]?\s*$|[^.;!?]*\b" + _IT_IN + ")",
-    r"(?:contest[oi]|document[oi]|test[oi]|font[ie]|informazioni\s+fornite)\b[^.;!?]*\bnon\s+"
+    r"riportat)[oaie](?=\s*[.!]?\s*$|[^.;!?]{0,300}\b" + _IT_IN + ")",
+    r"(?:contest[oi]|document[oi]|test[oi]|font[ie]|informazioni\s+fornite)\b[^.;!?]{0,300}\bnon\s+"
     r"(?:è|e')\s+possibile\s+(?:determinar|stabilir|dir|rispondere|saper)",
     r"\bnon\s+(?:è|e'|sono|viene|vengono)\s+(?:indicat|fornit|dett|citat)[oaie](?=\s*[.!]?\s*$|"
-    r"[^.;!?]*\b" + _IT_IN + ")",
+    r"[^.;!?]{0,300}\b" + _IT_IN + ")",
     r"\bnon\s+(?:c'è|c'e|ci\s+sono)\s+(?:abbastanza\s+|sufficienti\s+|alcuna\s+|nessuna\s+)?"
     r"(?:informazion[ei]|dati|menzione|riferimenti)",
     r"(?:^\W*|" + _IT_DOCS + r"\s+non\s+(?:contiene|contengono|fornisce|forniscono)\s+)"
-    r"(?:nessuna|alcuna)\s+(?:informazione|menzione)",
+    r"(?:nessuna|alcuna)\s+(?:informazione|menzione)(?!\s+(?:(?:è|e'|fu|venne)\s+)?(?:stat[ao]\s+)?"
+    r"(?:divulgat|pers[ao]\b|rubat|trapelat|cancellat|pubblicat|condivis|vendut|espost|rivelat))",
     r"\binformazioni\s+insufficienti(?=\s*[.!]?\s*$|\s+(?:per\s+(?:rispondere|determinare|"
     r"stabilire)|" + _IT_IN + "))",
     r"^\W*(?:impossibile\s+(?:rispondere|determinarlo|stabilirlo|dirlo)|non\s+(?:menzionat|"
@@ -190,7 +210,7 @@ _IT = _alt(
 # ---- Portuguese --------------------------------------------------------------------------
 _PT_DOCS = (
     r"(?:o|os|a|as|este|estes|esta|estas|esse|esses|essa|essas)\s+(?:contexto|documentos?|textos?|"
-    r"fontes?|passagens?|trechos?|excertos?|artigos?|informa[çc][õo]es)(?:\s+(?:fornecid[oa]s?|dad[oa]s?|acima|"
+    r"fontes?|passagens?(?=\s+(?:fornecid|dad|acima|recuperad))|trechos?|excertos?|artigos?|informa[çc][õo]es)(?:\s+(?:fornecid[oa]s?|dad[oa]s?|acima|"
     r"dispon[ií]veis|recuperad[oa]s?))?"
 )
 _PT_IN = (
@@ -216,21 +236,22 @@ _PT = _alt(
     r"detalham|detalha|esclarecem|esclarece|fazem\s+men[çc][ãa]o|faz\s+men[çc][ãa]o|permitem|"
     r"permite)\b",
     r"\b" + _NAO + r"\s+(?:[ée]|est[áa]|s[ãa]o|est[ãa]o|foi|foram)\s+(?:mencionad|especificad|"
-    r"citad)[oa]s?(?=\s*[.!]?\s*$|[^.;!?]*\b" + _PT_IN + ")",
-    r"(?:contexto|documentos?|textos?|fontes?|informa[çc][õo]es\s+fornecidas)\b[^.;!?]*\b"
+    r"citad)[oa]s?(?=\s*[.!]?\s*$|[^.;!?]{0,300}\b" + _PT_IN + ")",
+    r"(?:contexto|documentos?|textos?|fontes?|informa[çc][õo]es\s+fornecidas)\b[^.;!?]{0,300}\b"
     + _NAO
     + r"\s+[ée]\s+poss[ií]vel\s+(?:responder|determinar|saber|dizer|afirmar)|\b"
     + _NAO
-    + r"\s+[ée]\s+poss[ií]vel\s+(?:responder|determinar|saber|dizer)(?=\s*[.!]?\s*$|[^.;!?]*\b"
+    + r"\s+[ée]\s+poss[ií]vel\s+(?:responder|determinar|saber|dizer)(?=\s*[.!]?\s*$|[^.;!?]{,300}\b"
     + _PT_IN
     + ")",
     r"\b" + _NAO + r"\s+(?:[ée]|est[áa]|s[ãa]o|est[ãa]o)\s+(?:informad|indicad|dispon[ií]ve)"
-    r"(?:[oa]s?|l|is)(?=\s*[.!]?\s*$|[^.;!?]*\b" + _PT_IN + ")",
+    r"(?:[oa]s?|l|is)(?=\s*[.!]?\s*$|[^.;!?]{0,300}\b" + _PT_IN + ")",
     r"\b" + _NAO + r"\s+(?:h[áa]|existe[m]?|constam?)\s+(?:informa[çc](?:[õo]es|[ãa]o)|dados|"
     r"men[çc][ãa]o|detalhes|nenhuma\s+informa[çc][ãa]o)(?:\s+suficientes?)?",
     r"\b" + _NAO + r"\s+(?:consta|constam|aparece|aparecem)\s+" + _PT_IN,
     r"(?:^\W*|" + _PT_DOCS + r"\s+" + _NAO + r"\s+(?:cont[ée]m|cont[eê]m|fornece|fornecem|"
-    r"traz|trazem)\s+)(?:nenhuma\s+)?(?:informa[çc](?:[õo]es|[ãa]o)|men[çc][ãa]o)\b",
+    r"traz|trazem)\s+)(?:nenhuma\s+)?(?:informa[çc](?:[õo]es|[ãa]o)|men[çc][ãa]o)\b(?!\s+(?:(?:foi|"
+    r"foram)\s+)?(?:perdid|vazad|divulgad|roubad|apagad|compartilhad|publicad|vendid|expost|revelad))",
     r"\b(?:informa[çc](?:[õo]es|[ãa]o)\s+insuficientes?|sem\s+informa[çc](?:[õo]es|[ãa]o)\s+"
     r"suficientes?)(?=\s*[.!]?\s*$|\s+(?:para\s+(?:responder|determinar|saber|afirmar)|"
     + _PT_IN
@@ -250,7 +271,7 @@ _NL_DOCS = (
 _NL_IN = r"(?:in|uit|volgens)\s+" + _NL_DOCS
 _NL = _alt(
     r"\b(?:ik\s+weet\s+(?:het|dat)\s+(?:helaas\s+)?niet|(?:dat\s+)?weet\s+ik\s+(?:helaas\s+)?niet|"
-    r"geen\s+idee|kan\s+ik\s+(?:\w+\s+){0,4}?niet\s+(?:zeggen|beantwoorden|"
+    r"geen\s+idee|kan\s+ik\s+(?:\w++\s+){0,4}?niet\s+(?:zeggen|beantwoorden|"
     r"bepalen)|ik\s+ben\s+(?:er\s+)?(?:helaas\s+)?niet\s+zeker|"
     r"ik\s+kan\b[^.;!?]{0,50}?\bniet\s+(?:beantwoorden|zeggen|bepalen|vinden|vaststellen|"
     r"bevestigen)|ik\s+kan\s+(?:hier\s+|daar\s+|helaas\s+)*geen\s+antwoord|"
@@ -258,22 +279,24 @@ _NL = _alt(
     r"(?:informatie|gegevens)|ik\s+kon\s+(?:hier\s+|daar\s+|helaas\s+|er\s+)*geen\s+"
     r"(?:informatie|antwoord|gegevens))",
     _NL_DOCS + r"\s+(?:zegt|zeggen|vermeldt|vermelden|noemt|noemen|bevat|bevatten|geeft|geven|"
-    r"specificeert|specificeren|beschrijft|beschrijven|biedt|bieden|gaat|gaan)\s+(?:\w+\s+){0,4}?"
+    r"specificeert|specificeren|beschrijft|beschrijven|biedt|bieden|gaat|gaan)\s+(?:\w++\s+){0,4}?"
     r"(?:niet|geen|niets)\b",
     r"\b(?:zegt|zeggen|vermeldt|vermelden|noemt|noemen|bevat|bevatten|geeft|geven)\s+"
     + _NL_DOCS
-    + r"\s+(?:\w+\s+){0,3}?(?:niet|geen|niets)\b",
-    r"\b(?:wordt|worden|is|zijn)\s+(?:\w+\s+){0,5}?niet\s+(?:vermeld|genoemd|gespecificeerd)\b"
-    r"(?=\s*[.!]?\s*$|[^.;!?]*\b" + _NL_IN + ")",
-    r"\b(?:staat|staan|wordt|worden)\s+(?:\w+\s+){0,3}?niet\s+(?:aangegeven\s+)?(?:in|uit)\s+"
+    + r"\s+(?:\w++\s+){0,3}?(?:niet|geen|niets)\b",
+    r"\b(?:wordt|worden|is|zijn)\s+(?:\w++\s+){0,5}?niet\s+(?:vermeld|genoemd|gespecificeerd)\b"
+    r"(?=\s*[.!]?\s*$|[^.;!?]{0,300}\b" + _NL_IN + ")",
+    r"\b(?:staat|staan|wordt|worden)\s+(?:\w++\s+){0,3}?niet\s+(?:aangegeven\s+)?(?:in|uit)\s+"
     + _NL_DOCS,
-    r"\b(?:er\s+(?:is|zijn)|" + _NL_DOCS + r"\s+(?:bevat|bevatten))\s+(?:\w+\s+){0,2}?"
-    r"(?:geen|onvoldoende|niet\s+genoeg)\s+(?:informatie|gegevens|vermelding)",
-    r"^\W*(?:geen\s+(?:informatie|antwoord|gegevens)|niet\s+(?:vermeld|gespecificeerd|"
+    r"\b(?:er\s+(?:is|zijn)|" + _NL_DOCS + r"\s+(?:bevat|bevatten))\s+(?:\w++\s+){0,2}?"
+    r"(?:geen|onvoldoende|niet\s+genoeg)\s+(?:informatie|gegevens|vermelding)" + _NL_LOST,
+    r"^\W*(?:geen\s+(?:informatie|gegevens)"
+    + _NL_LOST
+    + r"|geen\s+antwoord|niet\s+(?:vermeld|gespecificeerd|"
     r"genoemd)\b)",
     r"\b(?:onvoldoende|niet\s+genoeg)\s+(?:informatie|gegevens|context)(?=\s*[.!]?\s*$|\s+"
     + _NL_IN
-    + r"|\s+om\s+(?:\w+\s+){0,4}?te\s+(?:beantwoorden|bepalen|zeggen|antwoorden))",
+    + r"|\s+om\s+(?:\w++\s+){0,4}?te\s+(?:beantwoorden|bepalen|zeggen|antwoorden))",
 )
 
 # ---- Russian -----------------------------------------------------------------------------
@@ -289,20 +312,20 @@ _RU = _alt(
     r"данных))",
     r"^\W*(?:не\s+(?:знаю|уверен(?:а)?|могу\s+(?:ответить|сказать|определить))|нет\s+"
     r"(?:информации|данных|сведений)|не\s+указано)",
-    r"(?:^|(?<=\W))(?:в\s+)?(?:предоставленн\w+\s+|данн\w+\s+|приведённ\w+\s+|приведенн\w+\s+)?"
+    r"(?:^|(?<=\W))(?:в\s+)?(?:предоставленн\w++\s+|данн\w++\s+|приведённ\w++\s+|приведенн\w++\s+)?"
     + _RU_DOCS
-    + r"\s+(?:\w+\s+){0,3}?(?:не\s+(?:говорится|сказано|упоминается|упоминаются|указано|"
+    + r"\s+(?:\w++\s+){0,3}?(?:не\s+(?:говорится|сказано|упоминается|упоминаются|указано|"
     r"указывается|содержится|содержатся|приводится|приводятся|уточняется|сообщается|"
-    r"упоминает|упоминают|указывает|содержит|содержат|говорит)|нет\s+(?:\w+\s+)?(?:информации|"
+    r"упоминает|упоминают|указывает|содержит|содержат|говорит)|нет\s+(?:\w++\s+)?(?:информации|"
     r"данных|сведений|упоминани[яй]|ответа))",
     r"(?:^|(?<=\W))не\s+(?:указан[оаы]?|упоминается|упоминаются|упомянут[оаы]?|уточняется)"
-    r"(?=\s*[.!]?\s*$|[^.;!?]*\bв\s+" + _RU_DOCS + ")",
-    r"(?:контекст|документ|текст|источник|информаци)\w*[^.;!?]*(?:невозможно|нельзя)\s+"
+    r"(?=\s*[.!]?\s*$|[^.;!?]{0,300}\bв\s+" + _RU_DOCS + ")",
+    r"(?:контекст|документ|текст|источник|информаци)\w*[^.;!?]{0,300}(?:невозможно|нельзя)\s+"
     r"(?:определить|ответить|сказать|установить)",
     r"(?:^|(?<=\W))(?:недостаточно|не\s+хватает)\s+(?:информации|данных|сведений)"
     r"(?=\s*[.!]?\s*$|,?\s+(?:чтобы\s+(?:ответить|определить|сказать)|для\s+(?:ответа|"
     r"определения|того)|в\s+" + _RU_DOCS + r"))",
-    r"(?:^|(?<=\W))(?:об\s+этом|на\s+этот\s+счёт|на\s+этот\s+счет)\s+(?:\w+\s+){0,2}?ничего\s+не\s+"
+    r"(?:^|(?<=\W))(?:об\s+этом|на\s+этот\s+счёт|на\s+этот\s+счет)\s+(?:\w++\s+){0,2}?ничего\s+не\s+"
     r"(?:сказано|говорится|известно)",
 )
 
@@ -337,7 +360,7 @@ _JA_DOCS = (
 )
 _JA = _alt(
     r"(?:わかりません|分かりません|分りません|わからない|分からない|知りません|存じません)"
-    r"(?!でした)",  # "彼は答えを知りませんでした。": he did not know
+    r"(?!でした|と|って)",  # "彼は答えを知りませんでした。", "わからないと答えた": he did not know
     r"(?:確か|定か)ではありません|確信が(?:持てません|ありません)",
     r"(?:お答え|回答|判断|特定|断定)(?:することが|は|が)?(?:できません|できかねます|"
     r"いたしかねます)(?!でした)|(?:答える|回答する|お答えする|判断する|特定する)ことは(?:でき|出来)"

@@ -32,7 +32,7 @@ _KO_DOCS = (
 )
 _KO_NOW = r"(?:습니다|어요|네요|음|다)"  # present, never the past "없었습니다"
 _KO = _alt(
-    r"모르겠|(?:저는|저도|제가)\s*(?:\S+\s+){0,3}?(?:모릅니다|몰라요|알지\s*못합니다)|"
+    r"모르겠(?!다고|다는|다며)|(?:저는|저도|제가)\s*(?:\S{1,40}+\s+){0,3}?(?:모릅니다|몰라요|알지\s*못합니다)|"
     r"^\W*(?:잘\s*)?(?:모릅니다|몰라요)|확실하지\s*않" + _KO_NOW + r"|확신할\s*수\s*없",
     r"(?:답변|대답|답|판단|확인|단정|파악|말씀)(?:을|를)?\s*(?:해\s*)?(?:드릴|할|하실)\s*수\s*"
     r"(?:가\s*)?없" + _KO_NOW,
@@ -43,7 +43,7 @@ _KO = _alt(
     + r"[^.?!。]{0,40}?(?:나와|적혀|언급되어|명시되어|포함되어|기재되어)\s*있지\s*않"
     + _KO_NOW,
     _KO_DOCS + r"[^.?!。]{0,40}?(?:알\s*수|찾을\s*수|확인할\s*수)\s*(?:가\s*)?없" + _KO_NOW,
-    r"(?:정보|답|답변|내용|언급)(?:을|를|은|는)?\s*(?:\S+\s+){0,2}?찾을\s*수\s*(?:가\s*)?없"
+    r"(?:정보|답|답변|내용|언급)(?:을|를|은|는)?\s*(?:\S{1,40}+\s+){0,2}?찾을\s*수\s*(?:가\s*)?없"
     + _KO_NOW,
     r"(?:답변|대답|답|판단)하기에\s*(?:는\s*)?(?:충분한\s*)?(?:정보|근거|자료)(?:가|이)?\s*(?:부족|"
     r"충분하지\s*않|없)",
@@ -69,26 +69,28 @@ _AR = _alt(
     r"(?:^|(?<=\W))" + _AR_NOUN + r"\s+(?:لا|لم)\s+" + _AR_VERB[:-1] + r"|تذكره|يذكره)",
     r"(?:^|(?<=\W))(?:لا|لم)\s+" + _AR_VERB + r"\s+" + _AR_NOUN,
     r"(?:^|(?<=\W))(?:لا\s+(?:توجد|يوجد|تتوفر|يتوفر)|ليس\s+هناك|ليست\s+هناك|لا\s+تتضمن)\s+"
-    r"(?:أي\s+)?(?:معلومات|معلومة|بيانات|إشارة|ذكر)(?:\s+كافية)?(?=\W*$|[^.؟!]*" + _AR_IN + r"|\s+"
+    r"(?:أي\s+)?(?:معلومات|معلومة|بيانات|إشارة|ذكر)(?:\s+كافية)?(?=\W*$|[^.؟!]{0,300}"
+    + _AR_IN
+    + r"|\s+"
     r"(?:للإجابة|للرد|لتحديد))",
     r"(?:^|(?<=\W))(?:غير\s+مذكور|غير\s+مذكورة|لم\s+يرد\s+ذكر|لم\s+يُذكر|لم\s+يذكر|لم\s+تُذكر)"
-    r"(?=[^.؟!]*" + _AR_IN + r"|\W*$)",
+    r"(?=[^.؟!]{0,300}" + _AR_IN + r"|\W*$)",
     r"(?:^|(?<=\W))(?:المعلومات|البيانات)\s+(?:المقدمة\s+|المتاحة\s+|المتوفرة\s+)?غير\s+كافية",
 )
 
 # ---- Hindi (no \b: vowel signs are not word characters) -----------------------------------
 _HI_DOCS = (  # not inside a word: "लेख" (article) ends "उल्लेख" (mention)
-    r"(?<![\u0900-\u097f])(?:संदर्भ|सन्दर्भ|दस्तावेज़|दस्तावेज|दस्तावेज़ों|दस्तावेजों|पाठ|स्रोत|स्रोतों|अनुच्छेद|अंश|"
-    r"लेख|(?:दी|प्रदान\s+की)\s+गई\s+जानकारी)"
+    r"(?<![\u0900-\u097f])(?:संदर्भ|(?<!के\s)(?<!की\s)(?<!का\s)(?:सन्दर्भ|दस्तावेज़|दस्तावेज|दस्तावेज़ों|दस्तावेजों|पाठ|स्रोत|स्रोतों|अनुच्छेद|अंश|"
+    r"लेख)|(?:दी|प्रदान\s+की)\s+गई\s+जानकारी)"
 )
 _HI = _alt(
-    r"मुझे\s+(?:\S+\s+){0,3}?(?:नहीं\s+पता|पता\s+नहीं|यकीन\s+नहीं|ज्ञात\s+नहीं|जानकारी\s+नहीं)|"
+    r"मुझे\s+(?:\S{1,40}+\s+){0,3}?(?:नहीं\s+पता|पता\s+नहीं|यकीन\s+नहीं|ज्ञात\s+नहीं|जानकारी\s+नहीं)|"
     r"मैं\s+(?:नहीं\s+जानता|नहीं\s+जानती|निश्चित\s+नहीं|पक्का\s+नहीं|आश्वस्त\s+नहीं)|"
-    r"मैं\s+(?:\S+\s+){0,4}?(?:उत्तर|जवाब)\s+नहीं\s+दे\s+(?:सकता|सकती|पाऊँगा|पाऊंगा)|"
-    r"मेरे\s+पास\s+(?:\S+\s+){0,3}?(?:कोई\s+|पर्याप्त\s+)?जानकारी\s+नहीं",
-    _HI_DOCS + r"\s*(?:में|मे|के\s+अनुसार)\s+(?:\S+\s+){0,5}?(?:उल्लेख|जानकारी|ज़िक्र|जिक्र|"
-    r"विवरण|उत्तर)\s+(?:\S+\s+){0,2}?नहीं\s+(?:है|हैं|दी|किया|मिल)",
-    _HI_DOCS + r"\s+(?:\S+\s+){0,4}?नहीं\s+(?:बताता|बताते|बताती|देता|देते|देती|करता|करते|करती)",
+    r"मैं\s+(?:\S{1,40}+\s+){0,4}?(?:उत्तर|जवाब)\s+नहीं\s+दे\s+(?:सकता|सकती|पाऊँगा|पाऊंगा)|"
+    r"मेरे\s+पास\s+(?:\S{1,40}+\s+){0,3}?(?:कोई\s+|पर्याप्त\s+)?जानकारी\s+नहीं",
+    _HI_DOCS + r"\s*(?:में|मे|के\s+अनुसार)\s+(?:(?!ने\s)\S++\s+){0,5}?(?:उल्लेख|जानकारी|ज़िक्र|जिक्र|"
+    r"विवरण|उत्तर)\s+(?:\S{1,40}+\s+){0,2}?नहीं\s+(?:है|हैं|दी|किया|मिल)",
+    _HI_DOCS + r"\s+(?:\S{1,40}+\s+){0,4}?नहीं\s+(?:बताता|बताते|बताती|देता|देते|देती|करता|करते|करती)",
     r"(?:उत्तर|जवाब)\s+देने\s+के\s+लिए\s+(?:पर्याप्त|काफ़ी|काफी)\s+जानकारी\s+(?:उपलब्ध\s+)?नहीं\s+"
     r"(?:है|हैं)",
     r"^\W*(?:पर्याप्त\s+जानकारी\s+नहीं|कोई\s+जानकारी\s+नहीं|जानकारी\s+उपलब्ध\s+नहीं)",
@@ -103,10 +105,10 @@ _TR = _alt(
     r"\b(?:bilmiyorum|bilemiyorum|emin\s+değilim|(?:hiçbir\s+)?fikrim\s+yok|bilgim\s+yok|"
     r"(?:yanıtlayam|cevaplayam|söyleyem|belirleyem)(?:am|em|ıyorum|iyorum)|(?:cevap|yanıt)\s+"
     r"veremem|(?:bilgi|cevap|yanıt)\s+bulamadım)\b",
-    _TR_DOCS + r"\s+(?:\w+\s+){0,4}?(?:belirtilm(?:emiş|iyor|emekte)|bahsedilm(?:emiş|iyor|"
+    _TR_DOCS + r"\s+(?:\w++\s+){0,4}?(?:belirtilm(?:emiş|iyor|emekte)|bahsedilm(?:emiş|iyor|"
     r"emekte)|bahsetm(?:iyor|emekte)|söz\s+edilm(?:emiş|iyor)|içerm(?:iyor|ez|emekte)|"
     r"geçm(?:iyor|emekte))\w*",
-    _TR_DOCS + r"\s+(?:\w+\s+){0,4}?(?:bilgi|veri|açıklama|ayrıntı|detay)\w*\s+(?:\w+\s+)?"
+    _TR_DOCS + r"\s+(?:\w++\s+){0,4}?(?:bilgi|veri|açıklama|ayrıntı|detay)\w*\s+(?:\w++\s+)?"
     r"(?:yok|bulunm(?:uyor|amakta)|yer\s+alm(?:ıyor|amakta)|verm(?:iyor|emekte))\w*",
     r"\b(?:yanıtla|cevapla|belirle|söyle)m[ae]k\s+için\s+(?:yeterli|yeteri\s+kadar)\s+bilgi\s+"
     r"(?:yok|bulunm(?:uyor|amakta))",
@@ -121,44 +123,44 @@ _PL_DOCS = (  # no other adjective: "Kontekst historyczny nie pozwala na reform�
 )
 _PL = _alt(
     r"\b(?:nie\s+wiem|nie\s+jestem\s+(?:pew(?:ien|na|ny)|przekonan[ya])|nie\s+(?:mogę|potrafię|"
-    r"jestem\s+w\s+stanie)\s+(?:\w+\s+){0,2}?(?:odpowiedzieć|powiedzieć|ustalić|określić|"
-    r"znaleźć|potwierdzić)|nie\s+mam\s+(?:\w+\s+){0,2}?(?:informacji|danych)|"
-    r"nie\s+znalazł(?:em|am)\s+(?:\w+\s+)?(?:informacji|odpowiedzi|danych)|nie\s+mam\s+pojęcia)\b",
+    r"jestem\s+w\s+stanie)\s+(?:\w++\s+){0,2}?(?:odpowiedzieć|powiedzieć|ustalić|określić|"
+    r"znaleźć|potwierdzić)|nie\s+mam\s+(?:\w++\s+){0,2}?(?:informacji|danych)|"
+    r"nie\s+znalazł(?:em|am)\s+(?:\w++\s+)?(?:informacji|odpowiedzi|danych)|nie\s+mam\s+pojęcia)\b",
     # the present only: "Dokumenty nie podawały ..." reports the past
     _PL_DOCS + r"\s+nie\s+(?:podaj[eą]|wspomina(?:ją)?|zawiera(?:ją)?|określa(?:ją)?|mówi[ąa]?|"
     r"wymienia(?:ją)?|precyzuj[eą]|informuj[eą]|opisuj[eą]|pozwala(?:ją)?)\b",
-    r"\b(?:w|we)\s+" + _PL_DOCS + r"\s+(?:\w+\s+){0,2}?(?:nie\s+ma|brak)\s+(?:\w+\s+)?"
+    r"\b(?:w|we)\s+" + _PL_DOCS + r"\s+(?:\w++\s+){0,2}?(?:nie\s+ma|brak)\s+(?:\w++\s+)?"
     r"(?:informacji|wzmianki|danych|odpowiedzi)",
     r"\bnie\s+(?:jest|zostało|zostały|został|są)\s+(?:wspomnian|podan|określon|wymienion)\w*"
-    r"(?=\W*$|[^.;!?]*\b(?:w|we)\s+" + _PL_DOCS + ")",
-    r"(?:^\W*|\b(?:w|we)\s+" + _PL_DOCS + r"\s+)brak\s+(?:\w+\s+)?(?:informacji|danych|wzmianki)",
+    r"(?=\W*$|[^.;!?]{0,300}\b(?:w|we)\s+" + _PL_DOCS + ")",
+    r"(?:^\W*|\b(?:w|we)\s+" + _PL_DOCS + r"\s+)brak\s+(?:\w++\s+)?(?:informacji|danych|wzmianki)",
     r"\b(?:za\s+mało|niewystarczając\w+|zbyt\s+mało)\s+(?:informacji|danych)(?=\W*$|,?\s+"
-    r"(?:aby|by|żeby)\s+(?:\w+\s+)?(?:odpowiedzieć|ustalić|określić)|\s+(?:w|we)\s+"
+    r"(?:aby|by|żeby)\s+(?:\w++\s+)?(?:odpowiedzieć|ustalić|określić)|\s+(?:w|we)\s+"
     + _PL_DOCS
     + ")",
 )
 
 # ---- Indonesian --------------------------------------------------------------------------
 _ID_DOCS = (
-    r"\b(?:konteks|dokumen|teks|sumber|bagian|kutipan|artikel|informasi)(?:\s+yang\s+"
+    r"\b(?:konteks|dokumen|teks|sumber|bagian(?=\s+(?:teks|dokumen|yang))|kutipan|artikel|informasi)(?:\s+yang\s+"
     r"(?:diberikan|disediakan|tersedia|ada))?(?:\s+(?:ini|tersebut))?"
 )
 _ID_TIDAK = r"(?:tidak|tak)"
 _ID = _alt(
     r"\b(?:(?:saya|aku)\s+(?:benar-benar\s+)?" + _ID_TIDAK + r"\s+(?:tahu|yakin|pasti)|"
-    r"(?:saya|aku)\s+" + _ID_TIDAK + r"\s+(?:dapat|bisa|mampu)\s+(?:\w+\s+)?(?:menjawab|"
+    r"(?:saya|aku)\s+" + _ID_TIDAK + r"\s+(?:dapat|bisa|mampu)\s+(?:\w++\s+)?(?:menjawab|"
     r"memastikan|menentukan|menemukan)|(?:saya|aku)\s+" + _ID_TIDAK + r"\s+(?:memiliki|punya|"
-    r"mempunyai|menemukan)\s+(?:\w+\s+){0,2}?(?:informasi|data|jawaban|keterangan))\b",
-    r"^\W*(?:" + _ID_TIDAK + r"\s+tahu|tidak\s+diketahui)\b",
+    r"mempunyai|menemukan)\s+(?:\w++\s+){0,2}?(?:informasi|data|jawaban|keterangan))\b",
+    r"^\W*(?:" + _ID_TIDAK + r"\s+tahu\b|tidak\s+diketahui(?=\W*$))",
     _ID_DOCS + r"\s+" + _ID_TIDAK + r"\s+(?:menyebutkan|menjelaskan|memuat|berisi|mengandung|"
     r"memberikan|mencantumkan|membahas|menyatakan|menyinggung)\b",
     r"\b" + _ID_TIDAK + r"\s+(?:disebutkan|dijelaskan|dicantumkan|tercantum|dibahas|tersedia)\b"
-    r"(?=\W*$|[^.;!?]*\b(?:dalam|di|pada)\s+" + _ID_DOCS + ")",
+    r"(?=\W*$|[^.;!?]{0,300}\b(?:dalam|di|pada)\s+" + _ID_DOCS + ")",
     r"\b(?:berdasarkan|menurut|dalam|di)\s+" + _ID_DOCS + r"\W+" + _ID_TIDAK + r"\s+(?:ada|"
     r"terdapat)\s+(?:informasi|keterangan|data|penjelasan)\b",
     r"\b" + _ID_TIDAK + r"\s+(?:ada|terdapat)\s+(?:informasi|keterangan|data|penjelasan)\b"
-    r"(?=\W*$|[^.;!?]*\b(?:dalam|di|pada|dari|berdasarkan)\s+" + _ID_DOCS + ")",
-    r"\b(?:(?:informasi|data)\s+(?:\w+\s+){0,2}?"
+    r"(?=\W*$|[^.;!?]{0,300}\b(?:dalam|di|pada|dari|berdasarkan)\s+" + _ID_DOCS + ")",
+    r"\b(?:(?:informasi|data)\s+(?:\w++\s+){0,2}?"
     + _ID_TIDAK
     + r"\s+(?:cukup|memadai)|"
     + _ID_TIDAK
@@ -172,16 +174,17 @@ _VI_DOCS = (
 )
 _VI = _alt(
     r"\b(?:(?:tôi|mình|em)\s+(?:thực\s+sự\s+)?(?:không|chẳng)\s+(?:biết|chắc|rõ)|"
-    r"(?:tôi|mình|em)\s+(?:không\s+thể|chưa\s+thể)\s+(?:\w+\s+)?(?:trả\s+lời|xác\s+định|"
-    r"tìm\s+thấy|khẳng\s+định)|(?:tôi|mình|em)\s+không\s+(?:có|tìm\s+thấy)\s+(?:\w+\s+){0,2}?"
+    r"(?:tôi|mình|em)\s+(?:không\s+thể|chưa\s+thể)\s+(?:\w++\s+)?(?:trả\s+lời|xác\s+định|"
+    r"tìm\s+thấy|khẳng\s+định)|(?:tôi|mình|em)\s+không\s+(?:có|tìm\s+thấy)\s+(?:\w++\s+){0,2}?"
     r"thông\s+tin)\b",
     r"^\W*(?:không\s+(?:biết|rõ)|không\s+có\s+thông\s+tin)\W*$",
-    r"\b" + _VI_DOCS + r"\s+(?:\w+\s+)?không\s+(?:đề\s+cập|nêu|nói|cung\s+cấp|chứa|ghi|"
+    r"\b" + _VI_DOCS + r"\s+(?:\w++\s+)?không\s+(?:đề\s+cập|nêu|nói|cung\s+cấp|chứa|ghi|"
     r"cho\s+biết|nhắc)",
-    r"\bkhông\s+(?:được\s+)?(?:đề\s+cập|nêu|nhắc\s+đến|ghi)\b(?=\W*$|[^.;!?]*\btrong\s+"
+    r"\bkhông\s+(?:được\s+)?(?:đề\s+cập|nêu|nhắc\s+đến|ghi)\b(?=\W*$|[^.;!?]{0,300}\btrong\s+"
     + _VI_DOCS
     + ")",
-    r"\bkhông\s+có\s+(?:\w+\s+)?thông\s+tin\b(?=\W*$|[^.;!?]*\b(?:trong|từ|theo)\s+"
+    r"(?:^|(?<=[,:])|(?<=[,:]\s))không\s+có\s+(?:\w++\s+)?thông\s+tin\b(?=\W*$)",
+    r"\bkhông\s+có\s+(?:\w++\s+)?thông\s+tin\b(?=[^.;!?]{0,300}\b(?:trong|từ|theo)\s+"
     + _VI_DOCS
     + ")",
     r"\bkhông\s+đủ\s+thông\s+tin(?=\W*$|\s+(?:để|nhằm)\s+(?:trả\s+lời|xác\s+định|kết\s+luận))",
@@ -262,9 +265,10 @@ SERVICE2 = (
     r"đừng\s+ngần\s+ngại.{0,50}|chúc\s+bạn.{0,30}(?:tốt\s+lành|vui\s+vẻ|may\s+mắn)"
 )
 IGNORANCE2 = (
-    r"모르|몰라|알지|확실|확신|답변|대답|답|판단|أعرف|أعلم|أدري|متأكد|الإجابة|الرد|لدي|أملك|पता|"
+    r"모르|모릅|몰라|알지|확실|확신|답변|대답|답|판단|أعرف|أعلم|أدري|متأكد|الإجابة|الرد|لدي|أملك|पता|"
     r"जानत|यकीन|निश्चित|उत्तर|जवाब|मेरे\s+पास|bilmiyorum|bilemiyorum|emin|fikrim|bilgim|yanıtla|"
-    r"cevapla|söyleye|belirleye|wiem|pewn|mogę|potrafię|nie\s+mam|saya|aku|tôi|mình"
+    r"cevapla|söyleye|belirleye|veremem|wiem|pewn|pewien|przekonan|mogę|potrafię|nie\s+mam|saya|"
+    r"aku|tôi|mình|\bem\b"  # "Nie jestem pewien.", "저는 모릅니다.": the speaker's (2026-11-28)
 )
 FINDS2 = r"찾|أجد|bulamad|znalazł|menemukan|tìm\s+thấy"
 
