@@ -109,3 +109,25 @@ def test_one_class_per_count_and_the_schema_is_otherwise_unchanged() -> None:
         )
         == 2
     )
+
+
+@pytest.mark.parametrize("n", [1, 3, 4])
+def test_answer_relevance_asks_for_its_n_questions(n: int) -> None:
+    """RAGAS generates n questions (``answer_relevance_n``, default 3); the schema said only "a
+    list", so the judge wrote as many as the worked example has."""
+    from judged_fakes import HashEmbedder
+    from ragmeter.metrics.relevance import answer_relevance
+
+    def reply(text: str, schema: type) -> Any:
+        return {"questions": ["Where is the Eiffel Tower?"] * n, "noncommittal": False}
+
+    judge = _Schemas(script=reply)
+    res = Resources(
+        judge=judge,
+        embedder=HashEmbedder(),
+        options={"mode": "generate", "answer_relevance_n": n},
+    )
+    score = asyncio.run(answer_relevance(_sample(), res))
+    assert score.status == "ok", score
+    items = judge.schemas["GeneratedQuestions"]["properties"]["questions"]
+    assert (items.get("minItems"), items.get("maxItems")) == (n, n), items

@@ -42,6 +42,7 @@ from ragmeter.metrics.judging import (
     chat,
     context_first,
     each,
+    exactly,
     guarded,
     judge_of,
     mode_of,
@@ -128,7 +129,7 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     g = prompts["answer_generate"]
     got = await calls.structured(
         chat(g["system"].format(n=n), g["user"].format(answer=neutralise(answer)), g["examples"]),
-        GeneratedQuestions,
+        exactly(GeneratedQuestions, "questions", n),  # RAGAS's n questions, not the example's
         version=g["version"],  # the generate prompts' own: the fast ones keep their cache keys
         max_tokens=60 + 50 * n,
     )
@@ -332,6 +333,7 @@ AR_METRIC = Metric(
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
+    # 32 also: generate mode's schema asks for the n questions (answer_relevance_n)
     # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
     # 31: generate-mode prompts mark untrusted text as data; 30: "Bonne journée !"
     version="32",  # 32: refusals in 7 more languages (refusal.py v11, false refusals reviewed)
