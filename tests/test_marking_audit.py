@@ -301,6 +301,9 @@ BEFORE = {
 # answer_correctness in both modes) for the same rows, pinned after they were marked as data
 # (branch h-mark, 2026-11-27: each untrusted field between <data> and </data>, a sentence in
 # each system message, the few-shot examples marked alike). Re-pin only on purpose.
+# injection re-pinned 2026-11-28: generate-mode statements and questions are written from the
+# answer less the text fast mode drops as addressed to the evaluator (judging.answer_as_read);
+# no other dataset's prompts changed.
 MARKED = {
     "examples/rag_turns.jsonl": (
         "aa4d2a628ffadc6c67ff2da771a1a7bd687dbef5767006b9581d609e3f567a0d"
@@ -315,7 +318,7 @@ MARKED = {
         "4ad29d160f33d131f5c00e6b97a519c05d58f9407ada6e440a41c92f54f1187c"
     ),
     "benchmarks/data/injection.jsonl": (
-        "c7e4cd36a561c7dab408b21e2e064b36f51bbbc9a6f4d554307d7c015b2a11e0"
+        "beb9264703110b057e99b3950469b45ef6f1a9b15794965f2041bc03619a0cc9"
     ),
     "benchmarks/data/qa_perturbed.jsonl": (
         "7fe1acbbb259f3134eec07b8cead3cd71fea0d389f01adc415004910cdf5f5ef"

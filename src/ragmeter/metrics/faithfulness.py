@@ -35,6 +35,7 @@ from ragmeter.metrics.judging import (  # Statements, Verdicts: re-exported
     Calls,
     Statements,
     Verdicts,
+    answer_as_read,
     chat,
     context_first,
     each,
@@ -46,7 +47,7 @@ from ragmeter.metrics.judging import (  # Statements, Verdicts: re-exported
     options_of,
     version,
 )
-from ragmeter.metrics.reasoning import final_answer, no_final_answer
+from ragmeter.metrics.reasoning import no_final_answer
 from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.support import lexical_support, load_calibration, missing_specific
 from ragmeter.prompts import load_prompts
@@ -245,7 +246,7 @@ async def _generate(
     sample: Sample, calls: Calls, ctx: ContextSentences, chunks: list[list[int]], prompts: dict
 ) -> Score:
     g = prompts["generate"]  # its own version: the fast prompts keep their cache keys
-    ver, answer = g["version"], neutralise(final_answer(sample.answer or "").text)
+    ver, answer = g["version"], neutralise(answer_as_read(sample.question, sample.answer or ""))
     made = await calls.structured(
         chat(
             g["statements_system"],
@@ -334,6 +335,7 @@ METRIC = Metric(
     # 29: a number rounded from the context's ('76%' over '76.3%') or glued to its unit
     # ('40mg') is not missing; lower-case pieces of a name ('RecQ-class') are no names
     # 30: answers that only say "does not cover", "not available", "unknown" are no refusals
+    # 38 also: generate mode writes statements from the answer less evaluator-directed text
     # 37: generate-mode prompts mark untrusted text as data; 36: 9-language talk, remarks
     version="38",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end; review
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
@@ -373,6 +375,7 @@ JUDGE_METRIC = Metric(
     # to a wh-question a yes or no is no claim; 'Rome, of course.' loses its courtesy
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
+    # 33 also: generate mode writes statements from the answer less evaluator-directed text
     # 32: generate-mode prompts mark untrusted text as data; 31: 9-language talk, remarks
     version="33",  # 33: 7 more languages (refusal.py v11, with its review of false refusals)
     prompts=("common", "faithfulness"),

@@ -39,6 +39,7 @@ from ragmeter.metrics.claims import claims_of, neutralise
 from ragmeter.metrics.context import ContextSentences, context_chunks, overlap_scores, top_k
 from ragmeter.metrics.judging import (
     Calls,
+    answer_as_read,
     chat,
     context_first,
     each,
@@ -128,7 +129,11 @@ async def answer_relevance(sample: Sample, resources: Resources) -> Score:
     n = int(options_of(resources).get("answer_relevance_n", 3))
     g = prompts["answer_generate"]
     got = await calls.structured(
-        chat(g["system"].format(n=n), g["user"].format(answer=neutralise(answer)), g["examples"]),
+        chat(
+            g["system"].format(n=n),
+            g["user"].format(answer=neutralise(answer_as_read(sample.question, answer))),
+            g["examples"],
+        ),
         exactly(GeneratedQuestions, "questions", n),  # RAGAS's n questions, not the example's
         version=g["version"],  # the generate prompts' own: the fast ones keep their cache keys
         max_tokens=60 + 50 * n,
@@ -333,7 +338,8 @@ AR_METRIC = Metric(
     # 23: 'It's Rome.' to a wh-question is the short answer 'Rome'
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 25: answers that only say "does not cover", "not available", "unknown" are no refusals
-    # 32 also: generate mode's schema asks for the n questions (answer_relevance_n)
+    # 32 also: generate mode's schema asks for the n questions (answer_relevance_n), written
+    # from the answer less evaluator-directed text
     # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
     # 31: generate-mode prompts mark untrusted text as data; 30: "Bonne journée !"
     version="32",  # 32: refusals in 7 more languages (refusal.py v11, false refusals reviewed)
