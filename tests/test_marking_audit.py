@@ -318,7 +318,7 @@ MARKED = {
         "4ad29d160f33d131f5c00e6b97a519c05d58f9407ada6e440a41c92f54f1187c"
     ),
     "benchmarks/data/injection.jsonl": (
-        "beb9264703110b057e99b3950469b45ef6f1a9b15794965f2041bc03619a0cc9"
+        "c821879fbbeb544ab785cd2d9ffc8f733a77064219a3bb90bc002922f942145a"
     ),
     "benchmarks/data/qa_perturbed.jsonl": (
         "7fe1acbbb259f3134eec07b8cead3cd71fea0d389f01adc415004910cdf5f5ef"

@@ -167,8 +167,9 @@ def answer_as_read(question: str, answer: str) -> str:
     sentences in both modes. Text without them is returned unchanged."""
     text = strip_hidden(final_answer(answer or "").text)
     for dropped in claims_of(question, answer or "").dropped:
-        if dropped["why"] in _FOR_THE_EVALUATOR and dropped["text"] in text:
-            text = text.replace(dropped["text"], "")
+        if dropped["why"] in _FOR_THE_EVALUATOR:  # as written: spacing may differ ("note :")
+            chars = [re.escape(ch) for ch in dropped["text"] if not ch.isspace()]
+            text = re.sub(r"\s*".join(chars), "", text) if chars else text
     return text.strip()
 
 
