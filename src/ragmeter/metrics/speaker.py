@@ -158,9 +158,11 @@ _RECORD = (
 _OWNER = r"(?:his|her|their|[\w-]+['\u2019]s|[\w-]+s['\u2019])"
 ELSEWHERE = (
     r"\b(?:(?:in|at|inside|within|aboard|on)\s+(?:the|a|an|this|that|these|those|his|her|their|"
-    r"its|[\w-]+['\u2019]s|[\w-]+s['\u2019])\s+(?:[\w-]+\s+){0,2}?" + _RECORD + r"|(?:in|within)\s+(?:the\s+)?"
+    r"its|[\w-]+['\u2019]s|[\w-]+s['\u2019])\s+(?:[\w'\u2019-]+\s+){0,2}?"
+    + _RECORD
+    + r"|(?:in|within)\s+(?:the\s+)?"
     + _OWNER
-    + r"\s+(?:[\w-]+\s+){0,2}?(?:context|passages?|documents?|texts?|sources?|excerpts?|"
+    + r"\s+(?:[\w'\u2019-]+\s+){0,2}?(?:context|passages?|documents?|texts?|sources?|excerpts?|"
     r"articles?|snippets?))\b"
 )
 # ... unless the provided material is named too ("... about the archives in the documents")
