@@ -273,7 +273,7 @@ def declines(answer: str | None) -> str | None:
         text = _QUOTED.sub('"\u2026"', text)
     if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
         text = refusal_i18n.QUOTED.sub('"\u2026"', text)
-    text = _EMBEDDED_IDK.sub('\\1"\u2026"', text)
+    text = refusal_i18n.mask_embedded(_EMBEDDED_IDK.sub('\\1"\u2026"', text))
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
     text = re.sub(r"^[\W_]+", "", text)
     # the last word or stop, found from the end: "[^\w.!?]+$" retried at every position of a run

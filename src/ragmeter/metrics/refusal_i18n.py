@@ -122,6 +122,14 @@ QUOTED = re.compile(
     r"〈[^〉]*〉"
 )
 _CLAUSE = re.compile(r"[,，、;；:：]")
+_EMBEDDED = re.compile(more.EMBEDDED, re.IGNORECASE)
+_EMBEDDED_TITLE = re.compile(more.EMBEDDED_TITLE)
+
+
+def mask_embedded(text: str) -> str:
+    """``text`` with an "I don't know" inside another clause (a title, reported speech) masked
+    as a quotation is: "Das Lied Ich weiß es nicht erschien 1980." names a song."""
+    return _EMBEDDED_TITLE.sub('\\1"\u2026"', _EMBEDDED.sub('\\1"\u2026"', text))
 
 
 def no_claim(piece: str) -> bool:
