@@ -173,6 +173,22 @@ def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
 # cannot be determined without an autopsy, a claim as in English; "情報なしでは..." declines
 _WITHOUT = re.compile(r"なしでは|なしには|なければ|없이는|없이|없으면")
 _INFO = re.compile(r"情報|データ|정보|데이터|내용")
+_NO_INFO = re.compile(
+    r"il\s+n'y\s+a|no\s+hay|es\s+gibt|non\s+c['i']|n[ãa]o\s+h[áa]|er\s+(?:is|zijn)|^\W*нет|"
+    r"\bнет\s+(?:никакой\s+)?(?:информац|данн|сведен)",
+    re.IGNORECASE,
+)
+_ELSEWHERE = re.compile(more.ELSEWHERE2, re.IGNORECASE)
+# Russian "Текст договора не упоминает Крым." is "The text of the treaty does not mention
+# Crimea.": someone else's text, a claim as in English ("В документах компании не упоминается
+# слияние." too); an owner in the genitive follows the documents' word ("Текст выше не ...",
+# "Документы прямо не ..." keep their adverb)
+_OWNED_RU = re.compile(
+    r"^(?:в\s+)?(?:текст|документ|источник|стать|материал)\w*\s+(?!(?:вопроса|выше|ниже|"
+    r"ответа|статьи|текста|документа|документов|источника|источников|контекста)\b)"
+    r"\w+(?:а|я|ы|и|ов|ев|ей|ий)\s+не\b",
+    re.IGNORECASE,
+)
 
 
 def claims_besides(piece: str, m: re.Match[str]) -> bool:
@@ -180,6 +196,11 @@ def claims_besides(piece: str, m: re.Match[str]) -> bool:
     rule of ``refusal._claims_besides``, with these languages' contrast words)."""
     before = piece[: m.start()]
     if _WITHOUT.search(before) and not (_DOCS_ANY.search(before) or _INFO.search(before)):
+        return True
+    # "Il n'y a aucune information sur X dans les archives de la ville.": what a record lacks
+    if _NO_INFO.search(m.group(0)) and _ELSEWHERE.search(piece) and not _DOCS_ANY.search(piece):
+        return True
+    if _OWNED_RU.match(m.group(0)):  # "Текст договора не упоминает Крым.": the treaty's text
         return True
     if _CJK.search(m.group(0)):
         return _claims_cjk(piece, m)

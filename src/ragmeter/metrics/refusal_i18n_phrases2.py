@@ -363,3 +363,27 @@ EMBEDDED = "|".join(
 EMBEDDED_TITLE = (
     r"(?<=[^\W\d_])(\s+)(?:No\s+(?:lo\s+)?s[eé]|Non\s+lo\s+so|N[ãa]o\s+sei|Я\s+не\s+знаю)\b"
 )
+
+# "There is no information about X in the city archives." placed in another record than the
+# provided material is a claim about that record, as in English (2026-11-28, review): "dans",
+# "en", "in", "em", "в" + a record's name ("sur", "sobre", "über" mean "about", never a place)
+ELSEWHERE2 = (
+    r"\bdans\s+(?:les?|la|l'|un|une|des|ses|son|sa|leurs?|ce|cette|ces)\s*(?:[\w'-]+\s+){0,2}?"
+    r"(?:archives?|registres?|rapports?|dossiers?|journa(?:l|ux)|sites?|enregistreurs?|"
+    r"disques?|serveurs?|bo[iî]te\s+noire|base\s+de\s+donn[ée]es)\b"
+    r"|\ben\s+(?:el|la|los|las|un|una|su|sus|este|esta|estos|estas)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:archivos?|registros?|informes?|expedientes?|peri[oó]dicos?|sitio|grabadora|disco|"
+    r"servidor|caja\s+negra|base\s+de\s+datos)\b"
+    r"|\b(?:in|nel|nella|nei|negli|nelle|nell')\s*(?:[\w-]+\s+){0,2}?(?:archivi|archivio|"
+    r"registr[oi]|rapport[oi]|relazion[ei]|fascicol[oi]|giornal[ei]|sito|disco|server|"
+    r"scatola\s+nera|banca\s+dati)\b"
+    r"|\b(?:no|na|nos|nas)\s+(?:[\w-]+\s+){0,2}?(?:arquivos?|registros?|relat[oó]rios?|"
+    r"processos?|jornais|jornal|site|gravador|disco|servidor|caixa\s+preta|banco\s+de\s+dados)\b"
+    r"|\b(?:im|in\s+(?:der|den|dem|einem|einer|seinem|seiner|ihrem|ihrer)|auf\s+(?:dem|der))\s+"
+    r"(?:[\w-]+\s+){0,2}?\w*(?:archiv|register|bericht|akte|zeitung|website|webseite|"
+    r"flugschreiber|festplatte|server|datenbank)\w*"
+    r"|\b(?:in|op)\s+(?:het|de|een|zijn|haar|hun)\s+(?:[\w-]+\s+){0,2}?\w*(?:archief|register|"
+    r"rapport|verslag|dossier|krant|website|vluchtrecorder|schijf|server|database)\w*"
+    r"|\bв\s+(?:[\w-]+\s+){0,2}?(?:архив|реестр|отч[её]т|газет|сайт|самописц|баз\w*\s+"
+    r"данных)\w*"
+)
