@@ -124,3 +124,107 @@ def test_remarks_on_the_documents_still_dropped(remark: str) -> None:
     assert says_context_lacks(remark)
     judged = claims_of(Q, f"The ship sank in 1912. {remark}").judged
     assert len(judged) == 1 and "1912" in judged[0], judged
+
+
+# the same answers in the other languages where the construction exists: answers as in English
+I18N_ANSWERS = [
+    (
+        "The song I Don't Know was released in 1980.",
+        "La chanson Je ne sais pas est sortie en 1980.",
+    ),
+    (
+        "The patient answered I don't know to every question.",
+        "Le patient a répondu je ne sais pas à chaque question.",
+    ),
+    ("The song I Don't Know was released in 1980.", "Das Lied Ich weiß es nicht erschien 1980."),
+    (
+        "The patient answered I don't know to every question.",
+        "Der Patient antwortete ich weiß es nicht auf jede Frage.",
+    ),
+    (
+        "The patient answered I don't know to every question.",
+        "De patiënt antwoordde ik weet het niet op elke vraag.",
+    ),
+    ("The song I Don't Know was released in 1980.", "La canción No lo sé se publicó en 1980."),
+    (
+        "The patient answered I don't know to every question.",
+        "El paciente respondió no lo sé a cada pregunta.",
+    ),
+    ("The song I Don't Know was released in 1980.", "La canzone Non lo so è uscita nel 1980."),
+    ("The song I Don't Know was released in 1980.", "A música Não sei foi lançada em 1980."),
+    ("The song I Don't Know was released in 1980.", "Песня Я не знаю вышла в 1980 году."),
+    (
+        "There is no information about X in the city archives.",
+        "Il n'y a aucune information sur X dans les archives de la ville.",
+    ),
+    (
+        "There is no information about X in the city archives.",
+        "No hay información sobre X en los archivos de la ciudad.",
+    ),
+    (
+        "There is no information about X in the city archives.",
+        "Es gibt keine Informationen über X im Stadtarchiv.",
+    ),
+    (
+        "There is no information about X in the city archives.",
+        "Non ci sono informazioni su X negli archivi della città.",
+    ),
+    (
+        "There is no information about X in the city archives.",
+        "Não há informações sobre X nos arquivos da cidade.",
+    ),
+    (
+        "There is no information about X in the city archives.",
+        "Er is geen informatie over X in het stadsarchief.",
+    ),
+    (
+        "There is no information about X in the city archives.",
+        "Нет информации об X в городском архиве.",
+    ),
+    ("The text of the treaty does not mention Crimea.", "Текст договора не упоминает Крым."),
+    (
+        "The company's documents do not mention the merger.",
+        "Документы компании не упоминают слияние.",
+    ),
+]
+I18N_REFUSALS = [
+    "Je ne sais pas.",
+    "Désolé, je ne sais pas.",
+    "Malheureusement je ne sais pas.",
+    "Ich weiß es nicht.",
+    "Tut mir leid, ich weiß es nicht.",
+    "Ik weet het niet.",
+    "Helaas ik weet het niet.",
+    "No lo sé.",
+    "Sinceramente no lo sé.",
+    "Non lo so.",
+    "Purtroppo non lo so.",
+    "Não sei.",
+    "Infelizmente não sei.",
+    "Я не знаю.",
+    "К сожалению, я не знаю.",
+    "Il n'y a aucune information à ce sujet.",
+    "Il n'y a aucune information sur X dans les documents fournis.",
+    "No hay información sobre X en los documentos proporcionados.",
+    "Es gibt keine Informationen dazu.",
+    "Non ci sono informazioni su questo.",
+    "Não há informações sobre isso.",
+    "Er is geen informatie over X in de documenten.",
+    "Нет информации об этом в контексте.",
+    "Текст не упоминает его возраст.",
+    "Документы прямо не упоминают дату.",
+    "Предоставленные документы не упоминают дату.",
+]
+
+
+@pytest.mark.parametrize(("english", "answer"), I18N_ANSWERS)
+def test_other_languages_answer_as_english_does(english: str, answer: str) -> None:
+    assert declines(english) is None  # the reference behaviour
+    assert declines(answer) is None
+    assert not says_context_lacks(answer)
+    assert len(claims_of(Q, f"The ship sank in 1912. {answer}").judged) == 2
+
+
+@pytest.mark.parametrize("answer", I18N_REFUSALS)
+def test_other_languages_refusals_still_decline(answer: str) -> None:
+    assert declines(answer) is not None
