@@ -173,51 +173,12 @@ _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 # documents; straight after any other word it is a title or reported speech inside another
 # clause: "The song I Don't Know was released in 1980.", "The patient answered I don't know to
 # every question." answer (2026-11-28, review). Masked as a quotation is.
-_LEADS = (
-    "sorry",
-    "honestly",
-    "unfortunately",
-    "frankly",
-    "truthfully",
-    "truly",
-    "sadly",
-    "alas",
-    "regrettably",
-    "admittedly",
-    "apologies",
-    "well",
-    "hmm",
-    "um",
-    "uh",
-    "oh",
-    "ok",
-    "okay",
-    "afraid",
-    "and",
-    "but",
-    "or",
-    "so",
-    "yet",
-    "nor",
-    "then",
-    "because",
-    "that",
-    "now",
-    "really",
-    "context",
-    "passage",
-    "passages",
-    "document",
-    "documents",
-    "text",
-    "sources",
-    "question",
+_LEADS = refusal_i18n.word_set(
+    "sorry honestly unfortunately frankly truthfully truly sadly alas regrettably admittedly "
+    "apologies well hmm um uh oh ok okay afraid and but or so yet nor then because that now "
+    "really context passage passages document documents text sources question"
 )
-_EMBEDDED_IDK = re.compile(
-    r"(?<=[^\W_])" + "".join(rf"(?<!\b{w})" for w in _LEADS) + r"(\s+)i\s+(do\s+not|don't|dont)"
-    r"\s+know\b",
-    re.I,
-)
+_EMBEDDED_IDK = re.compile(r"(?<!\s)(\s+)i\s+(do\s+not|don't|dont)\s+know\b", re.I)
 
 
 _LAST = re.compile(r"(?s).*[\w.!?\u061f\u0964]")
@@ -273,7 +234,8 @@ def declines(answer: str | None) -> str | None:
         text = _QUOTED.sub('"\u2026"', text)
     if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
         text = refusal_i18n.QUOTED.sub('"\u2026"', text)
-    text = refusal_i18n.mask_embedded(_EMBEDDED_IDK.sub('\\1"\u2026"', text))
+    text = refusal_i18n.mask_after(text, _EMBEDDED_IDK, _LEADS, after=False)
+    text = refusal_i18n.mask_embedded(text)
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
     text = re.sub(r"^[\W_]+", "", text)
     # the last word or stop, found from the end: "[^\w.!?]+$" retried at every position of a run

@@ -122,14 +122,49 @@ QUOTED = re.compile(
     r"〈[^〉]*〉"
 )
 _CLAUSE = re.compile(r"[,，、;；:：]")
-_EMBEDDED = re.compile(more.EMBEDDED, re.IGNORECASE)
+# "I don't know" after a word: (pattern, the words before it, masked after one of them?)
+_EMBEDDED = tuple(
+    (re.compile(r"(?<!\s)(\s+)(?:" + p + r")\b", re.I), frozenset(w.split()), after)
+    for p, w, after in more.EMBEDDED
+)
 _EMBEDDED_TITLE = re.compile(more.EMBEDDED_TITLE)
+_EMBEDDED_ANY = re.compile(
+    r"\s(?:" + "|".join(p for p, _, _ in more.EMBEDDED) + ")|" + more.EMBEDDED_TITLE, re.I
+)
+_WORD_BEFORE = re.compile(r"([^\W_]+)\s*$")
+
+
+def word_before(m: re.Match[str]) -> str:
+    """The word just before ``m``, lower case (a bounded look back: linear on long text)."""
+    w = _WORD_BEFORE.search(m.string[max(0, m.start() - 40) : m.start()])
+    return w.group(1).lower() if w is not None else ""
+
+
+def word_set(words: str) -> frozenset[str]:
+    """The words of a space-separated list, as a set."""
+    return frozenset(words.split())
+
+
+def mask_after(text: str, pattern: re.Pattern[str], words: frozenset[str], after: bool) -> str:
+    """``text`` with each match of ``pattern`` (its group 1 the spaces before it) masked as a
+    quotation is, when the word just before it is in ``words`` (``after``) or is not (not
+    ``after``); at the start, or after punctuation, never."""
+
+    def mask(m: re.Match[str]) -> str:
+        word = word_before(m)
+        return m.group(1) + '"\u2026"' if word and (word in words) == after else m.group(0)
+
+    return pattern.sub(mask, text)
 
 
 def mask_embedded(text: str) -> str:
     """``text`` with an "I don't know" inside another clause (a title, reported speech) masked
     as a quotation is: "Das Lied Ich weiß es nicht erschien 1980." names a song."""
-    return _EMBEDDED_TITLE.sub('\\1"\u2026"', _EMBEDDED.sub('\\1"\u2026"', text))
+    if _EMBEDDED_ANY.search(text) is None:  # one search, not five, for most answers
+        return text
+    for pattern, words, after in _EMBEDDED:
+        text = mask_after(text, pattern, words, after)
+    return _EMBEDDED_TITLE.sub('\\1"\u2026"', text)
 
 
 def no_claim(piece: str) -> bool:

@@ -314,50 +314,33 @@ class Gated:
 # répondu je ne sais pas à chaque question.", "Das Lied Ich weiß es nicht erschien 1980.");
 # in Spanish, Italian, Portuguese and Russian (no subject pronoun needed, or a lower-case one)
 # only a capitalised title ("La canción No lo sé se publicó en 1980.") or after "answered".
-def _after(leads: str, phrase: str) -> str:
-    return (
-        r"(?<=[^\W\d_])"
-        + "".join(rf"(?<!\b{w})" for w in leads.split())
-        + r"(\s+)(?:"
-        + phrase
-        + r")\b"
-    )
-
-
-EMBEDDED = "|".join(
+# (the phrase, the words before it, whether the phrase is masked after one of them or after
+# any other word): the speaker's leads ("Malheureusement je ne sais pas.") keep a refusal
+EMBEDDED = (
     (
-        _after(
-            "désolé désolée navré navrée pardon mais et ou ni donc alors car puisque que "
-            "honnêtement honnête franchement sincèrement malheureusement hélas bien bon moi euh "
-            "vraiment contexte documents question",
-            r"je\s+ne\s+(?:le\s+)?sais\s+pas|je\s+sais\s+pas|je\s+n'en\s+sais\s+rien",
-        ),
-        _after(
-            "leider aber und oder also gesagt leid sorry entschuldigung ehrlich offen doch denn "
-            "hm hmm äh nun tja na dass weil kontext dokumenten frage",
-            r"ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht",
-        ),
-        _after(
-            "helaas maar en of dus gezegd sorry excuses eerlijk want hmm nou tja dat omdat "
-            "context documenten vraag",
-            r"ik\s+weet\s+(?:het\s+)?niet",
-        ),
-        r"(?:"
-        + "|".join(
-            rf"(?<=\b{w})"
-            for w in [
-                "respondió",
-                "contestó",
-                "dijo",
-                "rispose",
-                "risposto",
-                "disse",
-                "respondeu",
-                "responderam",
-            ]
-        )
-        + r")(\s+)(?:no\s+(?:lo\s+)?s[eé]|non\s+lo\s+so|n[ãa]o\s+sei)\b",
-    )
+        r"je\s+ne\s+(?:le\s+)?sais\s+pas|je\s+sais\s+pas|je\s+n'en\s+sais\s+rien",
+        "désolé désolée navré navrée pardon mais et ou ni donc alors car puisque que honnêtement "
+        "honnête franchement sincèrement malheureusement hélas bien bon moi euh vraiment "
+        "contexte documents question",
+        False,
+    ),
+    (
+        r"ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht",
+        "leider aber und oder also gesagt leid sorry entschuldigung ehrlich offen doch denn hm "
+        "hmm äh nun tja na dass weil kontext dokumenten frage",
+        False,
+    ),
+    (
+        r"ik\s+weet\s+(?:het\s+)?niet",
+        "helaas maar en of dus gezegd sorry excuses eerlijk want hmm nou tja dat omdat context "
+        "documenten vraag",
+        False,
+    ),
+    (
+        r"no\s+(?:lo\s+)?s[eé]|non\s+lo\s+so|n[ãa]o\s+sei",
+        "respondió contestó dijo rispose risposto disse respondeu responderam",
+        True,
+    ),
 )
 # case-sensitive: a capitalised refusal after a word is a title
 EMBEDDED_TITLE = (
