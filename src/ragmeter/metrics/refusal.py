@@ -313,7 +313,8 @@ RATE_METRIC = Metric(
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
     # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
-    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》)
+    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》,
+    # "The song I Don't Know ...", "no data on the flight recorder", "The treaty's text ...")
     version="11",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
@@ -336,7 +337,8 @@ ACCURACY_METRIC = Metric(
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
     # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
-    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》)
+    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》,
+    # "The song I Don't Know ...", "no data on the flight recorder", "The treaty's text ...")
     version="11",
     formula="1 if declined == (not is_answerable) else 0",
 )
