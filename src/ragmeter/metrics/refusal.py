@@ -176,7 +176,9 @@ _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 _LEADS = refusal_i18n.word_set(
     "sorry honestly unfortunately frankly truthfully truly sadly alas regrettably admittedly "
     "apologies well hmm um uh oh ok okay afraid and but or so yet nor then because that now "
-    "really context passage passages document documents text sources question"
+    "really honest personally currently moment time here put short word say admit confess guess "
+    "though although while if since as however when unless context passage passages document "
+    "documents text sources question"
 )
 _EMBEDDED_IDK = re.compile(r"(?<!\s)(\s+)i\s+(do\s+not|don't|dont)\s+know\b", re.I)
 

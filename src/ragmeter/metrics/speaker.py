@@ -160,6 +160,7 @@ ELSEWHERE = (
     r"\b(?:(?:in|at|inside|within|aboard|on)\s+(?:the|a|an|this|that|these|those|his|her|their|"
     r"its|[\w-]+['\u2019]s|[\w-]+s['\u2019])\s+(?:[\w'\u2019-]+\s+){0,2}?"
     + _RECORD
+    + r"(?!['\u2019]s)"
     + r"|(?:in|within)\s+(?:the\s+)?"
     + _OWNER
     + r"\s+(?:[\w'\u2019-]+\s+){0,2}?(?:context|passages?|documents?|texts?|sources?|excerpts?|"
