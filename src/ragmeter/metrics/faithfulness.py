@@ -337,6 +337,8 @@ METRIC = Metric(
     # 30: answers that only say "does not cover", "not available", "unknown" are no refusals
     # 38 also: generate mode writes statements from the answer less evaluator-directed text
     # 37: generate-mode prompts mark untrusted text as data; 36: 9-language talk, remarks
+    # 38 (also): "The song I Don't Know ...", "no data on the flight recorder", "The
+    # treaty's text does not mention X" are claims, no refusals or remarks on the documents
     version="38",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end; review
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
@@ -377,6 +379,8 @@ JUDGE_METRIC = Metric(
     # 24: '..., according to the context.', hedges and 'Rome is the correct answer' unwrapped
     # 33 also: generate mode writes statements from the answer less evaluator-directed text
     # 32: generate-mode prompts mark untrusted text as data; 31: 9-language talk, remarks
+    # 33 (also): "The song I Don't Know ...", "no data on the flight recorder", "The
+    # treaty's text does not mention X" are claims, no refusals or remarks on the documents
     version="33",  # 33: 7 more languages (refusal.py v11, with its review of false refusals)
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "

@@ -29,7 +29,7 @@ from ragmeter.metrics.base import Metric, Score
 from ragmeter.metrics.layout import plain_text
 from ragmeter.metrics.reasoning import final_answer
 from ragmeter.metrics.refusal_i18n_phrases import REFUSAL as REFUSAL_I18N
-from ragmeter.metrics.speaker import says_context_lacks, talks_to_user
+from ragmeter.metrics.speaker import NOT_ELSEWHERE, says_context_lacks, talks_to_user
 from ragmeter.sample import Sample
 from ragmeter.text import detokenize, split_sentences
 
@@ -43,7 +43,12 @@ _FROM_DOCS = (
     r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+)?" + _DOCS_WORD + r"))"
 )
 _DOES_NOT = r"(does\s+not|do\s+not|did\s+not|doesn't|don't|didn't)"
-_THE_DOCS = r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
+# someone else's text is no refusal: "The treaty's text does not mention Crimea." claims what "The
+# text of the treaty does not mention Crimea." does (2026-11-28, review)
+_NOT_OWNED = r"(?<!'s\s)(?<!s'\s)(?<!\bhis\s)(?<!\bher\s)(?<!\btheir\s)"
+_THE_DOCS = (
+    _NOT_OWNED + r"(the\s+)?(provided\s+|given\s+|available\s+|above\s+|retrieved\s+)?" + _DOCS_WORD
+)
 # "No data was lost.", "No information was leaked.": what happened to data, not a lack of it
 # (2026-11-28, review); "No information was found." still declines
 _LOST = (
@@ -75,7 +80,9 @@ _REFUSAL = re.compile(
     r"available|here|for\s+(this|that|me|an?\s+answer|a\s+definitive)))|"
     # "no information" of the documents, or said as such: "The patient had no information
     # about her diagnosis." and "The report contains no data on Asia." answer (2026-11-27)
-    r"(^\W*|there(\s+(is|are|was|were)|'s)\s+|(i|we)\s+(have|had|found|see)\s+|"
+    # "There is no information about X in the city archives." claims what the archives lack
+    r"((^\W*|there(\s+(is|are|was|were)|'s)\s+)(" + NOT_ELSEWHERE + r")|(i|we)\s+(have|had|found|"
+    r"see)\s+|"
     + _THE_DOCS
     + r"(\s+(provided|given|above|here))?\s+(contains?|provides?|gives?|has|have|includes?)\s+)"
     r"no\s+(information|context|data|details)" + _LOST + "|"
@@ -110,6 +117,7 @@ _REFUSAL = re.compile(
     r"no\s+(relevant|specific)\s+information"
     + _LOST
     + "|"
+    + _NOT_OWNED
     + _DOCS_WORD
     + r"\s+(is|are)\s+silent\s+(on|about)|"
     r"((is|are)\s+not|isn't|aren't)\s+(covered|addressed|discussed|included)\s+(in|by)\s+"
@@ -160,6 +168,19 @@ _COURTESY = re.compile(
 # a refusal phrase in quotation marks inside a longer answer is quoted, not said: 'She said: "I
 # don't know."' and 'The song "I Don't Know" was released in 1980.' answer (2026-11-27, audit)
 _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
+# "I don't know" is the speaker's own clause at a sentence's start, after punctuation ("Sorry,"),
+# after a lead ("Honestly", "Unfortunately", "I'm afraid"), a conjunction or a frame on the
+# documents; straight after any other word it is a title or reported speech inside another
+# clause: "The song I Don't Know was released in 1980.", "The patient answered I don't know to
+# every question." answer (2026-11-28, review). Masked as a quotation is.
+_LEADS = refusal_i18n.word_set(
+    "sorry honestly unfortunately frankly truthfully truly sadly alas regrettably admittedly "
+    "apologies well hmm um uh oh ok okay afraid and but or so yet nor then because that now "
+    "really honest personally currently moment time here put short word say admit confess guess "
+    "though although while if since as however when unless context passage passages document "
+    "documents text sources question"
+)
+_EMBEDDED_IDK = re.compile(r"(?<!\s)(\s+)i\s+(do\s+not|don't|dont)\s+know\b", re.I)
 
 
 _LAST = re.compile(r"(?s).*[\w.!?\u061f\u0964]")
@@ -215,6 +236,8 @@ def declines(answer: str | None) -> str | None:
         text = _QUOTED.sub('"\u2026"', text)
     if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
         text = refusal_i18n.QUOTED.sub('"\u2026"', text)
+    text = refusal_i18n.mask_after(text, _EMBEDDED_IDK, _LEADS, after=False)
+    text = refusal_i18n.mask_embedded(text)
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
     text = re.sub(r"^[\W_]+", "", text)
     # the last word or stop, found from the end: "[^\w.!?]+$" retried at every position of a run
@@ -292,7 +315,8 @@ RATE_METRIC = Metric(
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
     # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
-    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》)
+    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》,
+    # "The song I Don't Know ...", "no data on the flight recorder", "The treaty's text ...")
     version="11",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
@@ -315,7 +339,8 @@ ACCURACY_METRIC = Metric(
     # Japanese (refusal_i18n.py); CJK text counts two characters a word
     # 10: a refusal followed by talk to the user in those languages declines ("Bonne journée !")
     # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
-    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》)
+    # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》,
+    # "The song I Don't Know ...", "no data on the flight recorder", "The treaty's text ...")
     version="11",
     formula="1 if declined == (not is_answerable) else 0",
 )

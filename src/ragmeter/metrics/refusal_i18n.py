@@ -122,6 +122,49 @@ QUOTED = re.compile(
     r"〈[^〉]*〉"
 )
 _CLAUSE = re.compile(r"[,，、;；:：]")
+# "I don't know" after a word: (pattern, the words before it, masked after one of them?)
+_EMBEDDED = tuple(
+    (re.compile(r"(?<!\s)(\s+)(?:" + p + r")\b", re.I), frozenset(w.split()), after)
+    for p, w, after in more.EMBEDDED
+)
+_EMBEDDED_TITLE = re.compile(more.EMBEDDED_TITLE)
+_EMBEDDED_ANY = re.compile(
+    r"\s(?:" + "|".join(p for p, _, _ in more.EMBEDDED) + ")|" + more.EMBEDDED_TITLE, re.I
+)
+_WORD_BEFORE = re.compile(r"([^\W_]+)\s*$")
+
+
+def word_before(m: re.Match[str]) -> str:
+    """The word just before ``m``, lower case (a bounded look back: linear on long text)."""
+    w = _WORD_BEFORE.search(m.string[max(0, m.start() - 40) : m.start()])
+    return w.group(1).lower() if w is not None else ""
+
+
+def word_set(words: str) -> frozenset[str]:
+    """The words of a space-separated list, as a set."""
+    return frozenset(words.split())
+
+
+def mask_after(text: str, pattern: re.Pattern[str], words: frozenset[str], after: bool) -> str:
+    """``text`` with each match of ``pattern`` (its group 1 the spaces before it) masked as a
+    quotation is, when the word just before it is in ``words`` (``after``) or is not (not
+    ``after``); at the start, or after punctuation, never."""
+
+    def mask(m: re.Match[str]) -> str:
+        word = word_before(m)
+        return m.group(1) + '"\u2026"' if word and (word in words) == after else m.group(0)
+
+    return pattern.sub(mask, text)
+
+
+def mask_embedded(text: str) -> str:
+    """``text`` with an "I don't know" inside another clause (a title, reported speech) masked
+    as a quotation is: "Das Lied Ich weiß es nicht erschien 1980." names a song."""
+    if _EMBEDDED_ANY.search(text) is None:  # one search, not five, for most answers
+        return text
+    for pattern, words, after in _EMBEDDED:
+        text = mask_after(text, pattern, words, after)
+    return _EMBEDDED_TITLE.sub('\\1"\u2026"', text)
 
 
 def no_claim(piece: str) -> bool:
@@ -165,6 +208,22 @@ def _claims_cjk(piece: str, m: re.Match[str]) -> bool:
 # cannot be determined without an autopsy, a claim as in English; "情報なしでは..." declines
 _WITHOUT = re.compile(r"なしでは|なしには|なければ|없이는|없이|없으면")
 _INFO = re.compile(r"情報|データ|정보|데이터|내용")
+_NO_INFO = re.compile(
+    r"il\s+n'y\s+a|no\s+hay|es\s+gibt|non\s+c['i']|n[ãa]o\s+h[áa]|er\s+(?:is|zijn)|^\W*нет|"
+    r"\bнет\s+(?:никакой\s+)?(?:информац|данн|сведен)",
+    re.IGNORECASE,
+)
+_ELSEWHERE = re.compile(more.ELSEWHERE2, re.IGNORECASE)
+# Russian "Текст договора не упоминает Крым." is "The text of the treaty does not mention
+# Crimea.": someone else's text, a claim as in English ("В документах компании не упоминается
+# слияние." too); an owner in the genitive follows the documents' word ("Текст выше не ...",
+# "Документы прямо не ..." keep their adverb)
+_OWNED_RU = re.compile(
+    r"^(?:в\s+)?(?:текст|документ|источник|стать|материал)\w*\s+(?!(?:вопроса|выше|ниже|"
+    r"ответа|статьи|текста|документа|документов|источника|источников|контекста)\b)"
+    r"\w+(?:а|я|ы|и|ов|ев|ей|ий)\s+не\b",
+    re.IGNORECASE,
+)
 
 
 def claims_besides(piece: str, m: re.Match[str]) -> bool:
@@ -172,6 +231,11 @@ def claims_besides(piece: str, m: re.Match[str]) -> bool:
     rule of ``refusal._claims_besides``, with these languages' contrast words)."""
     before = piece[: m.start()]
     if _WITHOUT.search(before) and not (_DOCS_ANY.search(before) or _INFO.search(before)):
+        return True
+    # "Il n'y a aucune information sur X dans les archives de la ville.": what a record lacks
+    if _NO_INFO.search(m.group(0)) and _ELSEWHERE.search(piece) and not _DOCS_ANY.search(piece):
+        return True
+    if _OWNED_RU.match(m.group(0)):  # "Текст договора не упоминает Крым.": the treaty's text
         return True
     if _CJK.search(m.group(0)):
         return _claims_cjk(piece, m)

@@ -307,3 +307,66 @@ class Gated:
             if m is not None and (best is None or m.start() < best.start()):
                 best = m
         return best
+
+
+# "I don't know" inside another clause is a title or reported speech, as in English (2026-11-28,
+# review): straight after a word that is no lead of the speaker's own clause ("Le patient a
+# répondu je ne sais pas à chaque question.", "Das Lied Ich weiß es nicht erschien 1980.");
+# in Spanish, Italian, Portuguese and Russian (no subject pronoun needed, or a lower-case one)
+# only a capitalised title ("La canción No lo sé se publicó en 1980.") or after "answered".
+# (the phrase, the words before it, whether the phrase is masked after one of them or after
+# any other word): the speaker's leads ("Malheureusement je ne sais pas.") keep a refusal
+EMBEDDED = (
+    (
+        r"je\s+ne\s+(?:le\s+)?sais\s+pas|je\s+sais\s+pas|je\s+n'en\s+sais\s+rien",
+        "désolé désolée navré navrée pardon mais et ou ni donc alors car puisque que honnêtement "
+        "honnête franchement sincèrement malheureusement hélas bien bon moi euh vraiment "
+        "contexte documents question",
+        False,
+    ),
+    (
+        r"ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht",
+        "leider aber und oder also gesagt leid sorry entschuldigung ehrlich offen doch denn hm "
+        "hmm äh nun tja na dass weil kontext dokumenten frage",
+        False,
+    ),
+    (
+        r"ik\s+weet\s+(?:het\s+)?niet",
+        "helaas maar en of dus gezegd sorry excuses eerlijk want hmm nou tja dat omdat context "
+        "documenten vraag",
+        False,
+    ),
+    (
+        r"no\s+(?:lo\s+)?s[eé]|non\s+lo\s+so|n[ãa]o\s+sei",
+        "respondió contestó dijo rispose risposto disse respondeu responderam",
+        True,
+    ),
+)
+# case-sensitive: a capitalised refusal after a word is a title
+EMBEDDED_TITLE = (
+    r"(?<=[^\W\d_])(\s+)(?:No\s+(?:lo\s+)?s[eé]|Non\s+lo\s+so|N[ãa]o\s+sei|Я\s+не\s+знаю)\b"
+)
+
+# "There is no information about X in the city archives." placed in another record than the
+# provided material is a claim about that record, as in English (2026-11-28, review): "dans",
+# "en", "in", "em", "в" + a record's name ("sur", "sobre", "über" mean "about", never a place)
+ELSEWHERE2 = (
+    r"\bdans\s+(?:les?|la|l'|un|une|des|ses|son|sa|leurs?|ce|cette|ces)\s*(?:[\w'-]+\s+){0,2}?"
+    r"(?:archives?|registres?|rapports?|dossiers?|journa(?:l|ux)|sites?|enregistreurs?|"
+    r"disques?|serveurs?|bo[iî]te\s+noire|base\s+de\s+donn[ée]es)\b"
+    r"|\ben\s+(?:el|la|los|las|un|una|su|sus|este|esta|estos|estas)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:archivos?|registros?|informes?|expedientes?|peri[oó]dicos?|sitio|grabadora|disco|"
+    r"servidor|caja\s+negra|base\s+de\s+datos)\b"
+    r"|\b(?:in|nel|nella|nei|negli|nelle|nell')\s*(?:[\w-]+\s+){0,2}?(?:archivi|archivio|"
+    r"registr[oi]|rapport[oi]|relazion[ei]|fascicol[oi]|giornal[ei]|sito|disco|server|"
+    r"scatola\s+nera|banca\s+dati)\b"
+    r"|\b(?:no|na|nos|nas)\s+(?:[\w-]+\s+){0,2}?(?:arquivos?|registros?|relat[oó]rios?|"
+    r"processos?|jornais|jornal|site|gravador|disco|servidor|caixa\s+preta|banco\s+de\s+dados)\b"
+    r"|\b(?:im|in\s+(?:der|den|dem|einem|einer|seinem|seiner|ihrem|ihrer)|auf\s+(?:dem|der))\s+"
+    r"(?:[\w-]+\s+){0,2}?\w*(?:archiv|register|bericht|akte|zeitung|website|webseite|"
+    r"flugschreiber|festplatte|server|datenbank)\w*"
+    r"|\b(?:in|op)\s+(?:het|de|een|zijn|haar|hun)\s+(?:[\w-]+\s+){0,2}?\w*(?:archief|register|"
+    r"rapport|verslag|dossier|krant|website|vluchtrecorder|schijf|server|database)\w*"
+    r"|\bв\s+(?:[\w-]+\s+){0,2}?(?:архив|реестр|отч[её]т|газет|сайт|самописц|баз\w*\s+"
+    r"данных)\w*"
+)

@@ -342,6 +342,8 @@ AR_METRIC = Metric(
     # from the answer less evaluator-directed text
     # 29: refusals in 9 more languages (refusal.py v9); 28: refusals read anew
     # 31: generate-mode prompts mark untrusted text as data; 30: "Bonne journée !"
+    # 32 (also): "The song I Don't Know ...", "no data on the flight recorder", "The
+    # treaty's text does not mention X" are answers, not noncommittal
     version="32",  # 32: refusals in 7 more languages (refusal.py v11, false refusals reviewed)
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = the "

@@ -141,13 +141,46 @@ _CONTEXT = (
     r"(?:(?:the|this|that|these|those|provided|given|retrieved|available|above)\s+)*(?:context|"
     r"passages?|documents?|texts?|sources?|information|excerpts?|articles?|snippets?)"
 )
+# "There is no information / mention / data ..." placed in a record that is not the provided
+# material is a claim about that record: "There is no information about X in the city archives.",
+# "There was no data on the flight recorder.", "... in the treaty's text" (someone else's text).
+# Unplaced ("There is no information about that.") or placed in the documents, it is a remark on
+# the documents (2026-11-28, review). "on" also means "about", so only a record's name after it
+# places the information ("There is no information on this topic." is unplaced).
+_RECORD = (
+    r"(?:archives?|records?|registry|registers?|reports?|files?|databases?|newspapers?|papers|"
+    r"press|websites?|site|web|internet|recorders?|drives?|dis[ck]s?|servers?|logs?|logbooks?|"
+    r"library|catalogu?es?|census|minutes|diar(?:y|ies)|letters?|notes|manifests?|ledgers?|"
+    r"inventory|directory|dossiers?|journals?|media|literature|stud(?:y|ies)|surveys?|charts?|"
+    r"labels?|packag(?:e|ing)|forms?|memos?|e-?mails?|transcripts?|certificates?|passports?|"
+    r"contracts?|treaty|constitution|bible|statutes?|black\s+box)"
+)
+_OWNER = r"(?:his|her|their|[\w-]+['\u2019]s|[\w-]+s['\u2019])"
+ELSEWHERE = (
+    r"\b(?:(?:in|at|inside|within|aboard|on)\s+(?:the|a|an|this|that|these|those|his|her|their|"
+    r"its|[\w-]+['\u2019]s|[\w-]+s['\u2019])\s+(?:[\w'\u2019-]+\s+){0,2}?"
+    + _RECORD
+    + r"(?!['\u2019]s)"
+    + r"|(?:in|within)\s+(?:the\s+)?"
+    + _OWNER
+    + r"\s+(?:[\w'\u2019-]+\s+){0,2}?(?:context|passages?|documents?|texts?|sources?|excerpts?|"
+    r"articles?|snippets?))\b"
+)
+# ... unless the provided material is named too ("... about the archives in the documents")
+_IN_DOCS = (
+    r"\b(?:in|from|within|based\s+on|according\s+to)\s+(?:(?:the|these|those|provided|given|"
+    r"retrieved|available|above|supplied|my|our)\s+)*(?:context|passages?|documents?|texts?|"
+    r"sources?|excerpts?|articles?|snippets?|materials?|knowledge\s+base)\b(?!\s+of\b)"
+)
+# a lookahead: the missing information is not placed in another record (or the documents are named)
+NOT_ELSEWHERE = r"(?=[^.;!?]{0,300}" + _IN_DOCS + r")|(?![^.;!?]{0,300}" + ELSEWHERE + r")"
 _LACKS = re.compile(
     r"^(?:(?:note|however|unfortunately|but|although)\W+)*(?:"
     + _CONTEXT
     + r"\s+(?:(?:provided|given|above|here)\s+)?(?:does\s+not|doesn't|did\s+not|didn't|do\s+not|"
     r"don't)\s+(?:say|mention|specify|state|include|provide|cover|contain|give|discuss|address)\b"
-    r"|there\s+(?:is|was|are)\s+no\s+(?:information|mention|data|details?)\s+(?:about|on|regarding|"
-    r"of|in|as\s+to)\b"
+    r"|there\s+(?:is|was|are)\s+(?:" + NOT_ELSEWHERE + r")no\s+(?:information|mention|data|"
+    r"details?)\s+(?:about|on|regarding|of|in|as\s+to)\b"
     r"|i\s+(?:could\s+not|couldn't|cannot|can't|was\s+unable\s+to)\s+find\b"
     r"|.{1,80}?\b(?:is|are|was|were)(?:\s+not|n't)\s+(?:(?:mentioned|specified|stated|given|"
     r"provided|discussed|found|covered)\s+)?in\s+" + _CONTEXT + r"\b)",
