@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ragmeter import _repr
 from ragmeter._perf import gc_paused
 from ragmeter.manifest import write_manifest
 from ragmeter.metrics.base import Score
@@ -152,6 +153,37 @@ class EvaluationResult:
     usage: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     manifest: dict[str, Any] = field(default_factory=dict)  # run.json (see manifest.py)
+
+    def _summary_parts(self) -> tuple[str, list[tuple[str, str, str, str]], list[str]]:
+        """Title, one row per metric and the notes line shared by ``__repr__`` and
+        ``_repr_html_``: counts and aggregates only, never samples, config or settings."""
+        title = f"{_repr.plural(len(self.samples), 'sample')}, "
+        title += _repr.plural(len(self.metrics), "metric")
+        status = self.manifest.get("status") if isinstance(self.manifest, dict) else None
+        if isinstance(status, str):
+            title += f", status {_repr.cell(status, 20)}"
+        aggs = [
+            self.aggregates.get(m) or Aggregate(m, None, None, None, 0, 0, 0, 0)
+            for m in self.metrics
+        ]
+        return (
+            f"EvaluationResult({title})",
+            _repr.aggregate_rows(aggs),
+            _repr.notes_line(self.notes),
+        )
+
+    def __repr__(self) -> str:
+        """A few lines whatever the number of samples: the dataclass default printed every
+        sample, score, the config and the manifest (tens of kB for 25 samples)."""
+        title, rows, notes = self._summary_parts()
+        return _repr.text(title, rows, notes)
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        """The same summary as a small HTML table, for notebooks."""
+        title, rows, notes = self._summary_parts()
+        return _repr.table_html(title, ("metric", "mean", "CI", "counts"), rows, notes)
 
     def score(self, metric: str, question_id: str) -> Score:
         for sample, sc in zip(self.samples, self.scores[metric], strict=True):

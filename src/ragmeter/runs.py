@@ -9,6 +9,7 @@ they still load, with empty questions and an empty manifest.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, get_args
 
+from ragmeter import _repr
 from ragmeter._json_rows import loads
 from ragmeter._perf import gc_paused
 from ragmeter._run_records import RECORD_KEYS as RECORD_KEYS  # keys of a record, not metrics
@@ -45,6 +47,21 @@ class Run:
     result: EvaluationResult
     manifest: dict[str, Any] = field(default_factory=dict)
     source: str = "in-memory result"
+
+    def __repr__(self) -> str:
+        """``Run('runs/a', 25 samples, 3 metrics)``: where it came from and its counts. The
+        dataclass default printed the whole result and the manifest (its settings too)."""
+        source = _repr.quoted(self.source)
+        n, m = len(self.result.samples), len(self.result.metrics)
+        said = f"{_repr.plural(n, 'sample')}, {_repr.plural(m, 'metric')}"
+        status = self.manifest.get("status") if isinstance(self.manifest, dict) else None
+        if isinstance(status, str) and status != FINISHED:
+            said += f", status {_repr.cell(status, 20)}"
+        return f"Run({source}, {said})"
+
+    def _repr_html_(self) -> str:
+        """The result's table (``EvaluationResult._repr_html_``) under this run's line."""
+        return f"<div>{html.escape(repr(self))}</div>\n" + self.result._repr_html_()
 
     @property
     def name(self) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragmeter import _repr
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import (
     DataError,
@@ -58,6 +59,33 @@ class MetaEvalReport:
     judge: str
     modes: dict[str, str]
     payload: dict[str, Any]
+
+    def _repr_parts(self) -> tuple[str, list[tuple[str, str, str, str]]]:
+        """Title and one row per scorer (name, dimension, agreement, pairs counted / failed)
+        for ``__repr__`` and ``_repr_html_``: never the payload, which holds the settings."""
+        dataset = self.payload.get("dataset") if isinstance(self.payload, dict) else None
+        title = f"judge {_repr.quoted(self.judge, 80)}"
+        title += f", dataset {_repr.quoted(dataset, 40)}" if isinstance(dataset, str) else ""
+        title += f", {_repr.plural(len(self.results), 'scorer')}"
+        rows = [
+            (
+                _repr.cell(r.name),
+                _repr.cell(r.dimension, 30),
+                _repr.num(r.agreement),
+                _repr.counts(pairs=len(r.outcomes), failed=r.n_failed),
+            )
+            for r in self.results
+        ]
+        return f"MetaEvalReport({title})", rows
+
+    def __repr__(self) -> str:
+        """The judge and each scorer's agreement, a few lines: the dataclass default printed
+        every pair and the payload's settings."""
+        return _repr.text(*self._repr_parts())
+
+    def _repr_html_(self) -> str:
+        title, rows = self._repr_parts()
+        return _repr.table_html(title, ("scorer", "dimension", "agreement", "pairs"), rows)
 
     @property
     def agreement(self) -> dict[str, float | None]:

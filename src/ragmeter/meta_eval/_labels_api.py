@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragmeter import _repr
 from ragmeter.config import Settings, as_settings
 from ragmeter.errors import DataError, OutputError, Problem, ResourceUnavailable, RunAborted
 from ragmeter.executors.common import run_sync
@@ -50,6 +51,43 @@ class LabelsReport:
     judge: str
     modes: dict[str, str]
     payload: dict[str, Any]
+
+    def _repr_parts(self) -> tuple[str, list[tuple[str, ...]]]:
+        """Title and one row per scorer (name, dimension, AUROC with the CI the payload
+        recorded, accuracy at 0.5, rows labelled / failed) for ``__repr__`` and
+        ``_repr_html_``: never the payload as a whole, which holds the settings. The CI is
+        read, not computed: a bootstrap on each repr would make printing slow."""
+        title = f"judge {_repr.quoted(self.judge, 80)}"
+        title += f", {_repr.plural(len(self.results), 'scorer')}"
+        recorded = self.payload.get("results") if isinstance(self.payload, dict) else None
+        cis: dict[tuple[str, str], Any] = {}
+        for d in recorded if isinstance(recorded, list) else []:
+            if isinstance(d, dict) and isinstance(d.get("auroc_ci95"), list | tuple):
+                cis[(str(d.get("name")), str(d.get("dimension")))] = d["auroc_ci95"]
+        rows = []
+        for r in self.results:
+            ci = cis.get((r.name, r.dimension))
+            low, high = (ci[0], ci[1]) if ci and len(ci) == 2 else (None, None)
+            rows.append(
+                (
+                    _repr.cell(r.name),
+                    _repr.cell(r.dimension, 30),
+                    f"AUROC {_repr.num(r.auroc)} {_repr.interval(low, high)}",
+                    f"accuracy {_repr.num(r.accuracy())}",
+                    _repr.counts(labelled=r.n_labelled, failed=r.n_failed),
+                )
+            )
+        return f"LabelsReport({title})", rows
+
+    def __repr__(self) -> str:
+        """The judge and each scorer's AUROC, a few lines: the dataclass default printed
+        every labelled row and the payload's settings."""
+        return _repr.text(*self._repr_parts())
+
+    def _repr_html_(self) -> str:
+        title, rows = self._repr_parts()
+        header = ("scorer", "dimension", "AUROC", "accuracy", "rows")
+        return _repr.table_html(title, header, rows)
 
     @property
     def n_failed(self) -> int:
