@@ -206,3 +206,23 @@ def test_counts_are_said_in_the_singular_and_for_an_empty_result(n: int) -> None
     r = _big(n, ("m",))
     said = "1 sample" if n == 1 else "0 samples"
     assert repr(r).splitlines()[0] == f"EvaluationResult({said}, 1 metric, status complete)"
+
+
+def test_a_streamed_result_is_a_few_lines_without_its_settings(tmp_path: Path) -> None:
+    """A streamed run's result (``executor="stream"``) printed its config and manifest, the
+    settings' base URL with credentials included, as the in-memory result did."""
+    data = tmp_path / "rows.jsonl"
+    rows = [make_row(question_id=f"q{i}") for i in range(300)]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = ragmeter.evaluate(
+        str(data), ["k_precision", "token_recall"], executor="stream", out=tmp_path / "out"
+    )
+    res.config = {"settings": {"base_url": URL}}
+    res.manifest = {**res.manifest, "settings": {"base_url": URL}}
+    text = repr(res)
+    assert text.startswith("StreamedResult(300 samples, 2 metrics, in ")
+    assert "k_precision" in text and "token_recall" in text
+    assert SECRET not in text and "judge.internal" not in text
+    assert len(text) < 1000 and str(res) == text
+    page = res._repr_html_()
+    assert "<table>" in page and SECRET not in page

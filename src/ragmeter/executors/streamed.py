@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragmeter import _repr
 from ragmeter._perf import gc_paused
 from ragmeter.errors import RunAborted
 from ragmeter.executors.notes import metric_notes, text_matched
@@ -145,6 +146,26 @@ class StreamedResult:
     manifest: dict[str, Any] = field(default_factory=dict)
     failure_rows: list[dict[str, Any]] = field(default_factory=list)
     not_applicable_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def _summary_parts(self) -> tuple[str, list[tuple[str, str, str, str]], list[str]]:
+        """Title, one row per metric, the notes line: never config, manifest or settings (the
+        dataclass default printed them, base URLs included)."""
+        title = f"StreamedResult({_repr.plural(self.n_samples, 'sample')}, "
+        title += f"{_repr.plural(len(self.metrics), 'metric')}, in {_repr.quoted(self.out_dir)})"
+        aggs = [
+            self.aggregates.get(m) or Aggregate(m, None, None, None, 0, 0, 0, 0)
+            for m in self.metrics
+        ]
+        return title, _repr.aggregate_rows(aggs), _repr.notes_line(self.notes)
+
+    def __repr__(self) -> str:
+        return _repr.text(*self._summary_parts())
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        title, rows, notes = self._summary_parts()
+        return _repr.table_html(title, ("metric", "mean", "CI", "counts"), rows, notes)
 
     @property
     def scores_path(self) -> Path:
