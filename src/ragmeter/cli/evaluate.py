@@ -24,6 +24,7 @@ from ragmeter.cli._common import (
 from ragmeter.cli._gates import check_gate_on, check_paths, finish_evaluate, prepare_evaluate
 from ragmeter.cli._long_tables import WHENEVER_CUT, print_table
 from ragmeter.cli._plugins import PluginOption, load_cli_plugins
+from ragmeter.cli._usage_lines import usage_lines
 from ragmeter.compare_options import MAX_RESAMPLES, MIN_RESAMPLES
 from ragmeter.config import settings_from_options
 from ragmeter.dry_run import cost_text
@@ -233,11 +234,12 @@ def evaluate(
             unlogged = exc
     print_result(result, title=str(data))
     if out is not None:
-        console.print(literal(f"wrote {out}/scores.jsonl, summary.json and run.json"))
+        wrote = f"wrote {out}/scores.jsonl, summary.json and run.json"
+        console.print(literal(wrote), soft_wrap=True)  # soft_wrap: one line in a CI log
     if unlogged is not None:
         run_guarded(_reraise, unlogged)  # exit 2, said as every other error
     if run_id is not None:
-        console.print(literal(f"logged to MLflow run {run_id}"))
+        console.print(literal(f"logged to MLflow run {run_id}"), soft_wrap=True)
     finish_evaluate(result, by, thresholds, on)  # slices, then the --fail-under gate (exit 1)
     code = result.exit_code(max_failure_rate)
     if code:
@@ -245,6 +247,7 @@ def evaluate(
             f"exit {code}: {result.n_failed} score(s) failed "
             f"({result.failure_rate():.1%} > --max-failure-rate {max_failure_rate:g})",
             highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(code)
 
@@ -300,7 +303,8 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
     }
     console.print(
         f"failures: {counts['failed']} failed; not applicable: {counts['undefined']} undefined, "
-        f"{counts['skipped']} skipped"
+        f"{counts['skipped']} skipped",
+        soft_wrap=True,
     )
     # One line per (sample, status, reason), naming every metric it hit.
     grouped: dict[tuple[str, str, str], list[str]] = {}
@@ -314,40 +318,11 @@ def print_result(result: EvaluationResult | StreamedResult, title: str = "ragmet
             cell(f"  {qid} · {', '.join(names)} · {status}: {reason}"), soft_wrap=True
         )
     if len(grouped) > 10:
-        console.print(f"  ... and {len(grouped) - 10} more (see summary.json)")
+        console.print(f"  ... and {len(grouped) - 10} more (see summary.json)", soft_wrap=True)
     for note in _group_notes(result.notes, result.metrics):
         console.print(literal(f"note: {note}", "dim"), soft_wrap=True)
-    usage = result.usage
-    if usage.get("judge_tokens") or usage.get("cache_hits"):  # a run all from the cache too
-        console.print(
-            f"judge tokens: {usage['judge_tokens']}  calls: {usage.get('calls', 0)}  "
-            f"cached: {usage.get('cache_hits', 0)}"
-        )
-        for line in _per_sample_usage(usage, result):
-            console.print(literal(line))
-
-
-def _per_sample_usage(usage: dict, result: Any) -> list[str]:  # type: ignore[type-arg]
-    """Per metric, the judge's calls and tokens per scored sample (computed: after the local
-    judge's KV-prefix reuse)."""
-    lines = []
-    for name, tally in (usage.get("per_metric") or {}).items():
-        if isinstance(result, StreamedResult):
-            agg = result.aggregates.get(name)
-            scored = agg.n - agg.n_skipped if agg is not None else 0
-        else:
-            scored = sum(s.status != "skipped" for s in result.scores.get(name, []))
-        if not scored or not tally.get("calls"):
-            continue
-        line = (
-            f"  {name}: per sample {tally['calls'] / scored:.1f} calls, "
-            f"{tally['prompt_tokens'] / scored:,.0f} prompt + "
-            f"{tally['completion_tokens'] / scored:,.0f} completion tokens"
-        )
-        if tally.get("computed_tokens"):
-            line += f" ({tally['computed_tokens'] / scored:,.0f} computed after prefix reuse)"
-        lines.append(line)
-    return lines
+    for line in usage_lines(result.usage, result):  # judge, other models, per metric
+        console.print(literal(line), soft_wrap=True)
 
 
 def _group_notes(notes: list[str], metrics: list[str]) -> list[str]:
@@ -380,16 +355,16 @@ def print_estimate(est: dict) -> None:  # type: ignore[type-arg]
     print_table(console, table)  # off a terminal as wide as it needs: no mean cut to '0.…'
     per = est.get("chars_per_token", 4)
     line = f"estimated cost: {cost_text(est)}; tokens at {per:g} characters a token"
-    console.print(literal(line), highlight=False)
+    console.print(literal(line), highlight=False, soft_wrap=True)
     for line in est.get("caveats", []):
-        console.print(literal(f"note: {line}", "dim"))
+        console.print(literal(f"note: {line}", "dim"), soft_wrap=True)
     for need, why in est.get("unavailable", {}).items():
-        console.print(literal(f"note: no {need}: {why}", "dim"))
+        console.print(literal(f"note: no {need}: {why}", "dim"), soft_wrap=True)
     for note in est.get("notes", []):
         if note != est.get("key_missing"):
-            console.print(literal(f"note: {note}", "dim"))
+            console.print(literal(f"note: {note}", "dim"), soft_wrap=True)
     if est.get("key_missing"):  # last, on stderr: the one line a reader must not miss
-        err_console.print(literal(f"warning: {est['key_missing']}", "yellow"))
+        err_console.print(literal(f"warning: {est['key_missing']}", "yellow"), soft_wrap=True)
 
 
 def _reraise(exc: BaseException) -> None:

@@ -93,9 +93,10 @@ def print_table(results: list[ScorerResult], judge_name: str, modes: dict[str, s
             "",
         )
     print_wide(console, table)  # off a terminal as wide as it needs: no number cut
-    console.print(_usage_line(results), highlight=False)
+    console.print(_usage_line(results), highlight=False, soft_wrap=True)
     if modes:  # of the dimensions run (``meta_eval._checks.run_modes``)
-        console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())))
+        modes_line = "modes: " + ", ".join(f"{k}={v}" for k, v in modes.items())
+        console.print(literal(modes_line), soft_wrap=True)
     print_calibration(results)
 
 
@@ -193,9 +194,10 @@ def print_labels(report: LabelsReport) -> None:
             f"{r.wall_s:.0f}",
         )
     print_wide(console, table)
-    console.print(_usage_line(list(report.results)), highlight=False)
+    console.print(_usage_line(list(report.results)), highlight=False, soft_wrap=True)
     if report.modes:
-        console.print(literal("modes: " + ", ".join(f"{k}={v}" for k, v in report.modes.items())))
+        modes_line = "modes: " + ", ".join(f"{k}={v}" for k, v in report.modes.items())
+        console.print(literal(modes_line), soft_wrap=True)
     for r in (x for x in report.results if x.kind == "ragas" and x.calibration()):
         rel = Table(title=f"reliability · {LABELS[r.dimension]} (RAGAs, ragmeter)")
         for col in ("score bin", "n", "mean score", "share labelled 1"):
@@ -300,7 +302,8 @@ def meta_eval_cmd(
     started = time.perf_counter()
 
     def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT
-        err_console.print(literal(f"{msg} · {time.perf_counter() - started:.0f}s", "dim"))
+        line = f"{msg} · {time.perf_counter() - started:.0f}s"
+        err_console.print(literal(line, "dim"), soft_wrap=True)
 
     report = run_guarded(
         run_meta_eval,
@@ -326,7 +329,7 @@ def meta_eval_cmd(
     else:
         print_table(report.results, report.judge, report.modes)
     if written is not None:
-        console.print(literal(f"wrote {written}"))
+        console.print(literal(f"wrote {written}"), soft_wrap=True)  # one line in a CI log
     for line in report.failure_lines():
         err_console.print(literal(f"warning: {line}", "yellow"), soft_wrap=True)
     console.print(literal(report.result_line()), soft_wrap=True)
@@ -345,5 +348,6 @@ def meta_eval_cmd(
             + ", a score failed",
             markup=False,
             highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(code)
