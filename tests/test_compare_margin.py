@@ -246,3 +246,9 @@ def test_analytic_p_values_never_underflow_to_zero() -> None:
     assert normal_p(d) > 0 and _sign_flip_bound(d) > 0
     p = paired_p_value([0.5] * 2000, [0.4] * 2000)  # random sign patterns, bounded
     assert 0 < p < 1e-300
+
+
+def test_a_drop_of_exactly_delta_passes_despite_float_noise(tmp_path: Path) -> None:
+    a, b = _runs(tmp_path, [-0.02] * 30)  # 0.48 - 0.5 = -0.020000000000000018
+    (margin,) = ragmeter.compare(a, b, max_drop={"mg_score": 0.02}).margins
+    assert margin.bound is not None and margin.bound < -0.02 and margin.passed

@@ -100,6 +100,7 @@ def compare_cmd(
         list[str] | None,
         typer.Option(
             "--max-drop",
+            metavar="METRIC=DELTA",
             help="METRIC=DELTA[,...], repeatable: exit 1 unless B is shown not worse than A by "
             "more than DELTA (the CI of B - A stays above -DELTA; below +DELTA for a "
             "lower-is-better metric). No CI (too few pairs) fails.",
