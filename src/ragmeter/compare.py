@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ragmeter.comparability import manifest_differences
+from ragmeter.compare_margins import check_max_drop, margins_of, parse_max_drop, summary_repr
 from ragmeter.compare_options import check_options, permutations_floor
 from ragmeter.compare_pairs import IN_MEMORY, Pairing, question_mismatch, same_run, values_of
 from ragmeter.compare_render import failure_warnings, verdict
@@ -177,6 +178,10 @@ class Comparison:
     by: str | None = None
     # computed in A, not in B (unless metrics= named what to compare): fails the regression gate
     lost_metrics: list[str] = field(default_factory=list)
+    margins: list[Any] = field(default_factory=list)  # compare_margins.Margin, of max_drop=
+
+    def __repr__(self) -> str:  # bounded: the dataclass's printed both runs whole
+        return summary_repr(self)
 
     def metric(self, name: str) -> MetricDelta:
         for m in self.metrics:
@@ -209,6 +214,7 @@ class Comparison:
             "metrics": [{**m.to_dict(), "verdict": verdict(m, alpha)} for m in self.metrics],
             "by": self.by,
             "slices": [s.to_dict() for s in self.slices],
+            "margins": [g.to_dict() for g in self.margins],
         }
 
     def to_json(self, alpha: float = 0.05) -> str:
@@ -280,6 +286,7 @@ def compare(
     permutations: int | None = None,
     seed: int = 0,
     min_slice: int = SMALL_SLICE,
+    max_drop: dict[str, float] | None = None,
 ) -> Comparison:
     """Compare run B against run A (EvaluationResults, Runs or run directories).
 
@@ -289,8 +296,10 @@ def compare(
     patterns of the permutation test (default 9999, fewer for runs over 2000 pairs); from
     ``stats.CLT_MIN_CHANGED`` changed pairs on, the CI and p are their normal limits and
     ``n_resamples`` and ``permutations`` are not used (``MetricDelta.method`` says which).
+    ``max_drop``: {metric: DELTA} non-inferiority margins (``compare_margins``), checked first.
     """
     check_options(confidence, n_resamples, permutations, seed, min_slice, intersect)
+    drops = parse_max_drop(max_drop)
     if metrics is not None and not isinstance(metrics, list | tuple):  # a str read by letter
         said = f"must be a list of metric names, not {metrics!r}"
         raise DataError([Problem(None, "metrics", said)])
@@ -302,6 +311,7 @@ def compare(
         if unknown:
             raise UnpairedRunsError.metrics(unknown, shared)
         shared = [m for m in shared if m in metrics]
+    check_max_drop(drops, shared, lambda name: direction_of(name, (run_a, run_b)))
     warnings = [said for run in (run_a, run_b) if (said := run.unfinished())]
     if said := same_run(run_a, run_b) or question_mismatch(run_a, run_b, ids):
         warnings.append(said)
@@ -346,6 +356,7 @@ def compare(
     deltas = [MetricDelta(**r, p_holm=p) for r, p in zip(rows, adjusted, strict=True)]
     warnings += [said for m in deltas for said in failure_warnings(m)]
     out = Comparison(run_a, run_b, ids, deltas, [], warnings, only_a, only_b, confidence, by)
+    out.margins = margins_of(deltas, drops, confidence)
     if by is not None:
         sources = (run_a.source, run_b.source)
         labels, differ = paired_labels(run_a.result.samples, run_b.result.samples, by, sources)

@@ -283,6 +283,8 @@ def to_markdown(cmp: Comparison, alpha: float = 0.05) -> str:
         )
     if not worse and not better and not changed:
         summary.append(f"No metric changed significantly (Holm p < {alpha}).")
+    for g in getattr(cmp, "margins", ()):  # compare_margins.Margin: its str() says it all
+        summary.append(f"**Margin {'met' if g.passed else 'FAILED'}**: {md_inline(str(g))}")
     lines = [head, "", *summary, ""]
     lines += _md_table(
         [h if h != "CI" else f"{ci_header(cmp.confidence)} of delta" for h in HEADERS],
@@ -367,6 +369,9 @@ def to_rich(cmp: Comparison, alpha: float = 0.05) -> list[Any]:
     out: list[Any] = [table, Text(visible(" ".join(filter(None, legend))), style="dim")]
     if excluded_line(cmp):  # not dim: a failed score is never shown as a footnote
         out.append(Text(visible(excluded_line(cmp)), style="yellow"))
+    for g in getattr(cmp, "margins", ()):  # --max-drop: one line each, under the table
+        said = f"margin {'met' if g.passed else 'FAILED'}: {g}"
+        out.append(Text(visible(said), style="green" if g.passed else "bold red"))
     if cmp.slices:
         st = Table(
             title=Text(

@@ -30,6 +30,7 @@ verdict that failed the regression gate on a tie.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -45,6 +46,12 @@ SCIPY_MAX_PAIRS = 1000
 # normal approximation of the sign-flip test (``uses_normal``): 2000 resamples of a million
 # continuous differences drew 2e9 indices, about 25 s per metric, to estimate them.
 CLT_MIN_CHANGED = 20_000
+# The least p-value the analytic tests give: erfc and exp underflow to exactly 0.0 beyond
+# |z| ~ 38, and no sign-flip test can give p = 0 (the observed pattern is one of 2^n).
+# The smallest *normal* float, not math.ulp(0.0) (5e-324, subnormal): it still over-states
+# no certainty (the true p is smaller), Holm's (m - k) * p keeps its full precision, and
+# a reader that flushes subnormals to zero (numpy with FTZ, some JSON parsers) reads no 0.
+MIN_P = sys.float_info.min
 
 
 def _paired(a: Sequence[float], b: Sequence[float], what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -256,11 +263,13 @@ def normal_p(d: np.ndarray) -> float:
     sum(e_i d_i) has mean 0 and variance sum(d_i^2), so p = erfc(|z| / sqrt(2)) with
     z = sum(d) / sqrt(sum(d^2)). Exact in the limit, and never above Hoeffding's bound
     (``_sign_flip_bound``, 2 exp(-z^2 / 2)), which random patterns needed to resolve a
-    clear change below their floor of 2 / (n_resamples + 1)."""
+    clear change below their floor of 2 / (n_resamples + 1). At least ``MIN_P``: erfc
+    underflowed to 0.0 for a large clear change, and the JSON claimed p = 0."""
     squares = float(np.dot(d, d))
     if squares == 0:
         return 1.0
-    return float(min(1.0, math.erfc(abs(float(d.sum())) / math.sqrt(2 * squares))))
+    p = math.erfc(abs(float(d.sum())) / math.sqrt(2 * squares))
+    return float(min(1.0, max(MIN_P, p)))
 
 
 def _sign_flip_bound(d: np.ndarray) -> float:
@@ -277,7 +286,8 @@ def _sign_flip_bound(d: np.ndarray) -> float:
     squares = float(np.dot(d, d))
     if squares == 0:
         return 1.0
-    return float(min(1.0, 2 * np.exp(-(float(d.sum()) ** 2) / (2 * squares))))
+    # at least MIN_P: exp underflows to 0.0 (2,000 pairs all 0.1 lower: z^2 / 2 = 1000)
+    return float(min(1.0, max(MIN_P, 2 * np.exp(-(float(d.sum()) ** 2) / (2 * squares)))))
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:

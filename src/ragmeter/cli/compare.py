@@ -4,9 +4,10 @@ Exit codes: 0 ok, 1 ``--fail-on-regression`` and a metric got significantly wors
 direction; never one with no better direction, such as refusal_rate), B failed more of a
 metric's scores than A, B has no score for samples A scored (failed, undefined or skipped
 in B; --allow-lost-scores accepts the undefined or skipped), or B lacks a metric A computed
-(unless --metrics), 2 runs that
-do not pair (the ids are named), an output path (--markdown, --json) that is a directory or
-cannot be written (checked before any run is read), two outputs asked of stdout (``--json -``
+(unless --metrics), or ``--max-drop`` and a margin not shown (the CI of B - A reaches
+past -DELTA on the worse side, or there is no CI), 2 runs that do not pair (the ids are
+named), an output path (--markdown, --json) that is a directory or cannot be written
+(checked before any run is read), a bad --max-drop, two outputs asked of stdout (``--json -``
 beside ``--markdown -`` or another ``-f``) or other bad input.
 """
 
@@ -32,6 +33,7 @@ from ragmeter.cli._fold import fold
 from ragmeter.cli._gates import report_gate
 from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.compare import compare
+from ragmeter.compare_margins import parse_max_drop
 from ragmeter.compare_options import MIN_RESAMPLES
 from ragmeter.compare_render import to_markdown, to_rich
 from ragmeter.gates import fail_on_regression as regressions
@@ -94,6 +96,16 @@ def compare_cmd(
             "do not fail it (they are still counted and warned about; failed ones still fail).",
         ),
     ] = False,
+    max_drop: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max-drop",
+            metavar="METRIC=DELTA",
+            help="METRIC=DELTA[,...], repeatable: exit 1 unless B is shown not worse than A by "
+            "more than DELTA (the CI of B - A stays above -DELTA; below +DELTA for a "
+            "lower-is-better metric). No CI (too few pairs) fails.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and permutations.")] = 0,
     n_resamples: Annotated[
         int,
@@ -137,6 +149,8 @@ def compare_cmd(
         )
         raise typer.Exit(EXIT_BAD_INPUT)
     listed = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    # None when not given; [""] (an unset CI variable) is refused, not "no margin"
+    drops = None if max_drop is None else run_guarded(parse_max_drop, max_drop, option="--max-drop")
     cmp = run_guarded(
         compare,
         run_a,
@@ -147,6 +161,7 @@ def compare_cmd(
         seed=seed,
         n_resamples=n_resamples,
         permutations=permutations,
+        max_drop=drops,
     )
     # The files first: a stdout closed early (`| head`) ends the process as it prints.
     if "--markdown" in checked:
@@ -164,8 +179,10 @@ def compare_cmd(
     else:
         for renderable in to_rich(cmp, alpha=alpha):
             print_table(renderable)
+    failed: list[Any] = [g for g in cmp.margins if not g.passed]  # --max-drop's
     if fail_on_regression:
-        report_gate(regressions(cmp, alpha=alpha, allow_lost_scores=allow_lost_scores))
+        failed = regressions(cmp, alpha=alpha, allow_lost_scores=allow_lost_scores) + failed
+    report_gate(failed)
 
 
 STDOUT = Path("-")
