@@ -252,3 +252,19 @@ def test_a_drop_of_exactly_delta_passes_despite_float_noise(tmp_path: Path) -> N
     a, b = _runs(tmp_path, [-0.02] * 30)  # 0.48 - 0.5 = -0.020000000000000018
     (margin,) = ragmeter.compare(a, b, max_drop={"mg_score": 0.02}).margins
     assert margin.bound is not None and margin.bound < -0.02 and margin.passed
+
+
+def test_legend_and_margin_lines_are_one_line_each_off_a_terminal() -> None:
+    """In a CI log (no terminal) rich broke the legend and each ``margin met:`` line at 80
+    columns ("...; allowed" / "drop 0.05"): each is now one line, whole."""
+    res = runner.invoke(
+        app,
+        ["compare", BASE, RERANKED, "--max-drop", "token_f1=0.02,mrr=0.05"],
+        env={"COLUMNS": "80"},
+    )
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    legend = [line for line in lines if line.strip().startswith("delta = mean(B")]
+    assert len(legend) == 1 and "not significant at 0.05." in legend[0]
+    met = [line for line in lines if line.startswith("margin met:")]
+    assert len(met) == 2 and all("allowed drop" in line for line in met)

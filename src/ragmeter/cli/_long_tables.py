@@ -59,6 +59,10 @@ def print_table(console: Console, renderable: Any, blocks_below: int = 0) -> Non
     ):
         print_blocks(console, renderable)
         return
+    if not console.is_terminal and isinstance(renderable, Text):
+        # a legend or a gate line: one line in a CI log (rich broke it at 80 columns)
+        console.print(renderable, soft_wrap=True)
+        return
     if console.is_terminal or not isinstance(renderable, Table):
         console.print(renderable)
         if isinstance(renderable, Table) and _cut_on_terminal(console, renderable):
