@@ -230,7 +230,7 @@ def fit_calibration(
         converged &= ok
         oof[test] = _answer_scores(_calibration(w), [claims[j] for j in test])
     w, ok = _fit(f, y, l2)
-    coef = [round(float(v), 4) for v in w]
+    coef = [round(float(v), 4) + 0.0 for v in w]  # + 0.0: no "-0.0" in the file
     shipped = load_calibration()
     judge = [sum(float(c["p_yes"]) for c in row) / len(row) for row in claims]
     ys = [int(v) for v in y]
