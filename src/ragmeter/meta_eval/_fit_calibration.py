@@ -61,9 +61,9 @@ ABOUT = (
     "P = sigmoid(intercept + logit_p_yes * logit(P(yes)) + lexical_support * lexical + "
     "missing_specific * missing), missing = 1 when the statement holds a name or number (not "
     "from its question) that no context sentence holds; the answer's score is the mean of P "
-    "over its claims. Fitted on the user's own labels by `ragmeter meta-eval labels "
-    "--fit-calibration` (log loss of the per-answer mean, L2 on the non-intercept weights, "
-    "L-BFGS-B from [0, 1, 0, 0]); see docs/labels-meta-eval.md."
+    "over its claims. Fitted on the user's own labels by ragmeter.meta_eval.fit_calibration "
+    "(`ragmeter meta-eval labels --fit-calibration`): log loss of the per-answer mean, L2 on "
+    "the non-intercept weights, L-BFGS-B from [0, 1, 0, 0]; see docs/labels-meta-eval.md."
 )
 
 
