@@ -21,6 +21,7 @@ from ragmeter.cli._common import (
     said,
     table_title,
 )
+from ragmeter.cli._fit_calibration import with_fit
 from ragmeter.cli._long_tables import print_table as print_wide
 from ragmeter.config import settings_from_options
 from ragmeter.errors import OutputError
@@ -275,6 +276,13 @@ def meta_eval_cmd(
             "--out", "-o", help="Write the results as JSON to this file (not a directory)."
         ),
     ] = None,
+    fit_calibration: Annotated[
+        Path | None,
+        typer.Option(
+            help="labels: fit faithfulness's calibration to them, write it to this "
+            "new JSON file, print cross-validated AUROC/Brier (docs/labels-meta-eval.md)."
+        ),
+    ] = None,
 ) -> None:
     """Agreement of the metrics with human pairwise preferences (RAGAS paper, Table 1).
 
@@ -306,7 +314,7 @@ def meta_eval_cmd(
         err_console.print(literal(line, "dim"), soft_wrap=True)
 
     report = run_guarded(
-        run_meta_eval,
+        with_fit(run_meta_eval, fit_calibration, out),
         dataset,
         data,
         settings=settings,

@@ -10,13 +10,16 @@ the CLI says so on stderr and exits 1. When every pair failed the agreement is N
 
 ``run("labels", path)`` measures the metrics against the user's own per-answer labels
 instead (``label_<dimension>`` columns, see ``_labels``): AUROC with a bootstrap CI, Brier,
-ECE, accuracy at 0.5 per dimension and scorer (a ``LabelsReport``).
+ECE, accuracy at 0.5 per dimension and scorer (a ``LabelsReport``); ``fit_calibration``
+refits faithfulness's calibration to such labels from stored claim features (no judge run),
+with cross-validated numbers (``run_labels(..., fit_calibration=OUT)`` does it after a run).
 
 ``run`` does it all in one call; the pieces (``select_pairs``, ``build_scorers``,
 ``run_meta_eval``) are here for callers who bring their own pairs, scorers or resources.
 """
 
 from ragmeter.meta_eval._api import MetaEvalReport, check_out, run, select_pairs
+from ragmeter.meta_eval._fit_calibration import FitCalibrationError, fit_calibration
 from ragmeter.meta_eval._labels import LABELS_DATASET, LabelledSample, auroc, read_labels
 from ragmeter.meta_eval._labels_api import LabelsReport, run_labels
 from ragmeter.meta_eval._labels_run import LabelResult
@@ -51,6 +54,7 @@ __all__ = [
     "LEXICAL_BASELINE",
     "PAPER_TABLE1",
     "RAGAS_METRICS",
+    "FitCalibrationError",
     "LabelResult",
     "LabelledSample",
     "LabelsReport",
@@ -63,6 +67,7 @@ __all__ = [
     "check_out",
     "context_overlap",
     "embedding_cosine",
+    "fit_calibration",
     "gpt_ranking",
     "gpt_score",
     "k_precision_scorer",

@@ -29,6 +29,7 @@ from ragmeter.meta_eval._checks import (
     needs_of_run,
     run_modes,
 )
+from ragmeter.meta_eval._fit_calibration import check_fit_request, fit_from_results
 from ragmeter.meta_eval._labels import LABELS_DATASET, check_labels, read_labels
 from ragmeter.meta_eval._labels_run import LabelResult, label_scorers, score_labels
 from ragmeter.meta_eval._pairs import DIMENSIONS
@@ -94,18 +95,29 @@ class LabelsReport:
         """Scores left out of some scorer's statistics because they failed."""
         return sum(r.n_failed for r in self.results)
 
+    @property
+    def fit_error(self) -> str | None:
+        """Why ``--fit-calibration`` wrote nothing after scoring (too few rows scored), if so."""
+        fit = self.payload.get("fit_calibration") if isinstance(self.payload, dict) else None
+        return fit.get("error") if isinstance(fit, dict) else None
+
     def exit_code(self) -> int:
-        """1 when a score failed (all written, each with its reason), else 0."""
-        return 1 if self.n_failed else 0
+        """1 when a score failed (all written, each with its reason) or the calibration asked
+        for could not be fitted from the rows scored, else 0."""
+        return 1 if self.n_failed or self.fit_error else 0
 
     def failure_lines(self) -> list[str]:
-        """One line per scorer with failed scores: how many were left out, and why."""
-        return [
+        """One line per scorer with failed scores: how many were left out, and why; one for
+        a calibration not written."""
+        lines = [
             f"{r.name}: {r.n_failed} of {r.n_labelled} labelled row(s) left out, a score "
             f"failed (first: {r.first_failure})"
             for r in self.results
             if r.n_failed
         ]
+        if self.fit_error:
+            lines.append(f"--fit-calibration: nothing written: {self.fit_error}")
+        return lines
 
     def result_line(self) -> str:
         """``RESULT dim_auroc=.. dim_auroc_lo=.. dim_auroc_hi=.. dim_brier=.. dim_ece=..
@@ -154,6 +166,7 @@ def from_run(
     dimensions: str | Sequence[str] | None,
     limit: int | None,
     progress: Callable[[str], None] | None,
+    fit_calibration: str | Path | None = None,
 ) -> LabelsReport:
     """``run("labels", ...)``: wikieval's default baselines (``run``'s and the CLI's default)
     mean the default set here, which leaves GPT Ranking out (labels have no pairs)."""
@@ -165,7 +178,25 @@ def from_run(
         dimensions=dimensions,
         limit=limit,
         progress=progress,
+        fit_calibration=fit_calibration,
     )
+
+
+def _dimensions(dimensions: str | Sequence[str] | None) -> list[str] | None:
+    """The dimensions asked for, as select_pairs reads them ("a, b" is a and b); None: all
+    labelled. DataError for an unknown one."""
+    dim_names = _names(dimensions)
+    if dim_names is None:
+        return None
+    dims = list(dict.fromkeys(d.strip() for d in dim_names if d.strip()))
+    bad = [d for d in dims if d not in DIMENSIONS]
+    if not dims or bad:
+        known = ", ".join(DIMENSIONS)
+        given = bad or dim_names
+        raise DataError(
+            [Problem(None, "dimensions", f"unknown dimension(s) {given!r}; known: {known}")]
+        )
+    return dims
 
 
 def run_labels(
@@ -176,30 +207,25 @@ def run_labels(
     dimensions: str | Sequence[str] | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
+    fit_calibration: str | Path | None = None,
 ) -> LabelsReport:
     """AUROC, Brier, ECE and accuracy of the judged metrics (and the per-sample
     ``baselines``; default: wikieval's without GPT Ranking) against the labels in ``data``.
+    ``fit_calibration``: a new JSON file to write the faithfulness calibration fitted to
+    these labels into (``_fit_calibration``), its cross-validated numbers in the payload.
 
     Raises ``DataError`` for a bad file, label or request, ``MetricError`` for an unknown
     mode, ``ConfigError`` / ``ResourceUnavailable`` for a resource, all before any scoring.
     """
     s = as_settings(settings)
     check_meta_modes(s)
-    names, dim_names = _names(baselines), _names(dimensions)
-    dims = None
-    if dim_names is not None:  # as select_pairs reads them: "a, b" is a and b
-        dims = list(dict.fromkeys(d.strip() for d in dim_names if d.strip()))
-        bad = [d for d in dims if d not in DIMENSIONS]
-        if not dims or bad:
-            known = ", ".join(DIMENSIONS)
-            given = bad or dim_names
-            raise DataError(
-                [Problem(None, "dimensions", f"unknown dimension(s) {given!r}; known: {known}")]
-            )
+    names, dims = _names(baselines), _dimensions(dimensions)
     if limit is not None and limit < 1:
         raise DataError([Problem(None, "limit", f"must be at least 1, not {limit}")])
     items = read_labels(data)[:limit]
     dims = check_labels(items, dims, str(data))
+    if fit_calibration is not None:  # refused before any model loads (exit 2)
+        check_fit_request(fit_calibration, data, dims, items, s)
     wanted = None if names is None else [b.strip() for b in names if b.strip()]
     wanted, scorers = label_scorers(
         [b for b in wanted if b != "none"] if wanted is not None else None, dims
@@ -275,4 +301,6 @@ def run_labels(
     payload["loadavg_start_end"] = [round(x, 2) for x in (*load0, *os.getloadavg())]
     payload["usage"] = built.accountant.summary()
     payload["results"] = [r.as_dict() for r in results]
+    if fit_calibration is not None:  # after the scores: a fit that fails loses none of them
+        payload["fit_calibration"] = fit_from_results(fit_calibration, data, results, judge_name)
     return LabelsReport(results, judge_name, modes, payload)

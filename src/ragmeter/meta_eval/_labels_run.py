@@ -13,6 +13,8 @@ here (``label_scorers``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +54,28 @@ def label_scorers(
     return wanted, scorers
 
 
+def fit_inputs(item: LabelledSample, score: Score) -> dict[str, Any]:
+    """What ``--fit-calibration`` (``_fit_calibration``) needs of a faithfulness row: each
+    claim's P(yes), lexical support and missing names/numbers, the variant and prompt version
+    that made them, and a digest of the contexts (folds are grouped by it). Empty for other
+    scores. Why kept in the row: the brief (``_run._brief``) dropped ``statement_evidence``,
+    so the fit had no input, and a stored ``--out`` could not be refitted without a judge."""
+    evidence = score.details.get("statement_evidence")
+    if not isinstance(evidence, list) or not evidence:
+        return {}
+    contexts = json.dumps(list(item.sample.contexts or []), ensure_ascii=False)
+    return {
+        "combine": score.details.get("combine"),
+        "prompt_version": score.details.get("prompt_version"),
+        "contexts_sha256": hashlib.sha256(contexts.encode("utf-8")).hexdigest()[:16],
+        "statement_evidence": [
+            {k: e.get(k) for k in ("p_yes", "lexical", "missing_specific")}
+            for e in evidence
+            if isinstance(e, dict)
+        ],
+    }
+
+
 @dataclass
 class LabelResult(ScorerResult):
     """One scorer of one dimension against the labels (usage fields: ``ScorerResult``)."""
@@ -75,7 +99,10 @@ class LabelResult(ScorerResult):
             if 0.0 <= score.value <= 1.0:
                 self.labelled.append((float(score.value), label))
         brief = _brief(score, used)
-        self.rows.append({"row": item.row, "id": item.sample.question_id, "label": label, **brief})
+        self.rows.append(
+            {"row": item.row, "id": item.sample.question_id, "label": label, **brief}
+            | fit_inputs(item, score)
+        )
 
     @property
     def auroc(self) -> float | None:
