@@ -258,3 +258,6 @@ def test_too_few_rows_scored_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert "nothing written" in res.stderr and "there are 18" in " ".join(res.stderr.split())
     assert json.loads(out.read_text())["fit_calibration"]["error"]
     assert res.stdout.strip().splitlines()[-1].startswith("RESULT ")
+    # the last line says what failed: the fit, not "0 labelled score(s) left out, a score failed"
+    last = res.stderr.strip().splitlines()[-1]
+    assert last == "exit 1: --fit-calibration wrote nothing", last

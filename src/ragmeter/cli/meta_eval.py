@@ -345,7 +345,10 @@ def meta_eval_cmd(
         err_console.print(said("error:", "bold red", unwritten), soft_wrap=True)
         raise typer.Exit(EXIT_BAD_INPUT)
     code = report.exit_code()
-    if code:
+    if code and not report.n_failed and getattr(report, "fit_error", None):
+        # no score failed: the fit asked for is what was not made
+        err_console.print(literal(f"exit {code}: --fit-calibration wrote nothing"), soft_wrap=True)
+    elif code:
         err_console.print(
             f"exit {code}: {report.n_failed} "
             + (
@@ -358,4 +361,5 @@ def meta_eval_cmd(
             highlight=False,
             soft_wrap=True,
         )
+    if code:
         raise typer.Exit(code)
