@@ -19,7 +19,7 @@ from functools import lru_cache
 from ragmeter.errors import ResourceUnavailable
 from ragmeter.metric_options import calibration_path, read_calibration_file
 from ragmeter.metrics.judging import options_of
-from ragmeter.metrics.support import Calibration, load_calibration, parse_calibration
+from ragmeter.metrics.support import Calibration, parse_calibration
 from ragmeter.protocols import Resources
 
 OPTION = "faithfulness_calibration"
@@ -30,13 +30,14 @@ def calibration_label(version: str, sha256: str) -> str:
     return f"{version}+sha256:{sha256[:12]}"
 
 
-def calibration_for(resources: Resources | None, variant: str) -> Calibration:
-    """The calibration faithfulness combines with: the user's file when the option names one
-    and the variant is ``calibrated``, else the package's. With ``faithfulness_combine=judge``
-    the file is not read: it changes nothing there, so it cannot fail a score either."""
+def user_calibration_of(resources: Resources | None, variant: str) -> Calibration | None:
+    """The user's calibration when the option names a file and the variant is
+    ``calibrated``, else None (the package's: faithfulness's own ``load_calibration``). With
+    ``faithfulness_combine=judge`` the file is not read: it changes nothing there, so it
+    cannot fail a score either."""
     value = options_of(resources).get(OPTION)
     if variant != "calibrated" or not value:
-        return load_calibration()
+        return None
     return user_calibration(str(value))
 
 
