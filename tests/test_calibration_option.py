@@ -21,7 +21,7 @@ from judged_fakes import HashEmbedder, ScriptedJudge
 from ragmeter import runner
 from ragmeter.cli import app
 from ragmeter.config import Settings
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, OutputError
 from ragmeter.manifest import fingerprint
 from ragmeter.metrics.faithfulness import faithfulness
 from ragmeter.metrics.registry import get_metric
@@ -172,7 +172,8 @@ def test_relative_and_home_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     for given in ("cal.json", "~/cal.json"):
         s, _ = score("The Waikato River drains Lake Taupo.", faithfulness_calibration=given)
         assert s.details["calibration"].startswith("user-scifact-1+sha256:"), s
-        Settings(options={"faithfulness_calibration": given})
+        made = Settings(options={"faithfulness_calibration": given})  # the file checked
+        assert made.options["faithfulness_calibration"] == str(tmp_path / "cal.json")
     with pytest.raises(ConfigError, match=r"no such file \(relative to the current directory"):
         Settings(options={"faithfulness_calibration": "other.json"})
 
@@ -261,3 +262,16 @@ def test_the_fingerprint_follows_the_files_content_not_its_path(tmp_path: Path) 
     assert fingerprint(metric, s, **kw) != before
     plain = fingerprint(metric, _settings("http://127.0.0.1:9/v1", tmp_path / "c", None), **kw)
     assert "calibration_sha256" not in plain["metrics"][0]  # other runs' fingerprints unchanged
+
+
+def test_a_file_refitted_in_place_is_not_resumed_into(tmp_path: Path) -> None:
+    """Same path, same version, other coefficients: before, the run resumed into the old one
+    (same options), mixing two calibrations' scores in one directory."""
+    cal = write_cal(tmp_path / "cal.json")
+    with FakeOpenAIServer() as srv:
+        s = _settings(srv.url, tmp_path / "c", cal)
+        runner.evaluate(ROWS, ["faithfulness"], settings=s, out=tmp_path / "o")
+        runner.evaluate(ROWS, ["faithfulness"], settings=s, out=tmp_path / "o")  # the same run
+        write_cal(cal, intercept=-1.0)
+        with pytest.raises(OutputError):
+            runner.evaluate(ROWS, ["faithfulness"], settings=s, out=tmp_path / "o")

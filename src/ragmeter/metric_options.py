@@ -200,14 +200,18 @@ def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Probl
             where = "options." + ".".join(map(str, e["loc"]))
             problems.append(Problem(None, where, f"{e['msg'].lower()}, not {shown}"))
         return {}, problems
+    out = checked.model_dump(mode="json", exclude_defaults=True)
     if (cal := checked.faithfulness_calibration) is not None:
         try:  # before any work: a bad file failed every faithfulness score after the judge
             read_calibration_file(cal)
+            # absolute: the file the settings checked, wherever a worker runs (a Ray
+            # actor's current directory is not the caller's)
+            out["faithfulness_calibration"] = str(calibration_path(cal).absolute())
         except ValueError as exc:
             problems.append(Problem(None, "options.faithfulness_calibration", str(exc)))
     # An option at its default is left out: ``evidence_k = 3`` written in a file is the run
     # made without it (the resume fingerprint compares options), not "other settings".
-    return {**checked.model_dump(mode="json", exclude_defaults=True), **declared}, problems
+    return {**out, **declared}, problems
 
 
 def closest(name: str, known: list[str]) -> str:
