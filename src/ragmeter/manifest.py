@@ -23,6 +23,7 @@ from typing import Any
 from ragmeter.config import Settings
 from ragmeter.errors import DataError, RunAborted
 from ragmeter.io import write_json
+from ragmeter.metric_options import read_calibration_file
 from ragmeter.metrics.base import Metric
 from ragmeter.metrics.registry import code_of, options_of, timeout_of
 from ragmeter.out_dir import MANIFEST as MANIFEST  # re-exported: where they were defined
@@ -79,13 +80,7 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
             "direction": m.direction,  # compare's, for a metric not registered there
             "needs": sorted(m.needs_in(mode)),
             "uses": sorted(m.uses_in(mode)),
-            "prompts": {
-                f"{family}.json": {
-                    "version": load_prompts(family)["version"],
-                    "sha256": prompt_file_sha256(family),
-                }
-                for family in m.prompts
-            },
+            "prompts": {f"{family}.json": _prompt_entry(family, options) for family in m.prompts},
         }
         if (limit := timeout_of(m.name)) is not None:
             entry["timeout_s"] = limit
@@ -97,6 +92,22 @@ def metric_entries(metrics: Sequence[Metric], options: Mapping[str, Any]) -> lis
             entry["plugin"] = plugin.name
         out.append(entry)
     return out
+
+
+def _prompt_entry(family: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """A prompt family's version and sha256; the user's calibration file in place of the
+    package's when ``options.faithfulness_calibration`` names one (and its ``path``, as
+    given), so run.json and compare say which calibration the scores were combined by. A
+    file unreadable by now (deleted during the run) is recorded with its ``error``: the
+    manifest of a finished run is still written."""
+    user = options.get("faithfulness_calibration")
+    if family != "faithfulness_calibration" or not user:
+        return {"version": load_prompts(family)["version"], "sha256": prompt_file_sha256(family)}
+    try:
+        doc, sha256 = read_calibration_file(str(user))
+    except ValueError as exc:
+        return {"version": None, "sha256": None, "path": str(user), "error": str(exc)}
+    return {"version": doc["version"], "sha256": sha256, "path": str(user)}
 
 
 def fingerprint(
@@ -112,6 +123,7 @@ def fingerprint(
     return {
         "metrics": [  # a user's metric's code too: a resume must not mix two definitions
             {k: e[k] for k in ("name", "version", "mode", "code_sha256", "options") if k in e}
+            | _user_calibration(e)
             for e in metric_entries(metrics, settings.metric_options())
         ],
         "settings": {k: public.get(k) for k in _SETTINGS_KEYS},
@@ -119,6 +131,14 @@ def fingerprint(
         "confidence": confidence,
         "bootstrap_seed": seed,
     }
+
+
+def _user_calibration(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """``calibration_sha256`` of a metric combining by the user's calibration file, else
+    nothing (every other run's fingerprint unchanged). Why: options hold only the file's
+    path, so a file refitted in place resumed into, and compared equal to, the old run."""
+    cal = (entry.get("prompts") or {}).get("faithfulness_calibration.json") or {}
+    return {"calibration_sha256": cal.get("sha256")} if "path" in cal else {}
 
 
 def input_facts(data: Any, samples: Sequence[Sample]) -> dict[str, Any]:

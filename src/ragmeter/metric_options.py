@@ -8,9 +8,13 @@ re-exports what it defines. A user's metric declares the options it reads when r
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import math
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -44,6 +48,9 @@ class MetricOptions(BaseModel):
     evidence_k: Count = 3  # context sentences kept per claim; 0: the whole context
     max_context_tokens: Annotated[int, Field(strict=True, ge=1)] | None = None
     faithfulness_combine: Literal["calibrated", "judge"] | None = None  # faithfulness.VARIANTS
+    # a calibration file (``meta-eval labels --fit-calibration``) in place of the package's;
+    # its content is checked in ``option_problems`` (``read_calibration_file``)
+    faithfulness_calibration: Annotated[str, Field(min_length=1)] | None = None
     answer_relevance_n: Annotated[int, Field(strict=True, ge=1)] = 3
     context_relevance_candidates: Count = 6  # 0: every sentence
     answer_correctness_weights: tuple[Weight, Weight] = (0.75, 0.25)
@@ -193,11 +200,95 @@ def option_problems(options: dict[str, Any]) -> tuple[dict[str, Any], list[Probl
             where = "options." + ".".join(map(str, e["loc"]))
             problems.append(Problem(None, where, f"{e['msg'].lower()}, not {shown}"))
         return {}, problems
+    out = checked.model_dump(mode="json", exclude_defaults=True)
+    if (cal := checked.faithfulness_calibration) is not None:
+        try:  # before any work: a bad file failed every faithfulness score after the judge
+            read_calibration_file(cal)
+            # absolute: the file the settings checked, wherever a worker runs (a Ray
+            # actor's current directory is not the caller's)
+            out["faithfulness_calibration"] = str(calibration_path(cal).absolute())
+        except ValueError as exc:
+            problems.append(Problem(None, "options.faithfulness_calibration", str(exc)))
     # An option at its default is left out: ``evidence_k = 3`` written in a file is the run
     # made without it (the resume fingerprint compares options), not "other settings".
-    return {**checked.model_dump(mode="json", exclude_defaults=True), **declared}, problems
+    return {**out, **declared}, problems
 
 
 def closest(name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1)
     return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+
+
+# A user's faithfulness calibration file: the schema of prompts/faithfulness_calibration.json.
+CALIBRATION_TERMS = ("intercept", "logit_p_yes", "lexical_support", "missing_specific")
+_CALIBRATION_MAX_BYTES = 1 << 20  # a fitted calibration is a few kB; a data set is not one
+
+
+def calibration_path(value: str) -> Path:
+    """The option's path with ``~`` and ``$VARIABLE`` expanded; a relative one stays relative
+    to the current directory (as every path on the command line and in settings files)."""
+    return Path(os.path.expandvars(value)).expanduser()
+
+
+def read_calibration_file(value: str) -> tuple[dict[str, Any], str]:
+    """The calibration file named by ``options.faithfulness_calibration``, checked, and the
+    sha256 of its bytes. ValueError, one line naming the file and what is wrong; the file's
+    content is never echoed (it could be anything). Why here, below the metrics: the settings
+    check it when they are built, before any judge call; the metric and run.json read it
+    again through this function, so all three agree on what a valid file is."""
+    path = calibration_path(value)
+    where = f"calibration file {redact(value)!r}"
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(_CALIBRATION_MAX_BYTES + 1)
+    except FileNotFoundError:
+        cwd = "" if path.is_absolute() else f" (relative to the current directory {os.getcwd()})"
+        raise ValueError(f"{where}: no such file{redact(cwd)}") from None
+    except IsADirectoryError:
+        raise ValueError(f"{where}: is a directory, not a file") from None
+    except OSError as exc:
+        raise ValueError(
+            f"{where}: cannot be read ({exc.strerror or type(exc).__name__})"
+        ) from None
+    if len(data) > _CALIBRATION_MAX_BYTES:
+        raise ValueError(f"{where}: larger than 1 MiB, not a calibration file")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    if (why := _calibration_schema_problem(doc)) is not None:
+        raise ValueError(f"{where}: {why}")
+    return doc, hashlib.sha256(data).hexdigest()
+
+
+def _calibration_schema_problem(doc: Any) -> str | None:
+    """What keeps ``doc`` from being a faithfulness calibration, or None."""
+    if not isinstance(doc, dict):
+        return f"a JSON object with version and coefficients, not a {type(doc).__name__}"
+    version = doc.get("version")
+    if not isinstance(version, str) or not version.strip():
+        return "no version: 'version' must be a non-empty string"
+    terms = doc.get("coefficients")
+    if not isinstance(terms, dict):
+        return f"'coefficients' must be an object holding {', '.join(CALIBRATION_TERMS)}"
+    if missing := [t for t in CALIBRATION_TERMS if t not in terms]:
+        return f"coefficient(s) missing: {', '.join(missing)}"
+    if unknown := sorted(set(terms) - set(CALIBRATION_TERMS)):
+        shown = ", ".join(redact(str(t))[:40] for t in unknown[:3])
+        return f"unknown coefficient(s): {shown} (known: {', '.join(CALIBRATION_TERMS)})"
+    for t in CALIBRATION_TERMS:
+        v = terms[t]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+            return f"coefficient {t} must be a finite number"
+    if not isinstance(doc.get("provenance", {}), dict):
+        return "'provenance' must be an object"
+    return None
+
+
+def _finite(v: float) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an integer too large for a float
+        return False

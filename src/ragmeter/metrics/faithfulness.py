@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 
 from ragmeter.errors import JudgeFailed, ResourceUnavailable
+from ragmeter.metrics._calibration_file import user_calibration_of
 from ragmeter.metrics.base import Metric, Mode, Score
 from ragmeter.metrics.claims import claims_of, neutralise
 from ragmeter.metrics.context import (
@@ -179,7 +180,7 @@ async def _fast(
         lexical_support(s, sample.question, seen, evidence_ctx.sentences) for s in claims.original
     ]
     absent = [missing_specific(s, sample.question, evidence_ctx.sentences) for s in claims.original]
-    cal = load_calibration()
+    cal = user_calibration_of(resources, variant) or load_calibration()  # the user's file, or ours
     combined = [
         cal.p_supported(p, x, float(bool(m))) for p, x, m in zip(probs, lex, absent, strict=True)
     ]
