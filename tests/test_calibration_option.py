@@ -275,3 +275,28 @@ def test_a_file_refitted_in_place_is_not_resumed_into(tmp_path: Path) -> None:
         write_cal(cal, intercept=-1.0)
         with pytest.raises(OutputError):
             runner.evaluate(ROWS, ["faithfulness"], settings=s, out=tmp_path / "o")
+
+
+def test_the_option_counts_for_faithfulness_alone_when_runs_are_compared() -> None:
+    """compare's "scored differently" check counted the calibration file of faithfulness for
+    every judged metric (answer_relevance, context_relevance...), as an option it did not
+    know."""
+    from ragmeter.comparability import metric_view
+
+    options = {"faithfulness_calibration": "/c.json"}
+    provenance = {"config": {"settings": {"options": options}}}
+
+    def view(metric: str) -> dict[str, Any]:
+        return metric_view(provenance, metric, models={"judge"}, run_json=False, facts=set())
+
+    assert view("faithfulness").get("options.faithfulness_calibration") == "/c.json"
+    assert "options.faithfulness_calibration" not in view("answer_relevance")
+    assert "options.faithfulness_calibration" not in view("context_relevance")
+
+
+def test_an_unset_variable_in_the_path_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$VARIABLE`` in the path is expanded as the local models' paths are, and an unset one
+    is named (it was "no such file", naming the literal path)."""
+    monkeypatch.delenv("RAGMETER_NO_SUCH_DIR", raising=False)
+    with pytest.raises(ConfigError, match="environment variable RAGMETER_NO_SUCH_DIR is not set"):
+        Settings(options={"faithfulness_calibration": "$RAGMETER_NO_SUCH_DIR/cal.json"})

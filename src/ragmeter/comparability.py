@@ -42,6 +42,7 @@ OPTION_METRIC = {
     "answer_relevance_n": "answer_relevance",
     "context_relevance_candidates": "context_relevance",
     "faithfulness_combine": "faithfulness",
+    "faithfulness_calibration": "faithfulness",
     "answer_correctness_weights": "answer_correctness",
 }
 OPTION_MODEL = {"scorer_model": "scorer", "reward_model": "reward_model"}

@@ -47,7 +47,7 @@ _URL_OPTIONS = {"base_url": "--base-url (base_url)"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]*)\})")
 # The metric options that name a local model: a path as often as a Hugging Face name.
-_PATH_OPTIONS = ("scorer_model", "reward_model")
+_PATH_OPTIONS = ("scorer_model", "reward_model", "faithfulness_calibration")
 
 
 class PriceConfig(BaseModel):
@@ -200,11 +200,12 @@ class Settings(BaseModel):
     def _options(cls, v: dict[str, Any]) -> dict[str, Any]:
         """Raises ConfigError itself: pydantic's error would echo the values, keys included.
         The local models' paths get ``$VARIABLE`` expanded as ``cache`` does."""
-        checked = check_options(v)
-        for name in _PATH_OPTIONS:
-            if isinstance(checked.get(name), str):
-                checked[name] = _expand(checked[name], f"options.{name}")
-        return checked
+        if isinstance(v, dict):  # expanded first: the calibration file is read by the check
+            v = {
+                k: _expand(x, f"options.{k}") if k in _PATH_OPTIONS and isinstance(x, str) else x
+                for k, x in v.items()
+            }
+        return check_options(v)
 
     @field_validator("cache")
     @classmethod
