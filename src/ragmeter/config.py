@@ -372,11 +372,15 @@ def settings_from_options(
     config: str | Path | None = None, *, modes: list[str] | None = None, **options: Any
 ) -> Settings:
     """Settings from a config file (optional) overridden by CLI options that were given.
-
-    ``modes`` holds ``metric=mode`` strings, merged over the file's ``modes`` table.
-    """
+    ``modes``: ``metric=mode`` strings over the file's ``modes``; ``option_items``:
+    ``name=value`` strings (``--option``) over its ``options``."""
     base = Settings.from_file(config) if config is not None else Settings()
+    items = options.pop("option_items", None)
     overrides = {k: v for k, v in options.items() if v is not None}
+    if items:
+        from ragmeter.metric_options import parse_option_items
+
+        overrides["options"] = {**base.options, **parse_option_items(items)}
     if modes:
         parsed = dict(base.modes)
         bad = []

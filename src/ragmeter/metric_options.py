@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ragmeter.errors import ConfigError, Problem
+from ragmeter.errors import ConfigError, DataError, Problem
 from ragmeter.redact import redact, secret_name
 
 NO_SECRETS = (
@@ -292,3 +292,27 @@ def _finite(v: float) -> bool:
         return math.isfinite(v)
     except OverflowError:  # an integer too large for a float
         return False
+
+
+def parse_option_items(items: list[str]) -> dict[str, Any]:
+    """``--option NAME=VALUE`` strings as options: VALUE read as a JSON literal when it is
+    one (``evidence_k=0`` is the number 0, ``answer_correctness_weights=[0.5,0.5]`` a list,
+    ``group_verdicts=on`` and ``faithfulness_calibration=cal.json`` stay strings; quote a
+    string that reads as a number: ``'x="3"'``). Why: a run's options could only come from a
+    ``--config`` file, so a calibration just fitted (``meta-eval labels --fit-calibration``)
+    needed a file written to be used. Names and values are checked as the file's are."""
+    parsed: dict[str, Any] = {}
+    bad = []
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or not name.strip() or not raw.strip():
+            bad.append(Problem(None, "--option", f"expected NAME=VALUE, got {item!r}"))
+            continue
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw.strip()
+        parsed[name.strip()] = value
+    if bad:
+        raise DataError(bad, source="command line")
+    return parsed

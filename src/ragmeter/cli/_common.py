@@ -91,6 +91,10 @@ JUDGE_HELP = (
     "litellm:MODEL | none"
 )
 EMBEDDER_HELP = "local (default) | st:PATH_OR_NAME | openai:MODEL | none"
+OPTION_HELP = (
+    "A metric option over --config's, e.g. --option evidence_k=0 or --option "
+    "faithfulness_calibration=cal.json (repeatable; the value read as JSON when it is)."
+)
 
 
 def fmt(x: float | None) -> str:

@@ -12,6 +12,7 @@ from ragmeter.cli._common import (
     EMBEDDER_HELP,
     EXIT_BAD_INPUT,
     JUDGE_HELP,
+    OPTION_HELP,
     cell,
     check_judge_form,
     console,
@@ -96,6 +97,10 @@ def evaluate(
     mode: Annotated[
         list[str] | None,
         typer.Option(help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."),
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(help=OPTION_HELP, metavar="NAME=VALUE"),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Estimate judge calls and tokens; send nothing.")
@@ -201,6 +206,7 @@ def evaluate(
         timeout=timeout,
         cache=cache,
         modes=mode,
+        option_items=option,
         structured_mode=structured_output,
         preflight=preflight,
     )

@@ -13,6 +13,7 @@ from ragmeter.cli._common import (
     EMBEDDER_HELP,
     EXIT_BAD_INPUT,
     JUDGE_HELP,
+    OPTION_HELP,
     cell,
     console,
     err_console,
@@ -240,6 +241,10 @@ def meta_eval_cmd(
         list[str] | None,
         typer.Option(help="Per-metric mode, e.g. --mode faithfulness=generate (repeatable)."),
     ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(help=OPTION_HELP, metavar="NAME=VALUE"),
+    ] = None,
     baselines: Annotated[
         str,
         typer.Option(
@@ -304,6 +309,7 @@ def meta_eval_cmd(
         embedder=embedder,
         cache=cache,
         modes=mode,
+        option_items=option,
     )
     if out is not None:
         run_guarded(check_out, out, data)  # before any work: a run's results are not lost to it
