@@ -235,6 +235,14 @@ def test_cli_end_to_end_writes_a_calibration_the_metric_reads(tmp_path: Path) ->
     flat = " ".join(res.stdout.split())
     assert "fitted to your labels" in flat and "refit on your labels" in flat
     assert f"wrote {cal_path}" in flat
+    # each line whole in a CI log (rich broke them at 80 columns): the hint can be copied
+    lines = res.stdout.splitlines()
+    assert any(
+        ln.startswith("wrote ") and f"faithfulness_calibration={cal_path}" in ln for ln in lines
+    )
+    assert any(
+        ln.startswith("coefficients (all rows):") and "missing_specific" in ln for ln in lines
+    )
     # the stored --out refits without a judge: the same coefficients from its rows
     from ragmeter.meta_eval import fit_calibration
 

@@ -77,17 +77,19 @@ def print_fit(fit: dict[str, Any]) -> None:
             f"coefficients (all rows): intercept {c['intercept']}, logit_p_yes "
             f"{c['logit_p_yes']}, lexical_support {c['lexical_support']}, missing_specific "
             f"{c['missing_specific']}"
-        )
+        ),
+        soft_wrap=True,  # one line in a CI log
     )
     left = fit.get("left_out") or {}
     if any(left.values()):
         parts = ", ".join(f"{v} {k}" for k, v in left.items() if v)
-        console.print(literal(f"left out of the fit: {parts}"))
+        console.print(literal(f"left out of the fit: {parts}"), soft_wrap=True)
     if not cv.get("converged", True):
         console.print(literal("warning: a fit stopped before converging", "yellow"))
     console.print(
         literal(
             f"wrote {fit['out']} (version {fit['version']}): use it with --option "
             f"faithfulness_calibration={fit['out']}"
-        )
+        ),
+        soft_wrap=True,
     )
