@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Annotated
@@ -315,9 +316,14 @@ def meta_eval_cmd(
         run_guarded(check_out, out, data)  # before any work: a run's results are not lost to it
     started = time.perf_counter()
 
+    last = [started]
+
     def progress(msg: str) -> None:  # on stderr, as evaluate's: stdout is the table and RESULT
-        line = f"{msg} · {time.perf_counter() - started:.0f}s"
-        err_console.print(literal(line, "dim"), soft_wrap=True)
+        now = time.perf_counter()
+        if not _progress_due(msg, now - last[0]):
+            return
+        last[0] = now
+        err_console.print(literal(f"{msg} · {now - started:.0f}s", "dim"), soft_wrap=True)
 
     report = run_guarded(
         with_fit(run_meta_eval, fit_calibration, out),
@@ -369,3 +375,18 @@ def meta_eval_cmd(
         )
     if code:
         raise typer.Exit(code)
+
+
+_ROWS_DONE = re.compile(r"(\d+)/(\d+) rows$")
+
+
+def _progress_due(msg: str, since_last_s: float) -> bool:
+    """A "kind: i/n rows" line at each tenth of the rows, the last one, or after 30 s, as
+    evaluate's plain progress: a line per row filled a CI log (60,000 lines for 30,000
+    labelled rows). Any other message is always shown."""
+    m = _ROWS_DONE.search(msg)
+    if m is None:
+        return True
+    i, n = int(m.group(1)), int(m.group(2))
+    step = max(1, -(-n // 10))
+    return i >= n or i % step == 0 or since_last_s >= 30.0
