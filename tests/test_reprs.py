@@ -226,3 +226,21 @@ def test_a_streamed_result_is_a_few_lines_without_its_settings(tmp_path: Path) -
     assert len(text) < 1000 and str(res) == text
     page = res._repr_html_()
     assert "<table>" in page and SECRET not in page
+
+
+def test_a_scorer_s_result_alone_is_one_line() -> None:
+    """``report.results[0]`` printed every pair / labelled row (the dataclass default)."""
+    pairs = [{"id": f"p{i}", "a": "x" * 200} for i in range(3000)]
+    ragas = ScorerResult("faithfulness", "faithfulness", "ragas", outcomes=[1.0, 0.0] * 1500)
+    ragas.pairs = pairs
+    text = repr(ragas)
+    assert text == (
+        "ScorerResult('faithfulness', faithfulness, ragas: agreement 0.500, 3000 pairs, 0 failed)"
+    )
+    rows = LabelResult("faithfulness", "faithfulness", "ragas", n_labelled=4, n_positive=2)
+    rows.scored = [(0.9, 1), (0.8, 1), (0.2, 0), (0.1, 0)]
+    rows.rows = pairs
+    assert repr(rows) == (
+        "LabelResult('faithfulness', faithfulness, ragas: AUROC 1.000, 4 labelled "
+        "(2 positive), 0 failed)"
+    )

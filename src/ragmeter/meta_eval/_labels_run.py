@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter import _repr
 from ragmeter.errors import DataError, Problem
 from ragmeter.meta_eval._labels import LabelledSample, accuracy, auroc, auroc_ci
 from ragmeter.meta_eval._run import ScorerResult, _brief, _judge_stats, _Session
@@ -102,6 +103,14 @@ class LabelResult(ScorerResult):
         self.rows.append(
             {"row": item.row, "id": item.sample.question_id, "label": label, **brief}
             | fit_inputs(item, score)
+        )
+
+    def __repr__(self) -> str:
+        """One line: the dataclass default printed every labelled row."""
+        return (
+            f"LabelResult({_repr.cell(self.name)!r}, {_repr.cell(self.dimension)}, "
+            f"{_repr.cell(self.kind)}: AUROC {_repr.num(self.auroc)}, {self.n_labelled} "
+            f"labelled ({self.n_positive} positive), {self.n_failed} failed)"
         )
 
     @property

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ragmeter import _repr
 from ragmeter.engine.accounting import CALL_TAG, Tally
 from ragmeter.errors import RunAborted
 from ragmeter.meta_eval._pairs import PreferencePair
@@ -79,6 +80,14 @@ class ScorerResult:
             "ece": ece(s, y),
             "reliability": reliability_table(s, y),
         }
+
+    def __repr__(self) -> str:
+        """One line: the dataclass default printed every pair (thousands of lines)."""
+        return (
+            f"ScorerResult({_repr.cell(self.name)!r}, {_repr.cell(self.dimension)}, "
+            f"{_repr.cell(self.kind)}: agreement {_repr.num(self.agreement)}, "
+            f"{_repr.plural(len(self.outcomes), 'pair')}, {self.n_failed} failed)"
+        )
 
     @property
     def agreement(self) -> float | None:
