@@ -20,7 +20,7 @@ from ragmeter.io import atomic_open, stat_problem
 from ragmeter.manifest import OUTPUTS
 from ragmeter.md_escape import visible
 
-__all__ = ["check_out", "render_report", "report", "write_out"]
+__all__ = ["check_out", "margin_rows", "render_report", "report", "write_out"]
 
 
 def check_out(
@@ -192,6 +192,7 @@ def render_report(
     title: str | None = None,
     seed: int | None = None,
     intersect: bool = False,
+    max_drop: Any = None,
 ) -> str:
     """The report's HTML as a string.
 
@@ -200,8 +201,11 @@ def render_report(
     metric in the worst / biggest-change lists. ``intersect``: as compare's, compare only the
     ids both runs hold (the comparison's warnings say how many were left out). ``seed``: of
     the comparison's CIs (default 0) and the slices' (default: each run's own, as its
-    summary.json records it with its confidence and resamples).
+    summary.json records it with its confidence and resamples). ``max_drop``: compare's
+    non-inferiority margins ({metric: DELTA} or ``"METRIC=DELTA,..."``), shown in the
+    comparison section; a ready ``Comparison`` carries its own (``compare(max_drop=...)``).
     """
+    _margins_asked(compare, max_drop)
     _require()
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -218,7 +222,12 @@ def render_report(
         base = as_run(run)
         if compare is not None:
             comparison = run_compare(
-                base, compare, by=by, seed=0 if seed is None else seed, intersect=intersect
+                base,
+                compare,
+                by=by,
+                seed=0 if seed is None else seed,
+                intersect=intersect,
+                max_drop=max_drop,
             )
     slices = run_slices(base, comparison, by, seed) if by else None
     context = report_context(
@@ -234,6 +243,46 @@ def render_report(
     )
     env.filters["isolated"] = isolated
     return controls_shown(env.get_template("report.html.j2").render(**context))
+
+
+def _margins_asked(compare: Any, max_drop: Any) -> None:
+    """ConfigError before any work when ``max_drop`` cannot be shown: without a second run
+    there is no B - A to hold to a margin, and a ready Comparison's margins were fixed when
+    it was made (a second set, silently ignored, would show a gate that was never run)."""
+    from ragmeter.compare import Comparison
+
+    if max_drop is None:
+        return
+    if compare is None:
+        raise ConfigError("max_drop needs a second run to compare with (compare=RUN_B)")
+    if isinstance(compare, Comparison):
+        raise ConfigError(
+            "max_drop: the Comparison given was already made; pass max_drop to compare()"
+        )
+
+
+def margin_rows(margins: Sequence[Any]) -> list[dict[str, Any]]:
+    """The report's rows of ``compare_margins.Margin`` objects: metric, the change allowed
+    (a drop, or a rise where lower is better), the CI of B - A, met or FAILED, and the
+    margin's own one-line verdict. Why text here, not in the template: the page must read
+    what ``compare --max-drop`` prints, number for number; the template escapes it all."""
+    from ragmeter.compare_render import fmt_ci
+
+    rows = []
+    for g in margins:
+        allowed = "drop" if g.direction == "higher" else "rise (lower is better)"
+        ci = fmt_ci(g.ci_low, g.ci_high)
+        rows.append(
+            {
+                "metric": g.metric,
+                "allowed": f"{allowed} {g.max_drop:g}",
+                "ci": ci if ci != "—" else f"— ({g.note or 'no CI'})",
+                "passed": bool(g.passed),
+                "verdict": "met" if g.passed else "FAILED",
+                "reason": str(g),
+            }
+        )
+    return rows
 
 
 def controls_shown(html: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from ragmeter.compare import Comparison
 from ragmeter.compare_render import ci_header, public_text, public_tree
 from ragmeter.gates import ASSUMED, known_direction
-from ragmeter.reporting import charts
+from ragmeter.reporting import charts, margin_rows
 from ragmeter.reporting.evidence import Evidence, evidence_of
 from ragmeter.runs import Run
 from ragmeter.sample import Sample
@@ -267,6 +267,7 @@ def _compare_section(cmp: Comparison, n: int, alpha: float) -> dict[str, Any]:
         "ci_header": ci_header(cmp.confidence),
         "alpha": alpha,
         "direction_legend": direction_legend(cmp),
+        "margins": margin_rows(cmp.margins),  # --max-drop's; [] shows nothing
     }
 
 
