@@ -20,7 +20,7 @@ from ragmeter.io import atomic_open, stat_problem
 from ragmeter.manifest import OUTPUTS
 from ragmeter.md_escape import visible
 
-__all__ = ["check_out", "margin_rows", "render_report", "report", "write_out"]
+__all__ = ["check_out", "render_report", "report", "write_out"]
 
 
 def check_out(
@@ -259,30 +259,6 @@ def _margins_asked(compare: Any, max_drop: Any) -> None:
         raise ConfigError(
             "max_drop: the Comparison given was already made; pass max_drop to compare()"
         )
-
-
-def margin_rows(margins: Sequence[Any]) -> list[dict[str, Any]]:
-    """The report's rows of ``compare_margins.Margin`` objects: metric, the change allowed
-    (a drop, or a rise where lower is better), the CI of B - A, met or FAILED, and the
-    margin's own one-line verdict. Why text here, not in the template: the page must read
-    what ``compare --max-drop`` prints, number for number; the template escapes it all."""
-    from ragmeter.compare_render import fmt_ci
-
-    rows = []
-    for g in margins:
-        allowed = "drop" if g.direction == "higher" else "rise (lower is better)"
-        ci = fmt_ci(g.ci_low, g.ci_high)
-        rows.append(
-            {
-                "metric": g.metric,
-                "allowed": f"{allowed} {g.max_drop:g}",
-                "ci": ci if ci != "—" else f"— ({g.note or 'no CI'})",
-                "passed": bool(g.passed),
-                "verdict": "met" if g.passed else "FAILED",
-                "reason": str(g),
-            }
-        )
-    return rows
 
 
 def controls_shown(html: str) -> str:

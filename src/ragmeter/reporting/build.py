@@ -14,8 +14,9 @@ from typing import Any
 from ragmeter.compare import Comparison
 from ragmeter.compare_render import ci_header, public_text, public_tree
 from ragmeter.gates import ASSUMED, known_direction
-from ragmeter.reporting import charts, margin_rows
+from ragmeter.reporting import charts
 from ragmeter.reporting.evidence import Evidence, evidence_of
+from ragmeter.reporting.margins import margin_rows
 from ragmeter.runs import Run
 from ragmeter.sample import Sample
 
