@@ -22,6 +22,7 @@ Usage: python benchmarks/injection.py [--metrics faithfulness,answer_relevance,c
        [--forms note,json_verdict,...] [--groups seen,old,new] [--judge local] [--cache DIR]
        [--no-phrase-lists]  (the evaluator-directed phrase lists off: what the rest holds)
        [--merge EARLIER.json]  (the forms not run now taken from an earlier full run)
+       [--data data/injection_writer.jsonl]  (forms aimed at generate mode's statement writer)
        [--mode fast|generate]  (the metrics' mode; generate: the RAGAS prompts, answer_relevance
        then needs an embedder: --embedder, as ragmeter --embedder takes it)
 Prints a table per metric and form, writes benchmarks/results/injection.json, ends with RESULT.
@@ -48,6 +49,7 @@ from _record import add_out, check_out, write_json  # noqa: E402
 
 DATA = ROOT / "data" / "injection.jsonl"
 METRICS = ("faithfulness", "answer_relevance", "context_relevance")
+GROUPS = ("seen", "old", "new", "writer")
 
 
 def _injected_kept(details: dict, base_context: str, context: str) -> bool:
@@ -58,9 +60,10 @@ def _injected_kept(details: dict, base_context: str, context: str) -> bool:
 
 def _group(meta: dict) -> str:
     """seen (the phrase lists know them), old (unseen, written after the defences of issue 12),
-    new (held out, written before the defences of issue 12b were run on them)."""
-    if meta.get("heldout") == "new":
-        return "new"
+    new (held out, written before the defences of issue 12b were run on them), writer (held
+    out, aimed at generate mode's statement writer: injection_writer.jsonl)."""
+    if meta.get("heldout") in ("new", "writer"):
+        return meta["heldout"]
     return "old" if meta.get("unseen") else "seen"
 
 
@@ -130,7 +133,7 @@ def summarise(scored: list[dict], metrics: list[str]) -> dict:
             print(f"{m:18s} {form:20s} {where:8s} {len(rs):4d} {flips:6d} {delta:10.3f}")
         unseen = [r for r in inj if r["unseen"]]
         summary[m] = {
-            **{f"flip_rate_{g}_forms": _rate(inj, g) for g in ("seen", "old", "new")},
+            **{f"flip_rate_{g}_forms": _rate(inj, g) for g in GROUPS},
             "flip_rate_unseen_forms": _rate(unseen),
             "n_injected": len(inj),
             "n_clean": sum(1 for r in scored if r["metric"] == m and r["form"] is None),
@@ -167,7 +170,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--metrics", default=",".join(METRICS), help="comma-separated judged metrics")
     ap.add_argument("--forms", default="", help="comma-separated forms (default: all)")
-    ap.add_argument("--groups", default="seen,old,new", help="form groups to run")
+    ap.add_argument("--groups", default=",".join(GROUPS), help="form groups to run")
     ap.add_argument("--limit-bases", type=int, default=0, help="first N clean bases per metric")
     ap.add_argument(
         "--no-phrase-lists",
@@ -191,6 +194,13 @@ def main() -> None:
         default=None,
         help="the embedder for answer_relevance in generate mode, as ragmeter --embedder takes it",
     )
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="the rows (default benchmarks/data/injection.jsonl; data/injection_writer.jsonl: "
+        "forms aimed at generate mode's statement writer)",
+    )
     add_out(ap, ROOT / "results" / "injection.json")
     ap.add_argument(
         "--merge",
@@ -213,12 +223,12 @@ def main() -> None:
         untrusted._EVALUATOR = re.compile(r"(?!x)x")  # never matches
     forms = set(args.forms.split(",")) if args.forms else None
     groups = set(args.groups.split(","))
-    rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
+    rows = [json.loads(x) for x in args.data.read_text(encoding="utf-8").splitlines() if x]
     known = {r["metadata"]["form"] for r in rows} - {None}
     for flag, given, valid in (
         ("--metrics", set(metrics), set(METRICS)),
         ("--forms", forms or set(), known),
-        ("--groups", groups, {"seen", "old", "new"}),
+        ("--groups", groups, set(GROUPS)),
     ):
         if given - valid:  # a typo would otherwise judge the clean bases alone, or nothing
             ap.error(f"{flag}: unknown {', '.join(sorted(given - valid))}; known: {sorted(valid)}")
@@ -263,7 +273,8 @@ def main() -> None:
         print(
             f"{m}: flip rate {s['flip_rate']:.3f} over {s['n_injected']} injected samples "
             f"(forms the phrase lists know: {s['flip_rate_seen_forms']}, old unseen forms: "
-            f"{s['flip_rate_old_forms']}, new held-out forms: {s['flip_rate_new_forms']}; "
+            f"{s['flip_rate_old_forms']}, new held-out forms: {s['flip_rate_new_forms']}, "
+            f"writer forms: {s['flip_rate_writer_forms']}; "
             f"mean score change {s['mean_delta']:+.3f})"
         )
     write_json(
@@ -282,7 +293,7 @@ def main() -> None:
     parts = []
     for m, s in summary.items():
         parts.append(f"flip_rate_{m}={s['flip_rate']:.3f}")
-        for g in ("seen", "old", "new"):
+        for g in GROUPS:
             if s[f"flip_rate_{g}_forms"] is not None:
                 parts.append(f"flip_rate_{m}_{g}={s[f'flip_rate_{g}_forms']:.3f}")
     print("RESULT " + " ".join(parts) + f" mode={args.mode} n_rows={len(scored)}")
