@@ -40,7 +40,8 @@ class _Schemas(ScriptedJudge):
 def _script(n_statements: int) -> Any:
     def reply(text: str, schema: type) -> Any:
         if schema.__name__ == "Statements":
-            return {"statements": [f"Statement {i}." for i in range(n_statements)]}
+            # the answer's own statement (no name or number it lacks: the writer check keeps it)
+            return {"statements": ["The Eiffel Tower is in Paris."] * n_statements}
         if schema.__name__ == "Verdicts":
             return {"verdicts": [{"reason": "r", "verdict": "yes"}] * n_statements}
         if schema.__name__ == "Attributions":
@@ -84,7 +85,7 @@ def test_a_judge_that_ignores_the_schema_still_fails_clearly() -> None:
 
     def three(text: str, schema: type) -> Any:
         if schema.__name__ == "Statements":
-            return {"statements": ["Statement 0."]}
+            return {"statements": ["The Eiffel Tower is in Paris."]}
         return {"verdicts": [{"reason": "r", "verdict": "yes"}] * 3}
 
     res = Resources(judge=_Schemas(script=three), options={"mode": "generate"})

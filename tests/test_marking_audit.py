@@ -304,6 +304,11 @@ BEFORE = {
 # injection re-pinned 2026-11-28: generate-mode statements and questions are written from the
 # answer less the text fast mode drops as addressed to the evaluator (judging.answer_as_read);
 # no other dataset's prompts changed.
+# chat re-pinned 2026-11-28 (faithfulness 39): generate mode does not count statements that
+# assert nothing (faithfulness_generate.writer_statements); the recording judge's statements
+# "The answer says so." and "Nothing." are no claims to a question about the speaker, so 28 of
+# the 80 rows judge the answer's own claims instead. Only the faithfulness and
+# faithfulness_judge generate-mode prompts of chat changed (per-key digests, before and after).
 MARKED = {
     "examples/rag_turns.jsonl": (
         "aa4d2a628ffadc6c67ff2da771a1a7bd687dbef5767006b9581d609e3f567a0d"
@@ -312,7 +317,7 @@ MARKED = {
         "bc8669256a5ee5d35b1fbfe27f42f55653936445d00ada03d056e81c3fc05657"
     ),
     "benchmarks/data/chat.jsonl": (
-        "af2f359371df45a8a42d8ffea2cc6c168f2864749e16864079e190bd87a0c403"
+        "71037be25299c6973f8a43ac50fdac7b5a73a51f293e8c12a73fa87203349a20"
     ),
     "benchmarks/data/dialogue.jsonl": (
         "4ad29d160f33d131f5c00e6b97a519c05d58f9407ada6e440a41c92f54f1187c"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 
-from ragmeter.errors import JudgeFailed, ResourceUnavailable
+from ragmeter.errors import ResourceUnavailable
 from ragmeter.metrics._calibration_file import user_calibration_of
 from ragmeter.metrics.base import Metric, Mode, Score
 from ragmeter.metrics.claims import claims_of, neutralise
@@ -32,19 +32,16 @@ from ragmeter.metrics.context import (
     context_chunks,
     select_evidence,
 )
+from ragmeter.metrics.faithfulness_generate import generate
 from ragmeter.metrics.judging import (  # Statements, Verdicts: re-exported
     Calls,
     Statements,
     Verdicts,
-    answer_as_read,
-    chat,
     context_first,
     each,
-    exactly,
     guarded,
     judge_of,
     mode_of,
-    numbered,
     options_of,
     version,
 )
@@ -54,6 +51,8 @@ from ragmeter.metrics.support import lexical_support, load_calibration, missing_
 from ragmeter.prompts import load_prompts
 from ragmeter.protocols import Resources
 from ragmeter.sample import Sample
+
+__all__ = ["JUDGE_METRIC", "METRIC", "Statements", "Verdicts", "faithfulness", "faithfulness_judge"]
 
 DEFAULT_MODE = "fast"
 VARIANTS = ("calibrated", "judge")
@@ -228,7 +227,7 @@ async def _faithfulness(sample: Sample, resources: Resources, default_variant: s
     if mode == "fast":
         return await _fast(sample, resources, calls, ctx, _variant(resources, default_variant))
     ctx = ctx.without_instructions()
-    return await _generate(
+    return await generate(
         sample, calls, ctx, context_chunks(ctx, judge, resources), load_prompts("faithfulness")
     )
 
@@ -241,59 +240,6 @@ async def faithfulness(sample: Sample, resources: Resources) -> Score:
 @guarded
 async def faithfulness_judge(sample: Sample, resources: Resources) -> Score:
     return await _faithfulness(sample, resources, "judge")
-
-
-async def _generate(
-    sample: Sample, calls: Calls, ctx: ContextSentences, chunks: list[list[int]], prompts: dict
-) -> Score:
-    g = prompts["generate"]  # its own version: the fast prompts keep their cache keys
-    ver, answer = g["version"], neutralise(answer_as_read(sample.question, sample.answer or ""))
-    made = await calls.structured(
-        chat(
-            g["statements_system"],
-            g["statements_user"].format(question=neutralise(sample.question), answer=answer),
-            g["statements_examples"],
-        ),
-        Statements,
-        version=ver,
-    )
-    statements = [s.strip() for s in made.statements if s.strip()]
-    if not statements:
-        return Score.undefined(
-            "the judge found no statements in the answer", judge=calls.details(), mode="generate"
-        )
-    listing, as_data = numbered(statements), neutralise  # statements and context marked
-    supported, reasons = [False] * len(statements), [""] * len(statements)
-    for chunk in chunks:
-        got = await calls.structured(
-            chat(
-                g["verdicts_system"],
-                g["verdicts_user"].format(context=as_data(ctx.render(chunk)), statements=listing),
-                g["verdicts_examples"],
-            ),
-            exactly(Verdicts, "verdicts", len(statements)),
-            version=ver,
-            max_tokens=80 + 60 * len(statements),
-        )
-        if len(got.verdicts) != len(statements):
-            raise JudgeFailed(
-                f"judge gave {len(got.verdicts)} verdicts for {len(statements)} statements"
-            )
-        for i, v in enumerate(got.verdicts):
-            if v.verdict == "yes" and not supported[i]:
-                supported[i], reasons[i] = True, v.reason
-            elif not supported[i]:
-                reasons[i] = v.reason
-    n = sum(supported)
-    return Score.ok(
-        n / len(statements),
-        mode="generate",
-        statements=statements,
-        verdicts=["yes" if s else "no" for s in supported],
-        reasons=reasons,
-        chunks=len(chunks),
-        judge=calls.details(),
-    )
 
 
 _MODES = (
@@ -340,7 +286,11 @@ METRIC = Metric(
     # 37: generate-mode prompts mark untrusted text as data; 36: 9-language talk, remarks
     # 38 (also): "The song I Don't Know ...", "no data on the flight recorder", "The
     # treaty's text does not mention X" are claims, no refusals or remarks on the documents
-    version="38",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end; review
+    # 39: generate mode judges the answer's claims when the judge's statements add a name or
+    # number (faithfulness_generate.py), drops statements that assert nothing; "The answer is
+    # fully supported by the context." is evaluator-directed, not the answer "fully supported";
+    # "He said, I don't know." is reported speech, no refusal (refusal.py v12)
+    version="39",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end; review
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -382,7 +332,9 @@ JUDGE_METRIC = Metric(
     # 32: generate-mode prompts mark untrusted text as data; 31: 9-language talk, remarks
     # 33 (also): "The song I Don't Know ...", "no data on the flight recorder", "The
     # treaty's text does not mention X" are claims, no refusals or remarks on the documents
-    version="33",  # 33: 7 more languages (refusal.py v11, with its review of false refusals)
+    # 34: as faithfulness 39 (the generate-mode writer check; "The answer is correct." a remark;
+    # refusal.py v12)
+    version="34",  # 33: 7 more languages (refusal.py v11, with its review of false refusals)
     prompts=("common", "faithfulness"),
     description="Faithfulness from the judge alone: mean P(yes) over the answer's claims, "
     "no lexical evidence, no calibration (fast); generate as faithfulness.",

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 
+from ragmeter.metrics.untrusted import _evaluator_match
+
 _POLAR = re.compile(r"^(?:yes|no|true|false)\W*$", re.IGNORECASE)
 
 _DOCS = (
@@ -107,7 +109,11 @@ def _capital(claim: str) -> str:
 def unwrap_answer(piece: str) -> str:
     """The answer inside "The answer is X" / "So the final answer is: X" / "X is the correct
     answer", as written (then judged as the claim it makes about the question when short);
-    else the piece."""
+    else the piece. A piece that speaks of the answer's own correctness from its first word
+    ("The answer is fully supported by the context.") is left whole, for the evaluator-directed
+    check to drop: unwrapped, "fully supported by the context." no longer says of what."""
+    if (m := _evaluator_match(piece.strip())) is not None and m.start() == 0:
+        return piece
     after = _ANSWER_AFTER.match(piece.strip())
     if after is not None and after.group("claim").strip().lower() not in _NOT_AN_ANSWER:
         return after.group("claim").strip()

@@ -181,6 +181,21 @@ _LEADS = refusal_i18n.word_set(
     "documents text sources question"
 )
 _EMBEDDED_IDK = re.compile(r"(?<!\s)(\s+)i\s+(do\s+not|don't|dont)\s+know\b", re.I)
+# reported speech without quotation marks: "He said, I don't know." and "The minister replied:
+# I don't know." tell what someone said (a claim), where "As I said, I don't know." is the
+# speaker's own (2026-11-28). Masked as a quotation is. English only.
+_REPORTED_IDK = re.compile(
+    r"(?<!\bi\s)(?<!\bwe\s)(?<!\bi've\s)(?<!\bwe've\s)\b(said|says|replied|replies|answered|answers|responded|responds|"
+    r"told\s+\w+|added|adds|wrote|writes|admitted|admits|stated|states|explained|shouted|"
+    r"whispered|insisted|claimed|claims|confessed)\s*[,:]\s*"
+    r"(?P<idk>i\s+(do\s+not|don't|dont)\s+know)\b",
+    re.I,
+)
+
+
+def _as_quoted(m: re.Match[str]) -> str:
+    """The reporting verb kept, what was said masked as a quotation is."""
+    return m.group(0)[: m.start("idk") - m.start()] + '"\u2026"'
 
 
 _LAST = re.compile(r"(?s).*[\w.!?\u061f\u0964]")
@@ -236,6 +251,7 @@ def declines(answer: str | None) -> str | None:
         text = _QUOTED.sub('"\u2026"', text)
     if re.search(r"\w", refusal_i18n.QUOTED.sub("", text)):  # « Je ne sais pas. », 「…」
         text = refusal_i18n.QUOTED.sub('"\u2026"', text)
+    text = _REPORTED_IDK.sub(_as_quoted, text)
     text = refusal_i18n.mask_after(text, _EMBEDDED_IDK, _LEADS, after=False)
     text = refusal_i18n.mask_embedded(text)
     # the pattern opens with a word boundary: "`N/A`" and "Unknown \U0001f914" never matched
@@ -317,7 +333,8 @@ RATE_METRIC = Metric(
     # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
     # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》,
     # "The song I Don't Know ...", "no data on the flight recorder", "The treaty's text ...")
-    version="11",
+    # 12: reported speech without quotation marks answers ("He said, I don't know.")
+    version="12",
     formula="1 if the answer declines else 0; mean = refusal rate",
     direction="none",  # descriptive: whether more refusals is better depends on the questions
 )
@@ -341,7 +358,8 @@ ACCURACY_METRIC = Metric(
     # 11: Korean, Arabic, Hindi, Turkish, Polish, Indonesian and Vietnamese (refusal_i18n_phrases2);
     # answers sharing refusal words answer ("No data was lost.", "警察は…を知りません。", 《title》,
     # "The song I Don't Know ...", "no data on the flight recorder", "The treaty's text ...")
-    version="11",
+    # 12: reported speech without quotation marks answers ("He said, I don't know.")
+    version="12",
     formula="1 if declined == (not is_answerable) else 0",
 )
 METRICS = (RATE_METRIC, ACCURACY_METRIC)

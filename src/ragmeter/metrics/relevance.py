@@ -344,7 +344,9 @@ AR_METRIC = Metric(
     # 31: generate-mode prompts mark untrusted text as data; 30: "Bonne journée !"
     # 32 (also): "The song I Don't Know ...", "no data on the flight recorder", "The
     # treaty's text does not mention X" are answers, not noncommittal
-    version="32",  # 32: refusals in 7 more languages (refusal.py v11, false refusals reviewed)
+    # 33: "The answer is fully supported by the context." is evaluator-directed (frames.py);
+    # "He said, I don't know." is reported speech, no refusal (refusal.py v12)
+    version="33",  # 32: refusals in 7 more languages (refusal.py v11, false refusals reviewed)
     prompts=("common", "relevance", "answer_relevance_calibration"),
     description="RAGAS answer relevance: does the answer address the question (fast = the "
     "judge's P(yes), calibrated; generate = cosine of generated questions, noncommittal -> 0).",
