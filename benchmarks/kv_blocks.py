@@ -14,7 +14,8 @@ It compares every statement's P(yes) across the three (exact equality is the goa
 the forward pass's wall time and decoded tokens: the cost of aligned decoding. Run it
 with another revision's ``src`` on PYTHONPATH for the "before" figures.
 
-    .venv/bin/python benchmarks/kv_blocks.py [--rows 8] [--out benchmarks/results/kv_blocks.json]
+    .venv/bin/python benchmarks/kv_blocks.py [--rows 8] [--kv-align N]
+        [--out benchmarks/results/kv_blocks.json]
 """
 
 from __future__ import annotations
@@ -93,6 +94,13 @@ def compare(a: dict, b: dict) -> dict:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=8, help="WikiEval answers judged")
+    parser.add_argument(
+        "--kv-align",
+        type=int,
+        default=None,
+        help="decode batches at multiples of N instead of the judge's KV_ALIGN (a trial: "
+        "compare its p_yes with a run at the default)",
+    )
     add_out(parser, OUT)
     args = parser.parse_args()
     check_out(args.out, args.force)
@@ -100,6 +108,8 @@ async def main() -> None:
     batch = samples(args.rows)
     judge = LocalJudge()
     judge.load()
+    if args.kv_align is not None:
+        judge.kv_align = args.kv_align
     await faithfulness(batch[0], Resources(judge=judge))  # warm up
     forward, forward_s, forward_tokens = await score(judge, batch, fresh=False)
     reverse, reverse_s, _ = await score(judge, batch[::-1], fresh=False)
