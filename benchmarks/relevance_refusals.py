@@ -5,6 +5,11 @@ Data (benchmarks/data, make_visible_sets.py):
   20 off-topic answers (another item's correct answer). Targets: direct mean >= 0.8, evasive
   and off-topic means <= 0.3. Plus 17 on-topic non-answers (a context sentence about the
   question's subject without the answer), a check added in issue 12b, never fitted on.
+- answer_relevance_lean.jsonl (added 2026-11-28, never fitted on): 26 direct answers that
+  repeat no content word of their question ("Angel Falls, 979 metres high" style; 6 of them
+  to why / how questions), and each given to another item's question as an off-topic answer.
+- dialogue.jsonl's 72 replies (grounded, mixed, ungrounded): each answers the user's last
+  turn, so its relevance should be high whatever its faithfulness; reported, no label.
 - refusals.jsonl: 30 questions, half answerable from their context, half given another
   passage; each answered or declined. Reported: refusal detection against the ``declined``
   truth, refusal precision / recall (declined exactly when ``is_answerable`` is false),
@@ -60,6 +65,10 @@ async def run(resources, *, chat: bool = False, refusals: bool = True) -> dict:
     if chat:  # as a chat assistant wraps them, a form per item (benchmarks/_rewrites.py)
         items = {k: n for n, k in enumerate(dict.fromkeys(r["metadata"]["item"] for r in rows))}
         rows = [chatty(r, items[r["metadata"]["item"]]) for r in rows]
+    rows += rows_of("answer_relevance_lean.jsonl")
+    for r in rows_of("dialogue.jsonl"):  # every reply answers the last turn: label 1
+        meta = {**r["metadata"], "variant": "dialogue_" + r["metadata"]["variant"], "label": 1}
+        rows.append({**r, "metadata": meta})
     for r in rows:
         s = await ar(sample_of(r), resources)
         rel.append(
@@ -149,23 +158,41 @@ def main() -> None:
     rel = res["relevance"]
     means = {}
     print(f"{'answer_relevance':18s} {'n':>3s} {'mean':>6s} {'min':>6s} {'max':>6s}")
-    for v in ("direct", "evasive", "off_topic", "on_topic"):
+    variants = ("direct", "evasive", "off_topic", "on_topic", "lean", "lean_off_topic")
+    dialogue = ("dialogue_grounded", "dialogue_mixed", "dialogue_ungrounded")
+    for v in variants + dialogue:
         vals = [r["value"] for r in rel if r["variant"] == v and r["value"] is not None]
         if not vals:
             continue
         means[v] = sum(vals) / len(vals)
         print(f"{v:18s} {len(vals):3d} {means[v]:6.3f} {min(vals):6.3f} {max(vals):6.3f}")
-    ok = [r for r in rel if r["value"] is not None and r["variant"] != "on_topic"]
+    base = ("direct", "evasive", "off_topic")
+    ok = [r for r in rel if r["value"] is not None and r["variant"] in base]
     ar_auc = auroc([r["value"] for r in ok], [r["label"] for r in ok])
     on = [r for r in rel if r["value"] is not None and r["variant"] in ("direct", "on_topic")]
     on_auc = auroc([r["value"] for r in on], [r["label"] for r in on]) if len(on) > 20 else None
-    summary = {"ar_mean": means, "ar_auroc": ar_auc, "ar_auroc_on_topic": on_auc}
+    lean = [r for r in rel if r["value"] is not None and r["variant"].startswith("lean")]
+    lean_auc = auroc([r["value"] for r in lean], [r["label"] for r in lean])
+    gated = {
+        v: sum(not r["related"] for r in rel if r["variant"] == v) for v in variants + dialogue
+    }
+    summary = {
+        "ar_mean": means,
+        "ar_auroc": ar_auc,
+        "ar_auroc_on_topic": on_auc,
+        "ar_auroc_lean": lean_auc,
+        "gated_unrelated": gated,
+    }
+    print(f"answer_relevance AUROC lean direct vs lean off-topic: {lean_auc:.3f}")
+    print(f"scored 0 by the relation gate, per variant: {gated}")
     print(f"answer_relevance AUROC direct vs evasive and off-topic: {ar_auc:.3f}")
     print(f"answer_relevance AUROC direct vs on-topic non-answers: {on_auc}")
     result = (
         f"RESULT ar_direct={means['direct']:.3f} ar_evasive={means['evasive']:.3f} "
         f"ar_off_topic={means['off_topic']:.3f} ar_auroc={ar_auc:.3f} "
         + (f"ar_on_topic={means['on_topic']:.3f} ar_auroc_on_topic={on_auc:.3f} " if on_auc else "")
+        + f"ar_lean={means['lean']:.3f} ar_lean_off_topic={means['lean_off_topic']:.3f} "
+        f"ar_auroc_lean={lean_auc:.3f} ar_dialogue_grounded={means['dialogue_grounded']:.3f} "
     )
     if res["refusals"]:
         summary.update(refusal_summary(res["refusals"]))

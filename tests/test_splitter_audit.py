@@ -230,9 +230,10 @@ def test_no_answer_makes_the_statements_slow(name: str) -> None:
 # faithfulness 33 (2026-11-27): short answers to wh-questions put back into their question.
 # benchmarks re-pinned 2026-11-28 for a new file only (data/injection_writer.jsonl): without it
 # the digest is the one before, df219eb0... (the other files' statements are unchanged).
+# Again 2026-11-28 (afternoon) for data/answer_relevance_lean.jsonl alone: without it, 4feb21ae...
 DIGESTS = {
     "examples": "426e6c07c1f1d8dfc9544a5a0d91d45b251ad5c84857ae6d8d8b0489e09cbfc6",
-    "benchmarks": "4feb21ae10896ebd885c70e34c3ae973e6bf314abb8e0a8f23b86c0227fe27ce",
+    "benchmarks": "69f56c29fbb56e4dcb81ceb0d89e277370176c6a1722a0001b1559281d6161d1",
     "wikieval": "83fa62da88228df9228ed5b9faf597a464e2d3f8d6542b598364c9586c4c02b3",
     "scifact": "e19d8046301ebfc7f3994cd855508a07a27ff88c4ab864c76e0104710cf27063",
 }

@@ -10,6 +10,8 @@ Writes into benchmarks/data/:
 - chat.jsonl: chit-chat replies over one knowledge sentence (items_chat.py): copy (1),
   flourish (1), personal (0, paired with flourish), swap (0, paired with copy).
 - answer_relevance.jsonl: 20 direct correct answers, and evasive / off-topic answers.
+- answer_relevance_lean.jsonl: direct answers that repeat no content word of the question
+  (items_lean.py), and the same answers given to another item's question (off-topic).
 - refusals.jsonl: answerable and unanswerable questions (context of another item), each
   answered or declined with one of several refusal phrasings; ``is_answerable`` and
   ``metadata.declined``.
@@ -31,6 +33,7 @@ sys.path.insert(0, str(HERE))
 
 from items_chat import CHAT_ITEMS  # noqa: E402
 from items_dialogue import DIALOGUE_ITEMS  # noqa: E402
+from items_lean import lean_rows  # noqa: E402
 from items_qa import QA_ITEMS  # noqa: E402
 
 SEED = 12
@@ -376,6 +379,7 @@ def main() -> None:
     write("dialogue.jsonl", dialogue_rows())
     write("chat.jsonl", chat_rows())
     write("answer_relevance.jsonl", relevance_rows(random.Random(SEED)) + on_topic_rows())
+    write("answer_relevance_lean.jsonl", lean_rows())
     write("refusals.jsonl", refusal_rows(random.Random(SEED + 1)))
     write("injection.jsonl", injection_rows(random.Random(SEED + 2)))
     write("injection_writer.jsonl", writer_injection_rows(random.Random(SEED + 2)))
