@@ -40,7 +40,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ragmeter.metrics.claims import SHORT_WORDS
-from ragmeter.metrics.context import _STOP
+from ragmeter.metrics.context import _STOP, ContextSentences
 from ragmeter.metrics.numbers import numbers, rounds_to
 from ragmeter.metrics.polar import reply_polarity
 from ragmeter.text import cached_tokens, tokens
@@ -285,15 +285,53 @@ def relates(text: str, question: str) -> bool:
     return not q or bool(q & stems(text))
 
 
-def answer_relates(question: str, claims: Sequence[str]) -> bool:
-    """Does at least one of the answer's claims (as written) relate to the question?
+BRIDGE_STEMS = 2  # content stems a claim shares with a passage about the question
 
-    An answer that is one short claim ("Rome": judged as the claim it makes about the
-    question) relates. Appending unrelated text can never make an answer relate.
+
+def answer_relation(
+    question: str, claims: Sequence[str], contexts: Sequence[str] = ()
+) -> str | None:
+    """How the answer's claims (as written) relate to the question, or None when they do not.
+
+    - ``"short"``: the answer is one short claim ("Rome": judged as the claim it makes about
+      the question);
+    - ``"question"``: a claim shares a content stem with the question (``relates``);
+    - ``"context"``: a claim shares ``BRIDGE_STEMS`` content stems with a passage about the
+      question: a context sentence sharing a stem with the question, with the sentence after
+      it in the same context (hidden text and sentences addressed to the evaluator left out).
+
+    Why the context: a direct answer need not repeat the question. "About 70 degrees Celsius,
+    because the air pressure at the summit is a third of sea level's" answers "At what
+    temperature does water boil on top of Mount Everest?" without a word of it, but shares
+    summit, pressure, degrees and Celsius with the retrieved "At the summit of Mount Everest,
+    where air pressure is about a third of sea-level pressure, water boils at roughly 70
+    degrees Celsius." Two stems, not one: a single shared word ("seven", "years") is often
+    chance. Appended text still cannot make an off-topic answer relate unless it shares two
+    words with what the contexts say about the question.
     """
     if len(claims) == 1 and len(tokens(claims[0])) <= SHORT_WORDS:
-        return True
-    return any(relates(c, question) for c in claims)
+        return "short"
+    q = stems(question)
+    if not q or any(q & stems(c) for c in claims):
+        return "question"
+    ctx = ContextSentences.of(contexts).without_instructions()
+    by = [stems(s) for s in ctx.sentences]
+    said = [stems(c) for c in claims]
+    for i, sentence in enumerate(by):
+        if not sentence & q:
+            continue
+        window = set(sentence)
+        if i + 1 < len(by) and ctx.context_of[i + 1] == ctx.context_of[i]:
+            window |= by[i + 1]
+        if any(len(c & window) >= BRIDGE_STEMS for c in said):
+            return "context"
+    return None
+
+
+def answer_relates(question: str, claims: Sequence[str], contexts: Sequence[str] = ()) -> bool:
+    """Does the answer relate to the question (``answer_relation``)? Appending unrelated text
+    can never make an answer relate."""
+    return answer_relation(question, claims, contexts) is not None
 
 
 def logit(p: float) -> float:
