@@ -102,3 +102,18 @@ def test_a_run_against_a_priced_server_that_sends_no_usage_has_an_unknown_cost(
         usage = runner.evaluate(samples, ["faithfulness"], settings=settings).usage
     assert usage["calls"] > 0 and usage["unmetered"] == usage["calls"]
     assert usage["cost_usd"] is None
+
+
+def test_a_model_run_in_process_that_reports_no_tokens_leaves_the_cost_known() -> None:
+    """The local sentence-transformers embedder reports no tokens, so every call of it was
+    'unmetered' and made the run's cost unknown (meta-eval with the embedding_cosine
+    baseline said cost_usd null beside a local judge, and so did a priced server judge run
+    with a local embedder). Models in this process cost nothing whatever they report."""
+    acc = Accountant(PriceTable({"m": (1.0, 2.0)}))
+    acc.record("local:qwen", prompt_tokens=100, computed_tokens=20)
+    acc.record("st:all-MiniLM-L6-v2")  # an embedding: no token counts
+    assert acc.summary()["unmetered"] == 1 and acc.cost_usd() == 0.0
+    acc.record("openai:m", prompt_tokens=10, completion_tokens=1)
+    assert acc.cost_usd() == round(12 / 1e6, 6)  # the server's calls, the embedder's $0
+    acc.record("openai:m")  # the server answered without usage: now it is unknown
+    assert acc.cost_usd() is None

@@ -20,6 +20,14 @@ CALL_TAG: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVa
 UNTAGGED = ("(untagged)", "")
 
 
+# Models that run in this process: they cost nothing, whatever their token counts say
+FREE_BACKENDS = ("local:", "gguf:", "llamacpp:", "st:", "fake:")
+
+
+def is_free(backend_name: str) -> bool:
+    return backend_name.startswith(FREE_BACKENDS)
+
+
 @dataclass(frozen=True)
 class Price:
     """US dollars per million tokens."""
@@ -54,7 +62,7 @@ class PriceTable:
         return self._prices.get(model)
 
     def cost(self, backend_name: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-        if backend_name.startswith(("local:", "gguf:", "llamacpp:", "st:", "fake:")):
+        if is_free(backend_name):
             return 0.0
         price = self.lookup(backend_name)
         if price is None:
@@ -156,7 +164,9 @@ class Accountant:
         total = 0.0
         for backend, tally in self.per_backend.items():
             cost = self.prices.cost(backend, tally.prompt_tokens, tally.completion_tokens)
-            if cost is not None and tally.unmetered:
+            # a model in this process reports no tokens (a sentence-transformers embedder
+            # counts none) and costs nothing: its calls leave the bill known
+            if cost is not None and tally.unmetered and not is_free(backend):
                 return None
             if cost is None:
                 if tally.calls or tally.prompt_tokens + tally.completion_tokens:
