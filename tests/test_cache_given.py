@@ -1,5 +1,5 @@
 """A --cache that cannot be opened exits 2 before any work, whatever the metrics, as the
-README's exit-code table says ("a --cache that cannot be opened (a file in the way, ...)").
+exit-code table of docs/cli.md says ("a --cache that cannot be opened (a file in the way, ...)").
 
 Before, the cache was opened only when a model-based metric was planned: ``--cache afile -m
 mrr`` exited 0 while ``--cache afile -m faithfulness`` and ``--cache afile --judge none``

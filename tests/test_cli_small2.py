@@ -113,8 +113,9 @@ def test_other_misspelt_judges_are_refused_without_a_judged_metric(
     ],
 )
 def test_valid_judges_still_run_the_metrics_that_need_none(judge: str, tmp_path: Path) -> None:
-    """Guard: every form the README gives runs `-m mrr` (no model loaded, no server asked).
-    A missing gguf:PATH is refused whatever the metrics (tests/test_gguf_judge_form.py)."""
+    """Guard: every form the README and docs/cli.md give runs `-m mrr` (no model loaded, no
+    server asked). A missing gguf:PATH is refused whatever the metrics
+    (tests/test_gguf_judge_form.py)."""
     if judge == "gguf:GOOD":
         good = tmp_path / "model.gguf"
         good.write_bytes(b"GGUF" + (3).to_bytes(4, sys.byteorder) + bytes(16))

@@ -1,5 +1,5 @@
-"""The command line says what the README says: help that shows every option name and extra
-as written, errors that point at what is wrong, output a CI log keeps whole."""
+"""The command line says what the README and docs/cli.md say: help that shows every option
+name and extra as written, errors that point at what is wrong, output a CI log keeps whole."""
 
 from __future__ import annotations
 

@@ -10,10 +10,11 @@ catalog entries feed them, and by ragmeter on the per-sample path and on both ba
 (Python and compiled), and must be equal within 1e-9; where unitxt raises, ragmeter must say
 ``undefined``.
 
-One difference is deliberate and documented (README, benchmarks/unitxt_crosscheck.py):
-ragmeter reads ids as strings, so on a row mixing integer and string ids ragmeter matches
-``2`` with ``"2"`` where unitxt does not. On such rows unitxt is given the ids as ragmeter
-reads them, and ``test_mixed_id_types_are_the_documented_difference`` pins the difference.
+One difference is deliberate and documented (docs/metric-reference.md,
+benchmarks/unitxt_crosscheck.py): ragmeter reads ids as strings, so on a row mixing integer
+and string ids ragmeter matches ``2`` with ``"2"`` where unitxt does not. On such rows unitxt
+is given the ids as ragmeter reads them, and
+``test_mixed_id_types_are_the_documented_difference`` pins the difference.
 """
 
 from __future__ import annotations
