@@ -8,7 +8,9 @@ text order, evaluator-directed sentences excluded. Per claim, the
 judge's P(yes) and the lexical support (``support.lexical_support``) are combined by the fitted
 calibration (``prompts/faithfulness_calibration.json``), with whether the claim holds a name or
 number no context sentence holds (``support.missing_specific``):
-P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing). The score is the
+P(supported) = sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing), at most
+``CONFLICT_CAP`` (0.1) for a claim giving a number the context gives otherwise for the same
+unit ("57,300 years" over "5,730 years": ``numbers.conflicting``). The score is the
 expected share of supported claims, mean P(supported). Worked number with b = (-0.568, 1.684,
 0.986, -0.640): claims with (P(yes), lexical, missing) = (0.9, 1.0, 0) and (0.3, 0.0, 1) give
 0.984 and 0.067, score 0.525 (judge alone 0.60).
@@ -45,6 +47,7 @@ from ragmeter.metrics.judging import (  # Statements, Verdicts: re-exported
     options_of,
     version,
 )
+from ragmeter.metrics.numbers import conflicting
 from ragmeter.metrics.reasoning import no_final_answer
 from ragmeter.metrics.refusal import declines
 from ragmeter.metrics.support import lexical_support, load_calibration, missing_specific
@@ -56,6 +59,10 @@ __all__ = ["JUDGE_METRIC", "METRIC", "Statements", "Verdicts", "faithfulness", "
 
 DEFAULT_MODE = "fast"
 VARIANTS = ("calibrated", "judge")
+# P(supported) of a claim whose number the context gives otherwise for the same unit: the
+# default's score for a claim the judge rejects (0.03-0.33 on the visible sets' swapped
+# numbers); 0.05 cost SciFact 0.002 AUROC on one claim (a rounded range), 0.1 nothing
+CONFLICT_CAP = 0.1
 
 
 def _undefined_inputs(sample: Sample) -> Score | None:
@@ -183,6 +190,9 @@ async def _fast(
     combined = [
         cal.p_supported(p, x, float(bool(m))) for p, x, m in zip(probs, lex, absent, strict=True)
     ]
+    # a number the context gives otherwise for the same unit: contradicted, whatever the judge
+    clash = [conflicting(s, tuple(evidence_ctx.sentences)) for s in claims.original]
+    combined = [min(c, CONFLICT_CAP) if k else c for c, k in zip(combined, clash, strict=True)]
     final = combined if variant == "calibrated" else probs
     score = supported_share(
         final,
@@ -199,10 +209,11 @@ async def _fast(
                 "p_yes": round(p, 4),
                 "lexical": round(x, 4),
                 "missing_specific": m,
+                **({"conflicting_numbers": k} if k else {}),
                 "p_supported": round(c, 4),
             }
-            for s, j, p, x, m, c in zip(
-                claims.original, claims.judged, probs, lex, absent, combined, strict=True
+            for s, j, p, x, m, k, c in zip(
+                claims.original, claims.judged, probs, lex, absent, clash, combined, strict=True
             )
         ],
         dropped=claims.dropped,
@@ -290,7 +301,9 @@ METRIC = Metric(
     # number (faithfulness_generate.py), drops statements that assert nothing; "The answer is
     # fully supported by the context." is evaluator-directed, not the answer "fully supported";
     # "He said, I don't know." is reported speech, no refusal (refusal.py v12)
-    version="39",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end; review
+    # 40: a claim giving a number the context gives otherwise for the same unit ("57,300
+    # years" over "5,730 years") is at most CONFLICT_CAP supported (numbers.conflicting)
+    version="40",  # 38: 7 more languages (refusal.py v11); "।", "؟", "۔" end; review
     prompts=("common", "faithfulness", "faithfulness_calibration", "grouped"),
     description="RAGAS faithfulness: share of the answer's claims supported by the contexts "
     "(fast: judge P(yes) and lexical support per claim, combined by a fitted calibration; "
@@ -299,7 +312,8 @@ METRIC = Metric(
     acompute=faithfulness,
     modes=_MODES,
     default_mode=DEFAULT_MODE,
-    formula="fast: mean over claims of sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing); "
+    formula="fast: mean over claims of sigmoid(b0 + b1 logit P(yes) + b2 lexical + b3 missing), "
+    "at most 0.1 for a claim whose number the context gives otherwise for the same unit; "
     "generate: |supported| / |statements|; a refusal: undefined (no claims)",
 )
 JUDGE_METRIC = Metric(
