@@ -46,8 +46,9 @@ def rescore(set_name: str, rows: list[dict]) -> dict:
         ev = (r.get("details") or {}).get("statement_evidence")
         if r["status"] != "ok" or not ev:
             continue
-        ctx = ContextSentences.of(sources[r["id"]]["contexts"]).without_instructions()
-        clash = [conflicting(e["statement"], tuple(ctx.sentences)) for e in ev]
+        src = sources[r["id"]]
+        ctx = ContextSentences.of(src["contexts"]).without_instructions()
+        clash = [conflicting(e["statement"], tuple(ctx.sentences), src["question"]) for e in ev]
         probs = [
             min(e["p_supported"], CONFLICT_CAP) if k else e["p_supported"]
             for e, k in zip(ev, clash, strict=True)

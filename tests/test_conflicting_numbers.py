@@ -96,3 +96,12 @@ def test_only_the_conflicting_claim_is_capped():
 def test_the_judge_alone_is_not_capped():
     s = _score(faithfulness_judge, "The half-life of carbon-14 is about 57,300 years.")
     assert s.value == pytest.approx(0.9)
+
+
+def test_the_questions_own_number_is_no_conflict():
+    """The demo's hr-004, a faithful answer, was capped: 2,000 euros comes from the question,
+    and the context gives thresholds (500, 5,000) in the same unit."""
+    ctx = ("Expenses from 500 to 5,000 euros also need the budget owner's approval.",)
+    claim = "An expense of 2,000 euros needs approval from the budget owner."
+    assert conflicting(claim, ctx, "Who has to approve an expense of 2,000 euros?") == []
+    assert conflicting(claim, ctx) == ["2,000 euros"]  # without the question it would be

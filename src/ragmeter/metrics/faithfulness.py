@@ -191,7 +191,9 @@ async def _fast(
         cal.p_supported(p, x, float(bool(m))) for p, x, m in zip(probs, lex, absent, strict=True)
     ]
     # a number the context gives otherwise for the same unit: contradicted, whatever the judge
-    clash = [conflicting(s, tuple(evidence_ctx.sentences)) for s in claims.original]
+    clash = [
+        conflicting(s, tuple(evidence_ctx.sentences), sample.question) for s in claims.original
+    ]
     combined = [min(c, CONFLICT_CAP) if k else c for c, k in zip(combined, clash, strict=True)]
     final = combined if variant == "calibrated" else probs
     score = supported_share(

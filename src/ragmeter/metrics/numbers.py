@@ -99,11 +99,13 @@ def quantities(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def conflicting(statement: str, sentences: tuple[str, ...]) -> list[str]:
+def conflicting(statement: str, sentences: tuple[str, ...], question: str = "") -> list[str]:
     """The statement's quantities that the context gives another value for: the number is
-    nowhere in the context (nor a rounding of a context value), and the context counts the
-    same unit with another number. "The half-life of carbon-14 is about 57,300 years." over
-    "... a half-life of about 5,730 years ..." -> ["57,300 years"].
+    nowhere in the context (nor a rounding of a context value) nor in the question, and the
+    context counts the same unit with another number. "The half-life of carbon-14 is about
+    57,300 years." over "... a half-life of about 5,730 years ..." -> ["57,300 years"]; "An
+    expense of 2,000 euros needs the budget owner's approval." to "Who approves an expense of
+    2,000 euros?" over "Expenses from 500 to 5,000 euros ..." -> [] (the question's number).
 
     Why: such a statement is contradicted by the context, not merely unsupported; a judge
     that reads "57,300" and "5,730" as the same number says yes (the demo's P(yes) 0.85).
@@ -114,6 +116,7 @@ def conflicting(statement: str, sentences: tuple[str, ...]) -> list[str]:
         held.update(value for _, value, _ in numbers(sentence))
         for _, value, key in quantities(sentence):
             counted.setdefault(key, set()).add(value)
+    held.update(value for _, value, _ in numbers(question))
     known = frozenset(held)
     return [
         written
